@@ -1,0 +1,56 @@
+// Global atomics (spec §10) on node peers: CPU atomics on the 8-byte word in the target's
+// segment mapping, so node peers and the owner itself share one atomicity domain.
+#include "bridge/runtime.hpp"
+
+using namespace hygaspi;
+
+namespace {
+
+gaspi_return_t atomic_target(const char* fn, gaspi_segment_id_t seg_id, gaspi_offset_t offset, gaspi_rank_t rank,
+                             gaspi_atomic_value_t* val_old, std::uint64_t*& word) {
+  HYGASPI_TRY(check::init(fn));
+  HYGASPI_TRY(check::not_null(fn, val_old, "val_old"));
+  HYGASPI_TRY(check::rank(fn, rank));
+  const shm::MappedSegment* seg = nullptr;
+  HYGASPI_TRY(check::remote_segment(fn, rank, seg_id, offset, sizeof(gaspi_atomic_value_t), seg));
+  HYGASPI_CHECK(offset % sizeof(gaspi_atomic_value_t) == 0, GASPI_ERR_UNALIGN_OFF, fn,
+                "offset %lu is not 8-byte aligned", offset);
+  HYGASPI_CHECK(seg->data != nullptr, GASPI_ERROR, fn,
+                "segment %u of rank %u is bound user memory, which global atomics cannot reach", seg_id, rank);
+  word = reinterpret_cast<std::uint64_t*>(seg->data + offset);
+  return GASPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
+                                       const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
+                                       gaspi_atomic_value_t* const val_old, const gaspi_timeout_t) {
+  return guarded("gaspi_atomic_fetch_add", [&] {
+    std::uint64_t* word = nullptr;
+    HYGASPI_TRY(atomic_target("gaspi_atomic_fetch_add", segment_id, offset, rank, val_old, word));
+    *val_old = std::atomic_ref<std::uint64_t>(*word).fetch_add(val_add, std::memory_order_seq_cst);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
+                                          const gaspi_rank_t rank, const gaspi_atomic_value_t comparator,
+                                          const gaspi_atomic_value_t val_new, gaspi_atomic_value_t* const val_old,
+                                          const gaspi_timeout_t) {
+  return guarded("gaspi_atomic_compare_swap", [&] {
+    std::uint64_t* word = nullptr;
+    HYGASPI_TRY(atomic_target("gaspi_atomic_compare_swap", segment_id, offset, rank, val_old, word));
+    std::uint64_t expected = comparator;
+    std::atomic_ref<std::uint64_t>(*word).compare_exchange_strong(expected, val_new, std::memory_order_seq_cst);
+    *val_old = expected;  // the value before the call, whether or not it was swapped
+    return GASPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+HYGASPI_ALIAS(gaspi_atomic_fetch_add)
+HYGASPI_ALIAS(gaspi_atomic_compare_swap)

@@ -1,0 +1,178 @@
+// Groups (spec §6) and the barrier (spec §11.2).
+#include <algorithm>
+
+#include "bridge/group_ops.hpp"
+#include "bridge/runtime.hpp"
+#include "shm/node_barrier.hpp"
+
+using namespace hygaspi;
+
+namespace hygaspi {
+
+gaspi_return_t check_committed_group(const char* fn, gaspi_group_t group) noexcept {
+  HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, fn, "group %u >= group_max %u", group,
+                rt().config.group_max);
+  HYGASPI_CHECK(rt().groups.groups[group].state == GroupState::committed, GASPI_ERR_INV_GROUP, fn,
+                "group %u is not committed", group);
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_t timeout) {
+  HYGASPI_TRY(check_committed_group(fn, group));
+  Group& g = rt().groups.groups[group];
+  std::unique_lock lock(g.collective, std::defer_lock);
+  if (timeout == GASPI_TEST) {
+    if (!lock.try_lock())
+      return GASPI_TIMEOUT;
+  } else {
+    lock.lock();
+  }
+  return shm::node_barrier(rt().node, group, g.members, g.my_index, g.tag, g.barrier, Deadline(timeout));
+}
+
+}  // namespace hygaspi
+
+extern "C" {
+
+gaspi_return_t pgaspi_group_create(gaspi_group_t* const group) {
+  return guarded("gaspi_group_create", [&] {
+    HYGASPI_TRY(check::init("gaspi_group_create"));
+    HYGASPI_TRY(check::not_null("gaspi_group_create", group, "group"));
+    GroupTable& t = rt().groups;
+    std::lock_guard lock(t.mutex);
+    for (std::uint32_t id = 0; id < rt().config.group_max; ++id) {
+      Group& g = t.groups[id];
+      if (g.state != GroupState::free)
+        continue;
+      g.state = GroupState::created;
+      g.members.clear();
+      g.committing = false;
+      *group = static_cast<gaspi_group_t>(id);
+      return GASPI_SUCCESS;
+    }
+    log::error("gaspi_group_create", "all %u groups are in use (group_max)", rt().config.group_max);
+    return GASPI_ERR_MANY_GRP;
+  });
+}
+
+gaspi_return_t pgaspi_group_add(const gaspi_group_t group, const gaspi_rank_t rank) {
+  return guarded("gaspi_group_add", [&] {
+    HYGASPI_TRY(check::init("gaspi_group_add"));
+    HYGASPI_CHECK(rank < rt().nranks, GASPI_ERR_INV_RANK, "gaspi_group_add", "rank %u out of range", rank);
+    GroupTable& t = rt().groups;
+    std::lock_guard lock(t.mutex);
+    HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state == GroupState::created, GASPI_ERR_INV_GROUP,
+                  "gaspi_group_add", "group %u is not a created, uncommitted group", group);
+    auto& m = t.groups[group].members;
+    auto at = std::lower_bound(m.begin(), m.end(), rank);
+    HYGASPI_CHECK(at == m.end() || *at != rank, GASPI_ERROR, "gaspi_group_add", "rank %u is already in group %u",
+                  rank, group);
+    m.insert(at, rank);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeout_t timeout) {
+  return guarded("gaspi_group_commit", [&] {
+    HYGASPI_TRY(check::init("gaspi_group_commit"));
+    HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "gaspi_group_commit", "group %u >= group_max",
+                  group);
+    GroupTable& t = rt().groups;
+    Group& g = t.groups[group];
+    {
+      std::lock_guard lock(t.mutex);
+      HYGASPI_CHECK(g.state != GroupState::free, GASPI_ERR_INV_GROUP, "gaspi_group_commit",
+                    "group %u was not created", group);
+      if (g.state == GroupState::created) {
+        auto me = std::lower_bound(g.members.begin(), g.members.end(), static_cast<gaspi_rank_t>(rt().rank));
+        HYGASPI_CHECK(me != g.members.end() && *me == rt().rank, GASPI_ERR_INV_GROUP, "gaspi_group_commit",
+                      "this rank is not a member of group %u", group);
+        g.my_index = static_cast<std::uint32_t>(me - g.members.begin());
+        g.tag = t.next_tag(g.members);
+        g.barrier = {};
+        g.state = GroupState::committed;
+        g.committing = true;
+      } else if (!g.committing) {
+        // Committing a committed group (e.g. GASPI_GROUP_ALL, as the spec's listings do) is a barrier.
+        g.committing = true;
+      }
+    }
+    // The commit completes when every member has committed: a barrier of the new group.
+    gaspi_return_t rc = group_barrier("gaspi_group_commit", group, timeout);
+    if (rc != GASPI_TIMEOUT)
+      g.committing = false;
+    return rc;
+  });
+}
+
+gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
+  return guarded("gaspi_group_delete", [&] {
+    HYGASPI_TRY(check::init("gaspi_group_delete"));
+    HYGASPI_CHECK(group != GASPI_GROUP_ALL, GASPI_ERR_INV_GROUP, "gaspi_group_delete",
+                  "GASPI_GROUP_ALL cannot be deleted");
+    GroupTable& t = rt().groups;
+    std::lock_guard lock(t.mutex);
+    HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state != GroupState::free, GASPI_ERR_INV_GROUP,
+                  "gaspi_group_delete", "group %u does not exist", group);
+    Group& g = t.groups[group];
+    std::lock_guard busy(g.collective);
+    g.state = GroupState::free;
+    g.members.clear();
+    g.committing = false;
+    g.barrier = {};
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_group_num(gaspi_number_t* const group_num) {
+  return guarded("gaspi_group_num", [&] {
+    HYGASPI_TRY(check::init("gaspi_group_num"));
+    HYGASPI_TRY(check::not_null("gaspi_group_num", group_num, "group_num"));
+    std::lock_guard lock(rt().groups.mutex);
+    *group_num = static_cast<gaspi_number_t>(std::count_if(rt().groups.groups.begin(), rt().groups.groups.end(),
+                                                           [](const Group& g) { return g.state != GroupState::free; }));
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t* const group_size) {
+  return guarded("gaspi_group_size", [&] {
+    HYGASPI_TRY(check::init("gaspi_group_size"));
+    HYGASPI_TRY(check::not_null("gaspi_group_size", group_size, "group_size"));
+    std::lock_guard lock(rt().groups.mutex);
+    HYGASPI_CHECK(group < rt().config.group_max && rt().groups.groups[group].state != GroupState::free,
+                  GASPI_ERR_INV_GROUP, "gaspi_group_size", "group %u does not exist", group);
+    *group_size = static_cast<gaspi_number_t>(rt().groups.groups[group].members.size());
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t* const group_ranks) {
+  return guarded("gaspi_group_ranks", [&] {
+    HYGASPI_TRY(check::init("gaspi_group_ranks"));
+    HYGASPI_TRY(check::not_null("gaspi_group_ranks", group_ranks, "group_ranks"));
+    std::lock_guard lock(rt().groups.mutex);
+    HYGASPI_CHECK(group < rt().config.group_max && rt().groups.groups[group].state != GroupState::free,
+                  GASPI_ERR_INV_GROUP, "gaspi_group_ranks", "group %u does not exist", group);
+    std::copy(rt().groups.groups[group].members.begin(), rt().groups.groups[group].members.end(), group_ranks);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_barrier(const gaspi_group_t group, const gaspi_timeout_t timeout) {
+  return guarded("gaspi_barrier", [&] {
+    HYGASPI_TRY(check::init("gaspi_barrier"));
+    return group_barrier("gaspi_barrier", group, timeout);
+  });
+}
+
+}  // extern "C"
+
+HYGASPI_ALIAS(gaspi_group_create)
+HYGASPI_ALIAS(gaspi_group_add)
+HYGASPI_ALIAS(gaspi_group_commit)
+HYGASPI_ALIAS(gaspi_group_delete)
+HYGASPI_ALIAS(gaspi_group_num)
+HYGASPI_ALIAS(gaspi_group_size)
+HYGASPI_ALIAS(gaspi_group_ranks)
+HYGASPI_ALIAS(gaspi_barrier)

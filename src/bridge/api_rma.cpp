@@ -1,0 +1,259 @@
+// One-sided communication (spec §8.2, §8.4, and gaspi_read_list_notify from the proposal).
+// Node-local operations complete while they are posted (a copy into or out of the peer's
+// mapping), so queue entries only count towards GASPI_QUEUE_FULL until gaspi_wait releases them.
+// Every argument is checked before the queue is touched: a rejected call posts nothing.
+#include "bridge/runtime.hpp"
+
+using namespace hygaspi;
+
+namespace {
+
+struct Transfer {
+  const shm::MappedSegment* local = nullptr;
+  const shm::MappedSegment* remote = nullptr;
+};
+
+gaspi_return_t check_transfer(const char* fn, gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
+                              gaspi_segment_id_t seg_r, gaspi_offset_t off_r, gaspi_size_t size, Transfer& t) {
+  HYGASPI_TRY(check::rank(fn, rank));
+  HYGASPI_TRY(check::size(fn, size));
+  HYGASPI_TRY(check::local_segment(fn, seg_l, off_l, size, t.local));
+  return check::remote_segment(fn, rank, seg_r, off_r, size, t.remote);
+}
+
+gaspi_return_t check_list(const char* fn, gaspi_number_t num, gaspi_segment_id_t* seg_l, gaspi_offset_t* off_l,
+                          gaspi_segment_id_t* seg_r, gaspi_offset_t* off_r, gaspi_size_t* size) {
+  HYGASPI_TRY(check::list_num(fn, num));
+  HYGASPI_TRY(check::not_null(fn, seg_l, "segment_id_local"));
+  HYGASPI_TRY(check::not_null(fn, off_l, "offset_local"));
+  HYGASPI_TRY(check::not_null(fn, seg_r, "segment_id_remote"));
+  HYGASPI_TRY(check::not_null(fn, off_r, "offset_remote"));
+  return check::not_null(fn, size, "size");
+}
+
+gaspi_return_t do_write(const Transfer& t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
+                        gaspi_size_t size) {
+  return rt().node.put(*t.remote, rank, off_r, t.local->data + off_l, size);
+}
+
+gaspi_return_t do_read(const Transfer& t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
+                       gaspi_size_t size) {
+  return rt().node.get(t.local->data + off_l, *t.remote, rank, off_r, size);
+}
+
+// A list operation: every element is checked before the queue is touched and anything moves.
+class ListPlan {
+public:
+  gaspi_return_t check(const char* fn, gaspi_number_t num, gaspi_segment_id_t* seg_l, gaspi_offset_t* off_l,
+                       gaspi_rank_t rank, gaspi_segment_id_t* seg_r, gaspi_offset_t* off_r, gaspi_size_t* size) {
+    HYGASPI_TRY(check_list(fn, num, seg_l, off_l, seg_r, off_r, size));
+    if (num > kOnStack) {
+      heap_ = std::make_unique<Transfer[]>(num);
+      t_ = heap_.get();
+    }
+    for (gaspi_number_t i = 0; i < num; ++i)
+      HYGASPI_TRY(check_transfer(fn, seg_l[i], off_l[i], rank, seg_r[i], off_r[i], size[i], t_[i]));
+    return GASPI_SUCCESS;
+  }
+
+  template <class Move>
+  gaspi_return_t run(gaspi_number_t num, gaspi_offset_t* off_l, gaspi_rank_t rank, gaspi_offset_t* off_r,
+                     gaspi_size_t* size, Move&& move) const {
+    for (gaspi_number_t i = 0; i < num; ++i)
+      HYGASPI_TRY(move(t_[i], off_l[i], rank, off_r[i], size[i]));
+    return GASPI_SUCCESS;
+  }
+
+private:
+  static constexpr gaspi_number_t kOnStack = 64;
+  Transfer stack_[kOnStack];
+  std::unique_ptr<Transfer[]> heap_;
+  Transfer* t_ = stack_;
+};
+
+}  // namespace
+
+extern "C" {
+
+gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                            const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
+                            const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
+                            const gaspi_timeout_t) {
+  return guarded("gaspi_write", [&] {
+    HYGASPI_TRY(check::init("gaspi_write"));
+    HYGASPI_TRY(check::queue("gaspi_write", queue));
+    Transfer t;
+    HYGASPI_TRY(check_transfer("gaspi_write", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
+                               size, t));
+    HYGASPI_TRY(rt().queues.reserve(queue, 1));
+    return do_write(t, offset_local, rank, offset_remote, size);
+  });
+}
+
+gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                           const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
+                           const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
+                           const gaspi_timeout_t) {
+  return guarded("gaspi_read", [&] {
+    HYGASPI_TRY(check::init("gaspi_read"));
+    HYGASPI_TRY(check::queue("gaspi_read", queue));
+    Transfer t;
+    HYGASPI_TRY(check_transfer("gaspi_read", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
+                               size, t));
+    HYGASPI_TRY(rt().queues.reserve(queue, 1));
+    return do_read(t, offset_local, rank, offset_remote, size);
+  });
+}
+
+gaspi_return_t pgaspi_notify(const gaspi_segment_id_t segment_id_remote, const gaspi_rank_t rank,
+                             const gaspi_notification_id_t notification_id,
+                             const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
+                             const gaspi_timeout_t) {
+  return guarded("gaspi_notify", [&] {
+    HYGASPI_TRY(check::init("gaspi_notify"));
+    HYGASPI_TRY(check::queue("gaspi_notify", queue));
+    HYGASPI_TRY(check::rank("gaspi_notify", rank));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "gaspi_notify", "notification value 0");
+    const shm::MappedSegment* seg = nullptr;
+    HYGASPI_TRY(check::remote_segment("gaspi_notify", rank, segment_id_remote, 0, 0, seg));
+    HYGASPI_TRY(check::notification("gaspi_notify", *seg, notification_id));
+    HYGASPI_TRY(rt().queues.reserve(queue, 1));
+    rt().node.notify(*seg, rank, notification_id, notification_value);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                                   const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
+                                   const gaspi_offset_t offset_remote, const gaspi_size_t size,
+                                   const gaspi_notification_id_t notification_id,
+                                   const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
+                                   const gaspi_timeout_t) {
+  return guarded("gaspi_write_notify", [&] {
+    HYGASPI_TRY(check::init("gaspi_write_notify"));
+    HYGASPI_TRY(check::queue("gaspi_write_notify", queue));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "gaspi_write_notify", "notification value 0");
+    Transfer t;
+    HYGASPI_TRY(check_transfer("gaspi_write_notify", segment_id_local, offset_local, rank, segment_id_remote,
+                               offset_remote, size, t));
+    HYGASPI_TRY(check::notification("gaspi_write_notify", *t.remote, notification_id));
+    HYGASPI_TRY(rt().queues.reserve(queue, 2));
+    HYGASPI_TRY(do_write(t, offset_local, rank, offset_remote, size));
+    // spec §8.4.1: the notification becomes visible only after the data (release in notify()).
+    rt().node.notify(*t.remote, rank, notification_id, notification_value);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
+                                 gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
+                                 gaspi_segment_id_t* const segment_id_remote, gaspi_offset_t* const offset_remote,
+                                 gaspi_size_t* const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
+  return guarded("gaspi_write_list", [&] {
+    const char* fn = "gaspi_write_list";
+    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::queue(fn, queue));
+    HYGASPI_TRY(check::rank(fn, rank));
+    ListPlan plan;
+    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(rt().queues.reserve(queue, num));
+    return plan.run(num, offset_local, rank, offset_remote, size, do_write);
+  });
+}
+
+gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
+                                        gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
+                                        gaspi_segment_id_t* const segment_id_remote,
+                                        gaspi_offset_t* const offset_remote, gaspi_size_t* const size,
+                                        const gaspi_segment_id_t segment_id_notification,
+                                        const gaspi_notification_id_t notification_id,
+                                        const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
+                                        const gaspi_timeout_t) {
+  return guarded("gaspi_write_list_notify", [&] {
+    const char* fn = "gaspi_write_list_notify";
+    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::queue(fn, queue));
+    HYGASPI_TRY(check::rank(fn, rank));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, fn, "notification value 0");
+    ListPlan plan;
+    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    const shm::MappedSegment* nseg = nullptr;
+    HYGASPI_TRY(check::remote_segment(fn, rank, segment_id_notification, 0, 0, nseg));
+    HYGASPI_TRY(check::notification(fn, *nseg, notification_id));
+    HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
+    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, do_write));
+    rt().node.notify(*nseg, rank, notification_id, notification_value);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                                  const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
+                                  const gaspi_offset_t offset_remote, const gaspi_size_t size,
+                                  const gaspi_notification_id_t notification_id, const gaspi_queue_id_t queue,
+                                  const gaspi_timeout_t) {
+  return guarded("gaspi_read_notify", [&] {
+    HYGASPI_TRY(check::init("gaspi_read_notify"));
+    HYGASPI_TRY(check::queue("gaspi_read_notify", queue));
+    Transfer t;
+    HYGASPI_TRY(check_transfer("gaspi_read_notify", segment_id_local, offset_local, rank, segment_id_remote,
+                               offset_remote, size, t));
+    HYGASPI_TRY(check::notification("gaspi_read_notify", *t.local, notification_id));
+    HYGASPI_TRY(rt().queues.reserve(queue, 2));
+    HYGASPI_TRY(do_read(t, offset_local, rank, offset_remote, size));
+    // The notification is local and carries the value 1 (read_list_notify proposal).
+    rt().node.notify(*t.local, rt().rank, notification_id, 1);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
+                                gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
+                                gaspi_segment_id_t* const segment_id_remote, gaspi_offset_t* const offset_remote,
+                                gaspi_size_t* const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
+  return guarded("gaspi_read_list", [&] {
+    const char* fn = "gaspi_read_list";
+    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::queue(fn, queue));
+    HYGASPI_TRY(check::rank(fn, rank));
+    ListPlan plan;
+    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(rt().queues.reserve(queue, num));
+    return plan.run(num, offset_local, rank, offset_remote, size, do_read);
+  });
+}
+
+gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
+                                       gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
+                                       gaspi_segment_id_t* const segment_id_remote, gaspi_offset_t* const offset_remote,
+                                       gaspi_size_t* const size, const gaspi_segment_id_t segment_id_notification,
+                                       const gaspi_notification_id_t notification_id, const gaspi_queue_id_t queue,
+                                       const gaspi_timeout_t) {
+  return guarded("gaspi_read_list_notify", [&] {
+    const char* fn = "gaspi_read_list_notify";
+    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::queue(fn, queue));
+    HYGASPI_TRY(check::rank(fn, rank));
+    ListPlan plan;
+    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    const shm::MappedSegment* nseg = nullptr;
+    HYGASPI_TRY(check::local_segment(fn, segment_id_notification, 0, 0, nseg));
+    HYGASPI_TRY(check::notification(fn, *nseg, notification_id));
+    HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
+    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, do_read));
+    rt().node.notify(*nseg, rt().rank, notification_id, 1);
+    return GASPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+HYGASPI_ALIAS(gaspi_write)
+HYGASPI_ALIAS(gaspi_read)
+HYGASPI_ALIAS(gaspi_notify)
+HYGASPI_ALIAS(gaspi_write_notify)
+HYGASPI_ALIAS(gaspi_write_list)
+HYGASPI_ALIAS(gaspi_write_list_notify)
+HYGASPI_ALIAS(gaspi_read_notify)
+HYGASPI_ALIAS(gaspi_read_list)
+HYGASPI_ALIAS(gaspi_read_list_notify)

@@ -1,0 +1,181 @@
+// Segments (spec §7). Every segment is a shm object holding its notification array and, unless
+// it is bound user memory, its data; node peers map it lazily on first access.
+#include <array>
+
+#include "bridge/group_ops.hpp"
+#include "bridge/runtime.hpp"
+
+using namespace hygaspi;
+
+namespace {
+
+// A collective segment call (create/use) that returned GASPI_TIMEOUT in its barrier; the next
+// call with the same id resumes the barrier instead of failing with "already exists".
+std::array<std::atomic<bool>, limits::kMaxSegments> g_pending_collective{};
+
+constexpr gaspi_alloc_t kKnownPolicies = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
+
+gaspi_return_t allocate(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory) {
+  HYGASPI_TRY(check::init(fn));
+  HYGASPI_TRY(check::segment_id(fn, seg));
+  HYGASPI_CHECK(size > 0, GASPI_ERR_INV_SEGSIZE, fn, "segment %u: size 0", seg);
+  std::lock_guard lock(rt().segments);
+  HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERROR, fn, "segment %u already exists", seg);
+  return rt().node.segment_create(seg, size, rt().config.notification_num, user_memory);
+}
+
+gaspi_return_t collective(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory,
+                          gaspi_group_t group, gaspi_timeout_t timeout) {
+  HYGASPI_TRY(check::init(fn));
+  HYGASPI_TRY(check::segment_id(fn, seg));
+  HYGASPI_TRY(check_committed_group(fn, group));
+  if (!g_pending_collective[seg].load()) {
+    HYGASPI_TRY(allocate(fn, seg, size, user_memory));
+    g_pending_collective[seg].store(true);
+  }
+  // Registration with every member is implicit on a node (peers map on first access); the
+  // barrier makes sure every member's segment exists before anyone returns.
+  gaspi_return_t rc = group_barrier(fn, group, timeout);
+  if (rc != GASPI_TIMEOUT)
+    g_pending_collective[seg].store(false);
+  return rc;
+}
+
+}  // namespace
+
+extern "C" {
+
+gaspi_return_t pgaspi_segment_alloc(const gaspi_segment_id_t segment_id, const gaspi_size_t size,
+                                    const gaspi_alloc_t alloc_policy) {
+  return guarded("gaspi_segment_alloc", [&] {
+    HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "gaspi_segment_alloc",
+                  "unknown allocation policy %lu", alloc_policy);
+    // A new shm object is zero-filled, so GASPI_MEM_INITIALIZED costs nothing extra.
+    return allocate("gaspi_segment_alloc", segment_id, size, nullptr);
+  });
+}
+
+gaspi_return_t pgaspi_segment_register(const gaspi_segment_id_t segment_id, const gaspi_rank_t rank,
+                                       const gaspi_timeout_t) {
+  return guarded("gaspi_segment_register", [&] {
+    HYGASPI_TRY(check::init("gaspi_segment_register"));
+    HYGASPI_TRY(check::rank("gaspi_segment_register", rank));
+    const shm::MappedSegment* seg = nullptr;
+    return check::local_segment("gaspi_segment_register", segment_id, 0, 0, seg);
+  });
+}
+
+gaspi_return_t pgaspi_segment_create(const gaspi_segment_id_t segment_id, const gaspi_size_t size,
+                                     const gaspi_group_t group, const gaspi_timeout_t timeout,
+                                     const gaspi_alloc_t alloc_policy) {
+  return guarded("gaspi_segment_create", [&] {
+    HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "gaspi_segment_create",
+                  "unknown allocation policy %lu", alloc_policy);
+    return collective("gaspi_segment_create", segment_id, size, nullptr, group, timeout);
+  });
+}
+
+gaspi_return_t pgaspi_segment_bind(const gaspi_segment_id_t segment_id, const gaspi_pointer_t pointer,
+                                   const gaspi_size_t size, const gaspi_memory_description_t) {
+  return guarded("gaspi_segment_bind", [&] {
+    HYGASPI_TRY(check::not_null("gaspi_segment_bind", pointer, "pointer"));
+    return allocate("gaspi_segment_bind", segment_id, size, pointer);
+  });
+}
+
+gaspi_return_t pgaspi_segment_use(const gaspi_segment_id_t segment_id, const gaspi_pointer_t pointer,
+                                  const gaspi_size_t size, const gaspi_group_t group, const gaspi_timeout_t timeout,
+                                  const gaspi_memory_description_t) {
+  return guarded("gaspi_segment_use", [&] {
+    HYGASPI_TRY(check::not_null("gaspi_segment_use", pointer, "pointer"));
+    return collective("gaspi_segment_use", segment_id, size, pointer, group, timeout);
+  });
+}
+
+gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
+  return guarded("gaspi_segment_delete", [&] {
+    HYGASPI_TRY(check::init("gaspi_segment_delete"));
+    HYGASPI_TRY(check::segment_id("gaspi_segment_delete", segment_id));
+    std::lock_guard lock(rt().segments);
+    HYGASPI_CHECK(rt().node.local(segment_id) != nullptr, GASPI_ERR_INV_SEG, "gaspi_segment_delete",
+                  "segment %u does not exist", segment_id);
+    g_pending_collective[segment_id].store(false);
+    return rt().node.segment_delete(segment_id);
+  });
+}
+
+gaspi_return_t pgaspi_segment_num(gaspi_number_t* const segment_num) {
+  return guarded("gaspi_segment_num", [&] {
+    HYGASPI_TRY(check::init("gaspi_segment_num"));
+    HYGASPI_TRY(check::not_null("gaspi_segment_num", segment_num, "segment_num"));
+    gaspi_number_t n = 0;
+    for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
+      n += rt().node.local(s) != nullptr ? 1 : 0;
+    *segment_num = n;
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_list) {
+  return guarded("gaspi_segment_list", [&] {
+    HYGASPI_TRY(check::init("gaspi_segment_list"));
+    HYGASPI_TRY(check::not_null("gaspi_segment_list", segment_id_list, "segment_id_list"));
+    gaspi_number_t n = 0;
+    for (std::uint32_t s = 0; s < limits::kMaxSegments && n < num; ++s)
+      if (rt().node.local(s) != nullptr)
+        segment_id_list[n++] = static_cast<gaspi_segment_id_t>(s);
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_segment_ptr(const gaspi_segment_id_t segment_id, gaspi_pointer_t* ptr) {
+  return guarded("gaspi_segment_ptr", [&] {
+    HYGASPI_TRY(check::init("gaspi_segment_ptr"));
+    HYGASPI_TRY(check::not_null("gaspi_segment_ptr", ptr, "ptr"));
+    const shm::MappedSegment* seg = nullptr;
+    HYGASPI_TRY(check::local_segment("gaspi_segment_ptr", segment_id, 0, 0, seg));
+    *ptr = seg->data;
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t* const avail_seg_id) {
+  return guarded("gaspi_segment_avail_local", [&] {
+    HYGASPI_TRY(check::init("gaspi_segment_avail_local"));
+    HYGASPI_TRY(check::not_null("gaspi_segment_avail_local", avail_seg_id, "avail_seg_id"));
+    for (std::uint32_t s = 0; s < rt().config.segment_max; ++s)
+      if (rt().node.local(s) == nullptr) {
+        *avail_seg_id = static_cast<gaspi_segment_id_t>(s);
+        return GASPI_SUCCESS;
+      }
+    log::error("gaspi_segment_avail_local", "all %u segment ids are in use", rt().config.segment_max);
+    return GASPI_ERR_MANY_SEG;
+  });
+}
+
+gaspi_return_t pgaspi_segment_size(const gaspi_segment_id_t segment_id, const gaspi_rank_t rank,
+                                   gaspi_size_t* const size) {
+  return guarded("gaspi_segment_size", [&] {
+    HYGASPI_TRY(check::init("gaspi_segment_size"));
+    HYGASPI_TRY(check::not_null("gaspi_segment_size", size, "size"));
+    HYGASPI_TRY(check::rank("gaspi_segment_size", rank));
+    const shm::MappedSegment* seg = nullptr;
+    HYGASPI_TRY(check::remote_segment("gaspi_segment_size", rank, segment_id, 0, 0, seg));
+    *size = seg->size;
+    return GASPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+HYGASPI_ALIAS(gaspi_segment_alloc)
+HYGASPI_ALIAS(gaspi_segment_register)
+HYGASPI_ALIAS(gaspi_segment_create)
+HYGASPI_ALIAS(gaspi_segment_bind)
+HYGASPI_ALIAS(gaspi_segment_use)
+HYGASPI_ALIAS(gaspi_segment_delete)
+HYGASPI_ALIAS(gaspi_segment_num)
+HYGASPI_ALIAS(gaspi_segment_list)
+HYGASPI_ALIAS(gaspi_segment_ptr)
+HYGASPI_ALIAS(gaspi_segment_avail_local)
+HYGASPI_ALIAS(gaspi_segment_size)

@@ -1,0 +1,13 @@
+// Group helpers shared by the group calls, gaspi_barrier and the collective segment calls.
+#pragma once
+#include <GASPI.h>
+
+namespace hygaspi {
+
+// Checks that `group` is committed and contains this rank.
+gaspi_return_t check_committed_group(const char* fn, gaspi_group_t group) noexcept;
+
+// The barrier of `group`; resumable after GASPI_TIMEOUT (spec §11.2.1).
+gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_t timeout);
+
+}  // namespace hygaspi

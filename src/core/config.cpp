@@ -1,0 +1,68 @@
+#include "core/config.hpp"
+
+#include <algorithm>
+
+#include "core/limits.hpp"
+
+namespace hygaspi {
+
+gaspi_config_t default_config() noexcept {
+  gaspi_config_t c{};
+  c.logger = 0;
+  c.sn_port = 10840;
+  c.sn_timeout = 30000;
+  c.network = GASPI_ETHERNET;
+  c.queue_size_max = 1024;
+  c.queue_num = 8;
+  c.group_max = 32;
+  c.segment_max = 255;
+  c.transfer_size_max = 1ul << 30;
+  c.notification_num = 65536;
+  c.passive_queue_size_max = 1024;
+  c.passive_transfer_size_max = 65535;
+  c.allreduce_buf_size = 2040;
+  c.allreduce_elem_max = 255;
+  c.rw_list_elem_max = 255;
+  c.build_infrastructure = GASPI_TOPOLOGY_STATIC;
+  c.user_defined = nullptr;
+  return c;
+}
+
+namespace {
+template <class T, class U>
+bool fit(const char* name, T& value, U max, std::string& error) {
+  if (value == 0) {
+    error = std::string(name) + " must be at least 1";
+    return false;
+  }
+  value = static_cast<T>(std::min<unsigned long long>(value, max));
+  return true;
+}
+}  // namespace
+
+bool sanitize_config(gaspi_config_t& c, std::string& error) {
+  using namespace limits;
+  if (!fit("queue_num", c.queue_num, kMaxQueues, error) ||
+      !fit("queue_size_max", c.queue_size_max, kMaxQueueSize, error) ||
+      !fit("group_max", c.group_max, kMaxGroups, error) ||
+      !fit("segment_max", c.segment_max, kMaxSegments, error) ||
+      !fit("transfer_size_max", c.transfer_size_max, kMaxTransferSize, error) ||
+      !fit("notification_num", c.notification_num, kMaxNotifications, error) ||
+      !fit("passive_queue_size_max", c.passive_queue_size_max, kMaxPassiveQueueSize, error) ||
+      !fit("passive_transfer_size_max", c.passive_transfer_size_max, kMaxPassiveTransferSize, error) ||
+      !fit("allreduce_buf_size", c.allreduce_buf_size, kMaxAllreduceBuf, error) ||
+      !fit("allreduce_elem_max", c.allreduce_elem_max, kMaxAllreduceElems, error) ||
+      !fit("rw_list_elem_max", c.rw_list_elem_max, kMaxListElems, error))
+    return false;
+  if (c.build_infrastructure > GASPI_TOPOLOGY_DYNAMIC) {
+    error = "build_infrastructure " + std::to_string(static_cast<int>(c.build_infrastructure)) + " is unknown";
+    return false;
+  }
+  if (c.network > GASPI_OFI) {
+    error = "network " + std::to_string(static_cast<int>(c.network)) + " is unknown";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace hygaspi

@@ -1,0 +1,70 @@
+#include "core/knobs.hpp"
+
+#include <charconv>
+#include <cstdlib>
+
+namespace hygaspi {
+
+namespace {
+constexpr KnobInfo kTable[] = {
+    {"HYGASPI_JOB", KnobType::string, "", "job id; set by hygaspi-run. Unset: a 1-rank job"},
+    {"HYGASPI_RANK", KnobType::integer, "0", "this process's rank; set by hygaspi-run"},
+    {"HYGASPI_NRANKS", KnobType::integer, "1", "number of ranks; set by hygaspi-run"},
+    {"HYGASPI_SPIN", KnobType::integer, "2000", "busy-poll iterations before a wait yields the CPU"},
+    {"HYGASPI_YIELDS", KnobType::integer, "50", "sched_yield calls before a wait sleeps on a futex"},
+    {"HYGASPI_LOG", KnobType::integer, "1", "diagnostics: 0 none, 1 errors, 2 warnings, 3 debug"},
+    {"HYGASPI_INIT_TIMEOUT_MS", KnobType::integer, "60000",
+     "how long gaspi_proc_init waits for its node peers when called with GASPI_BLOCK"},
+    {nullptr, KnobType::string, nullptr, nullptr},
+};
+
+bool read_int(const char* name, std::int64_t lo, std::int64_t hi, std::int64_t& out, std::string& error) {
+  const char* text = std::getenv(name);
+  if (text == nullptr)
+    return true;
+  auto value = parse_int(text, lo, hi);
+  if (!value) {
+    error = std::string(name) + "='" + text + "' is not an integer in [" + std::to_string(lo) + ", " +
+            std::to_string(hi) + "]";
+    return false;
+  }
+  out = *value;
+  return true;
+}
+}  // namespace
+
+const KnobInfo* knob_table() noexcept { return kTable; }
+
+std::optional<std::int64_t> parse_int(std::string_view text, std::int64_t lo, std::int64_t hi) noexcept {
+  std::int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc{} || end != text.data() + text.size() || text.empty() || value < lo || value > hi)
+    return std::nullopt;
+  return value;
+}
+
+bool read_knobs(Knobs& out, std::string& error) {
+  if (const char* job = std::getenv("HYGASPI_JOB"))
+    out.job = job;
+  for (char c : out.job) {
+    bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+    if (!hex || out.job.size() > 32) {
+      error = "HYGASPI_JOB='" + out.job + "' is not a job id of at most 32 lower-case hex digits";
+      return false;
+    }
+  }
+  if (!read_int("HYGASPI_NRANKS", 1, 65535, out.nranks, error) ||
+      !read_int("HYGASPI_RANK", 0, out.nranks - 1, out.rank, error) ||
+      !read_int("HYGASPI_SPIN", 0, 1 << 30, out.spin, error) ||
+      !read_int("HYGASPI_YIELDS", 0, 1 << 30, out.yields, error) ||
+      !read_int("HYGASPI_LOG", 0, 3, out.log_level, error) ||
+      !read_int("HYGASPI_INIT_TIMEOUT_MS", 1, 1ll << 40, out.init_timeout_ms, error))
+    return false;
+  if (out.job.empty() && out.nranks != 1) {
+    error = "HYGASPI_NRANKS=" + std::to_string(out.nranks) + " but HYGASPI_JOB is not set; start with hygaspi-run";
+    return false;
+  }
+  return true;
+}
+
+}  // namespace hygaspi

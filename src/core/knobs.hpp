@@ -1,0 +1,40 @@
+// Every environment knob of HyGASPI lives in one table (STYLE.md: Sandia OpenSHMEM's
+// shmem_env_defs.h). hygaspi-info prints it; init parses and validates it.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace hygaspi {
+
+enum class KnobType { integer, boolean, string };
+
+struct KnobInfo {
+  const char* name;
+  KnobType type;
+  const char* default_value;
+  const char* meaning;
+};
+
+// The table, terminated by a nullptr name.
+const KnobInfo* knob_table() noexcept;
+
+// Parsed values. Parsing fails with a message naming the knob and the bad value.
+struct Knobs {
+  std::string job;            // HYGASPI_JOB: job id set by the launcher ("" = standalone)
+  std::int64_t rank = 0;      // HYGASPI_RANK
+  std::int64_t nranks = 1;    // HYGASPI_NRANKS
+  std::int64_t spin = 2000;   // HYGASPI_SPIN: busy-poll iterations before yielding
+  std::int64_t yields = 50;   // HYGASPI_YIELDS: sched_yield calls before sleeping on a futex
+  std::int64_t log_level = 1; // HYGASPI_LOG: 0 none, 1 errors, 2 warnings, 3 debug
+  std::int64_t init_timeout_ms = 60000;  // HYGASPI_INIT_TIMEOUT_MS
+};
+
+// Parses a decimal integer in [lo, hi]; nullopt on any malformation.
+std::optional<std::int64_t> parse_int(std::string_view text, std::int64_t lo, std::int64_t hi) noexcept;
+
+// Reads the environment. Returns false and fills `error` on a malformed value.
+bool read_knobs(Knobs& out, std::string& error);
+
+}  // namespace hygaspi

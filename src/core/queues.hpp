@@ -1,0 +1,79 @@
+// Queue accounting (spec §3.6, §8.5 and the GASPI_QUEUE_FULL errata). Every post takes entries
+// (write 1, write_notify 2, a list of n with a notification n+1, as GPI-2 counts them). A post
+// that would exceed queue_size_max returns GASPI_QUEUE_FULL and posts nothing. Posts may come
+// from any thread; gaspi_wait is exclusive per queue.
+#pragma once
+#include <GASPI.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <mutex>
+
+#include "core/limits.hpp"
+
+namespace hygaspi {
+
+struct alignas(limits::kCacheLine) Queue {
+  std::atomic<std::uint32_t> posted{0};  // entries taken and not yet released by gaspi_wait
+  std::atomic<bool> exists{false};
+  std::mutex waiting;  // held by the one thread in gaspi_wait / gaspi_queue_purge
+};
+
+class QueueTable {
+public:
+  void reset(std::uint32_t queue_num, std::uint32_t size_max) noexcept {
+    size_max_ = size_max;
+    for (std::uint32_t q = 0; q < limits::kMaxQueues; ++q) {
+      queues_[q].posted.store(0, std::memory_order_relaxed);
+      queues_[q].exists.store(q < queue_num, std::memory_order_release);
+    }
+  }
+
+  [[nodiscard]] bool exists(std::uint32_t q) const noexcept {
+    return q < limits::kMaxQueues && queues_[q].exists.load(std::memory_order_acquire);
+  }
+  [[nodiscard]] Queue& operator[](std::uint32_t q) noexcept { return queues_[q]; }
+  [[nodiscard]] std::uint32_t size_max() const noexcept { return size_max_; }
+
+  // Takes `entries` or reports GASPI_QUEUE_FULL, atomically with respect to other posters.
+  [[nodiscard]] gaspi_return_t reserve(std::uint32_t q, std::uint32_t entries) noexcept {
+    auto& posted = queues_[q].posted;
+    std::uint32_t cur = posted.load(std::memory_order_relaxed);
+    do {
+      if (entries > size_max_ - cur)
+        return GASPI_QUEUE_FULL;
+    } while (!posted.compare_exchange_weak(cur, cur + entries, std::memory_order_acq_rel, std::memory_order_relaxed));
+    return GASPI_SUCCESS;
+  }
+  void release(std::uint32_t q, std::uint32_t entries) noexcept {
+    queues_[q].posted.fetch_sub(entries, std::memory_order_acq_rel);
+  }
+
+  // Lowest queue id that does not exist yet, or kMaxQueues.
+  std::uint32_t create() noexcept {
+    std::lock_guard lock(create_mutex_);
+    for (std::uint32_t q = 0; q < limits::kMaxQueues; ++q)
+      if (!exists(q)) {
+        queues_[q].posted.store(0, std::memory_order_relaxed);
+        queues_[q].exists.store(true, std::memory_order_release);
+        return q;
+      }
+    return limits::kMaxQueues;
+  }
+  void destroy(std::uint32_t q) noexcept { queues_[q].exists.store(false, std::memory_order_release); }
+
+  [[nodiscard]] std::uint32_t count() const noexcept {
+    std::uint32_t n = 0;
+    for (std::uint32_t q = 0; q < limits::kMaxQueues; ++q)
+      n += exists(q) ? 1 : 0;
+    return n;
+  }
+
+private:
+  std::array<Queue, limits::kMaxQueues> queues_;
+  std::uint32_t size_max_ = 0;
+  std::mutex create_mutex_;
+};
+
+}  // namespace hygaspi

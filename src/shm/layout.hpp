@@ -1,0 +1,119 @@
+// Layouts of the structures that live in POSIX shared memory. They are plain data: fixed-width
+// fields, a magic and version, the creator's pid, offsets instead of pointers (STYLE.md habit 3).
+// Every process that maps them must be built from the same version of this header; the version
+// field turns a mismatch into a clear error instead of corruption.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "core/limits.hpp"
+
+namespace hygaspi::shm {
+
+using limits::kCacheLine;
+
+inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;   // "HYGASPJB"
+inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull;  // "HYGASPRB"
+
+static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+
+// Futex word plus waiter count. A notifier bumps `seq` and wakes only if `waiters` is non-zero,
+// so the fast path of a notification costs one extra load.
+struct alignas(kCacheLine) Doorbell {
+  std::atomic<std::uint32_t> seq;      // futex word: bumped on every wake-worthy event
+  std::atomic<std::uint32_t> waiters;  // number of threads about to sleep or sleeping on seq
+};
+static_assert(sizeof(Doorbell) == kCacheLine);
+
+// ---------------------------------------------------------------------------------------------
+// Job block: one per job, created by the launcher (or by the process itself when it runs alone),
+// named "/hygaspi-<job>-job". Holds what the launcher knows about each rank.
+enum class RankState : std::uint32_t {
+  absent = 0,      // not started yet
+  ready = 1,       // gaspi_proc_init published its rank block
+  terminated = 2,  // gaspi_proc_term finished
+  dead = 3,        // exited without gaspi_proc_term, killed, or crashed (set by the launcher)
+};
+
+struct alignas(kCacheLine) JobRankSlot {
+  std::atomic<std::int32_t> pid;         // written by the launcher at fork, or by the rank
+  std::atomic<std::uint32_t> state;      // RankState
+  std::atomic<std::uint32_t> init_epoch; // bumped by each gaspi_proc_init of this rank
+  std::atomic<std::int32_t> exit_code;   // written by the launcher when the rank exits
+};
+static_assert(sizeof(JobRankSlot) == kCacheLine);
+
+struct alignas(kCacheLine) JobHeader {
+  std::uint64_t magic;       // kJobMagic
+  std::uint32_t version;     // kLayoutVersion
+  std::uint32_t nranks;      // ranks in the job
+  std::int32_t launcher_pid; // 0 when the job has no launcher
+  std::uint32_t reserved;
+};
+static_assert(sizeof(JobHeader) == kCacheLine);
+
+struct JobBlock {
+  JobHeader header;
+  Doorbell bell;          // rung when any rank changes state
+  JobRankSlot ranks[1];   // nranks entries follow (flexible)
+
+  static std::size_t bytes(std::uint32_t nranks) noexcept {
+    return offsetof(JobBlock, ranks) + sizeof(JobRankSlot) * nranks;
+  }
+};
+static_assert(offsetof(JobBlock, bell) == kCacheLine);
+static_assert(offsetof(JobBlock, ranks) == 2 * kCacheLine);
+
+// ---------------------------------------------------------------------------------------------
+// Rank block: one per rank, created by that rank in gaspi_proc_init, named
+// "/hygaspi-<job>-r<rank>-<epoch>". Node peers map it to find the rank's segments, ring its
+// doorbell and signal its collectives.
+enum class SegmentKind : std::uint32_t {
+  shm = 0,   // data follows the notification array in the segment's shm object
+  user = 1,  // data is user memory (gaspi_segment_bind/use); peers reach it with CMA
+};
+
+// Published by the owner, read by any peer without a lock. The owner writes `size`, `kind` and
+// `user_addr` first and then publishes `generation` (odd = live) with a release store; a peer
+// acquires `generation` first. A generation that changes means the segment was deleted or
+// re-created, and the peer remaps.
+struct alignas(64) SegmentEntry {
+  std::atomic<std::uint64_t> generation;  // odd: live; even: free
+  std::uint64_t size;                     // bytes of data
+  std::uint64_t user_addr;                // SegmentKind::user: the address in the owner
+  std::uint32_t kind;                     // SegmentKind
+  std::uint32_t notification_num;         // entries in the notification array
+  std::uint64_t notif_bytes;              // offset of data in the shm object (page multiple)
+  std::uint64_t reserved[3];
+};
+static_assert(sizeof(SegmentEntry) == 64);
+
+// Dissemination-barrier flags of one group (see shm/node_barrier.hpp). Only one peer writes each
+// round's flag, so a plain release store suffices.
+struct alignas(kCacheLine) GroupFlags {
+  std::atomic<std::uint64_t> round[limits::kBarrierRounds];  // (tag << 32) | sequence
+};
+static_assert(sizeof(GroupFlags) == kCacheLine);
+
+struct alignas(kCacheLine) RankHeader {
+  std::uint64_t magic;    // kRankMagic
+  std::uint32_t version;  // kLayoutVersion
+  std::int32_t pid;       // creator
+  std::uint32_t rank;
+  std::uint32_t reserved;
+};
+
+struct RankBlock {
+  RankHeader header;
+  Doorbell bell;  // rung by notifications and collective signals aimed at this rank
+  SegmentEntry segments[limits::kMaxSegments];
+  GroupFlags groups[limits::kMaxGroups];
+};
+static_assert(offsetof(RankBlock, bell) == kCacheLine);
+static_assert(offsetof(RankBlock, segments) % kCacheLine == 0);
+static_assert(offsetof(RankBlock, groups) % kCacheLine == 0);
+
+}  // namespace hygaspi::shm

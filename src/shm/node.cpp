@@ -1,0 +1,299 @@
+#include "shm/node.hpp"
+
+#include <cerrno>
+#include <cstring>
+#include <sys/mman.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "core/log.hpp"
+
+namespace hygaspi::shm {
+
+namespace {
+constexpr std::uint64_t kLive = 1;  // generation parity: odd = live
+
+// A mapping that may still be in use by a racing thread is not unmapped; its range is replaced
+// by anonymous memory, which releases the shm pages and keeps stray accesses harmless.
+void retire(const MappedSegment& m) noexcept {
+  if (m.object.mapped())
+    mmap(m.object.data(), m.object.size(), PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+         -1, 0);
+}
+}  // namespace
+
+Node::~Node() { term(); }
+
+std::string Node::object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const {
+  return "hygaspi-" + job_ + "-" + kind + std::to_string(rank) + "-" + std::to_string(a) + "-" + std::to_string(b);
+}
+
+bool Node::alive(std::uint32_t rank) const noexcept {
+  return job_block_->ranks[rank].state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(RankState::dead);
+}
+
+std::int32_t Node::pid_of(std::uint32_t rank) const noexcept {
+  return job_block_->ranks[rank].pid.load(std::memory_order_acquire);
+}
+
+gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) {
+  job_ = options.job;
+  solo_ = job_.empty();
+  rank_ = options.rank;
+  nranks_ = options.nranks;
+  wait_ = options.wait;
+  std::string error;
+  const std::string job_name = solo_ ? std::string() : "hygaspi-" + job_ + "-job";
+
+  if (solo_) {
+    // A process started without the launcher is a 1-rank job with a private, random job id.
+    std::uint64_t id[2];
+    if (getentropy(id, sizeof id) != 0) {
+      log::error("gaspi_proc_init", "getentropy failed: %s", std::strerror(errno));
+      return GASPI_ERROR;
+    }
+    char hex[33];
+    std::snprintf(hex, sizeof hex, "%016llx%016llx", static_cast<unsigned long long>(id[0]),
+                  static_cast<unsigned long long>(id[1]));
+    job_ = hex;
+    std::string name = "hygaspi-" + job_ + "-job";
+    if (!ShmObject::create(name, JobBlock::bytes(1), job_object_, error)) {
+      log::error("gaspi_proc_init", "%s", error.c_str());
+      return GASPI_ERR_MEMALLOC;
+    }
+    ShmObject::unlink(name);
+    job_block_ = static_cast<JobBlock*>(job_object_.data());
+    job_block_->header = JobHeader{kJobMagic, kLayoutVersion, 1, 0, 0};
+    job_block_->ranks[0].pid.store(getpid(), std::memory_order_relaxed);
+  } else {
+    if (!ShmObject::open(job_name, JobBlock::bytes(nranks_), job_object_, error)) {
+      log::error("gaspi_proc_init", "%s (was the job started by hygaspi-run, and is it still running?)",
+                 error.c_str());
+      return GASPI_ERR_ENV;
+    }
+    job_block_ = static_cast<JobBlock*>(job_object_.data());
+    const JobHeader& h = job_block_->header;
+    if (h.magic != kJobMagic || h.version != kLayoutVersion || h.nranks != nranks_) {
+      log::error("gaspi_proc_init", "job block %s does not match this library (version %u, %u ranks)",
+                 job_name.c_str(), h.version, h.nranks);
+      return GASPI_ERR_ENV;
+    }
+  }
+
+  JobRankSlot& me = job_block_->ranks[rank_];
+  epoch_ = me.init_epoch.load(std::memory_order_relaxed) + 1;
+  peers_.resize(nranks_);
+  for (auto& p : peers_) {
+    p.segments = std::make_unique<std::atomic<const MappedSegment*>[]>(limits::kMaxSegments);
+    for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
+      p.segments[s].store(nullptr, std::memory_order_relaxed);
+  }
+
+  Peer& self = peers_[rank_];
+  const std::string block_name = object_name("r", rank_, epoch_, 0);
+  if (!ShmObject::create(block_name, sizeof(RankBlock), self.block_object, error)) {
+    log::error("gaspi_proc_init", "%s", error.c_str());
+    return GASPI_ERR_MEMALLOC;
+  }
+  if (solo_)
+    ShmObject::unlink(block_name);
+  self.block = static_cast<RankBlock*>(self.block_object.data());
+  self.block->header = RankHeader{kRankMagic, kLayoutVersion, getpid(), rank_, 0};
+
+  me.pid.store(getpid(), std::memory_order_relaxed);
+  me.init_epoch.store(epoch_, std::memory_order_relaxed);
+  me.state.store(static_cast<std::uint32_t>(RankState::ready), std::memory_order_seq_cst);
+  shm::futex_wake_all(job_block_->bell);
+  return map_peers(deadline);
+}
+
+gaspi_return_t Node::map_peers(const Deadline& deadline) {
+  for (std::uint32_t r = 0; r < nranks_; ++r) {
+    if (r == rank_)
+      continue;
+    JobRankSlot& slot = job_block_->ranks[r];
+    auto state = [&] { return static_cast<RankState>(slot.state.load(std::memory_order_seq_cst)); };
+    WaitResult w = wait_until([&] { return state() != RankState::absent; }, job_block_->bell, deadline, wait_,
+                              [&] { return state() != RankState::dead; });
+    if (w != WaitResult::ready || state() != RankState::ready) {
+      log::error("gaspi_proc_init", "rank %u %s", r,
+                 w == WaitResult::timeout ? "did not start in time" : "died or ended before it initialised");
+      return w == WaitResult::timeout ? GASPI_TIMEOUT : GASPI_ERROR;
+    }
+    std::string error;
+    const std::string name = object_name("r", r, slot.init_epoch.load(std::memory_order_acquire), 0);
+    if (!ShmObject::open(name, sizeof(RankBlock), peers_[r].block_object, error)) {
+      log::error("gaspi_proc_init", "%s", error.c_str());
+      return GASPI_ERROR;
+    }
+    peers_[r].block = static_cast<RankBlock*>(peers_[r].block_object.data());
+    const RankHeader& h = peers_[r].block->header;
+    if (h.magic != kRankMagic || h.version != kLayoutVersion || h.rank != r) {
+      log::error("gaspi_proc_init", "rank %u runs an incompatible HyGASPI (layout version %u)", r, h.version);
+      return GASPI_ERROR;
+    }
+  }
+  return GASPI_SUCCESS;
+}
+
+void Node::term() noexcept {
+  if (job_block_ == nullptr)
+    return;
+  if (!peers_.empty() && peers_[rank_].block != nullptr) {
+    for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
+      if (local(s) != nullptr)
+        segment_delete(s);
+    ShmObject::unlink(object_name("r", rank_, epoch_, 0));
+  }
+  job_block_->ranks[rank_].state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
+  shm::futex_wake_all(job_block_->bell);
+  mappings_.clear();
+  peers_.clear();
+  job_object_.reset();
+  job_block_ = nullptr;
+}
+
+gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
+                                    void* user_memory) {
+  SegmentEntry& entry = my_block().segments[seg];
+  const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed) + 1;
+  const std::uint64_t notif_bytes = page_round(std::uint64_t{notification_num} * sizeof(std::uint32_t));
+  const bool user = user_memory != nullptr;
+  auto m = std::make_unique<MappedSegment>();
+  std::string error;
+  const std::string name = object_name("s", rank_, seg, gen);
+  if (!ShmObject::create(name, notif_bytes + (user ? 0 : page_round(size)), m->object, error)) {
+    log::error("gaspi_segment_alloc", "segment %u: %s", seg, error.c_str());
+    return GASPI_ERR_MEMALLOC;
+  }
+  if (solo_)
+    ShmObject::unlink(name);
+  char* base = static_cast<char*>(m->object.data());
+  m->generation = gen;
+  m->size = size;
+  m->kind = user ? SegmentKind::user : SegmentKind::shm;
+  m->notification_num = notification_num;
+  m->notifications = reinterpret_cast<std::uint32_t*>(base);
+  m->data = user ? static_cast<char*>(user_memory) : base + notif_bytes;
+  m->user_addr = reinterpret_cast<std::uint64_t>(user_memory);
+
+  entry.size = size;
+  entry.user_addr = m->user_addr;
+  entry.kind = static_cast<std::uint32_t>(m->kind);
+  entry.notification_num = notification_num;
+  entry.notif_bytes = notif_bytes;
+  entry.generation.store(gen, std::memory_order_release);  // publish to node peers
+
+  std::lock_guard lock(map_mutex_);
+  peers_[rank_].segments[seg].store(m.get(), std::memory_order_release);
+  mappings_.push_back(std::move(m));
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Node::segment_delete(std::uint32_t seg) {
+  SegmentEntry& entry = my_block().segments[seg];
+  const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed);
+  if ((gen & kLive) == 0)
+    return GASPI_ERR_INV_SEG;
+  entry.generation.store(gen + 1, std::memory_order_release);
+  if (!solo_)
+    ShmObject::unlink(object_name("s", rank_, seg, gen));
+  std::lock_guard lock(map_mutex_);
+  const MappedSegment* m = peers_[rank_].segments[seg].exchange(nullptr, std::memory_order_acq_rel);
+  if (m != nullptr)
+    retire(*m);
+  return GASPI_SUCCESS;
+}
+
+const MappedSegment* Node::lookup(std::uint32_t rank, std::uint32_t seg) {
+  const SegmentEntry& entry = block(rank).segments[seg];
+  const std::uint64_t gen = entry.generation.load(std::memory_order_acquire);
+  if ((gen & kLive) == 0)
+    return nullptr;
+  const MappedSegment* cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
+  if (cached != nullptr && cached->generation == gen)
+    return cached;
+  if (rank == rank_)
+    return nullptr;  // our own segments are published at creation
+
+  std::lock_guard lock(map_mutex_);
+  cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
+  if (cached != nullptr && cached->generation == gen)
+    return cached;
+  auto m = std::make_unique<MappedSegment>();
+  m->generation = gen;
+  m->size = entry.size;
+  m->kind = static_cast<SegmentKind>(entry.kind);
+  m->notification_num = entry.notification_num;
+  m->user_addr = entry.user_addr;
+  const bool user = m->kind == SegmentKind::user;
+  std::string error;
+  if (!ShmObject::open(object_name("s", rank, seg, gen), entry.notif_bytes + (user ? 0 : page_round(m->size)),
+                       m->object, error)) {
+    log::error("segment lookup", "rank %u segment %u: %s", rank, seg, error.c_str());
+    return nullptr;
+  }
+  char* base = static_cast<char*>(m->object.data());
+  m->notifications = reinterpret_cast<std::uint32_t*>(base);
+  m->data = user ? nullptr : base + entry.notif_bytes;
+  if (cached != nullptr)
+    retire(*cached);
+  peers_[rank].segments[seg].store(m.get(), std::memory_order_release);
+  mappings_.push_back(std::move(m));
+  return mappings_.back().get();
+}
+
+namespace {
+// Cross-memory attach: bound user memory of a node peer is reached with process_vm_*
+// (DESIGN.md "Segments"). Both calls may move fewer bytes than asked; loop until done.
+template <class Fn>
+gaspi_return_t cma_loop(Fn&& fn, char* local, std::uint64_t remote, std::uint64_t size, const char* what,
+                        std::uint32_t rank) {
+  while (size > 0) {
+    iovec l{local, size};
+    iovec r{reinterpret_cast<void*>(remote), size};
+    ssize_t n = fn(&l, &r);
+    if (n <= 0) {
+      if (n < 0 && errno == EINTR)
+        continue;
+      log::error(what, "cross-memory access to bound memory of rank %u failed: %s", rank, std::strerror(errno));
+      return GASPI_ERROR;
+    }
+    local += n;
+    remote += static_cast<std::uint64_t>(n);
+    size -= static_cast<std::uint64_t>(n);
+  }
+  return GASPI_SUCCESS;
+}
+}  // namespace
+
+gaspi_return_t Node::put(const MappedSegment& dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void* src,
+                         std::uint64_t size) {
+  if (dst.data != nullptr) {
+    std::memmove(dst.data + dst_offset, src, size);  // memmove: loopback writes may overlap
+    return GASPI_SUCCESS;
+  }
+  const pid_t pid = pid_of(dst_rank);
+  return cma_loop([pid](iovec* l, iovec* r) { return process_vm_writev(pid, l, 1, r, 1, 0); },
+                  const_cast<char*>(static_cast<const char*>(src)), dst.user_addr + dst_offset, size, "gaspi_write",
+                  dst_rank);
+}
+
+gaspi_return_t Node::get(void* dst, const MappedSegment& src, std::uint32_t src_rank, std::uint64_t src_offset,
+                         std::uint64_t size) {
+  if (src.data != nullptr) {
+    std::memmove(dst, src.data + src_offset, size);
+    return GASPI_SUCCESS;
+  }
+  const pid_t pid = pid_of(src_rank);
+  return cma_loop([pid](iovec* l, iovec* r) { return process_vm_readv(pid, l, 1, r, 1, 0); }, static_cast<char*>(dst),
+                  src.user_addr + src_offset, size, "gaspi_read", src_rank);
+}
+
+void Node::notify(const MappedSegment& seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
+  // seq_cst, not just release: the store is one half of the doorbell's Dekker pair (doorbell.hpp).
+  std::atomic_ref<std::uint32_t>(seg.notifications[id]).store(value, std::memory_order_seq_cst);
+  shm::ring(block(rank).bell);
+}
+
+}  // namespace hygaspi::shm

@@ -1,0 +1,117 @@
+// The node-local transport: this rank's view of the ranks that share its host and /dev/shm.
+// It owns the job block, this rank's rank block, and a cache of peers' segment mappings.
+#pragma once
+#include <GASPI.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "core/deadline.hpp"
+#include "shm/doorbell.hpp"
+#include "shm/layout.hpp"
+#include "shm/shm_object.hpp"
+
+namespace hygaspi::shm {
+
+// One mapping of one segment of one rank. Immutable once published, so readers need no lock; a
+// re-created segment gets a new MappedSegment, and old ones live until gaspi_proc_term.
+struct MappedSegment {
+  std::uint64_t generation = 0;
+  std::uint64_t size = 0;
+  SegmentKind kind = SegmentKind::shm;
+  std::uint32_t notification_num = 0;
+  std::uint32_t* notifications = nullptr;  // notification array in shm
+  char* data = nullptr;                    // segment data in this process (nullptr: remote user memory)
+  std::uint64_t user_addr = 0;             // SegmentKind::user: address in the owner
+  ShmObject object;
+};
+
+struct NodeOptions {
+  std::string job;            // "" = standalone 1-rank job
+  std::uint32_t rank = 0;
+  std::uint32_t nranks = 1;
+  WaitPolicy wait;
+};
+
+class Node {
+public:
+  Node() = default;
+  Node(const Node&) = delete;
+  Node& operator=(const Node&) = delete;
+  ~Node();
+
+  // Attaches to the job and waits until every rank of the node has published its rank block.
+  gaspi_return_t init(const NodeOptions& options, const Deadline& deadline);
+  void term() noexcept;
+
+  [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
+  [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
+  [[nodiscard]] const WaitPolicy& wait_policy() const noexcept { return wait_; }
+  [[nodiscard]] bool alive(std::uint32_t rank) const noexcept;
+  [[nodiscard]] std::int32_t pid_of(std::uint32_t rank) const noexcept;
+  [[nodiscard]] RankBlock& block(std::uint32_t rank) const noexcept { return *peers_[rank].block; }
+  [[nodiscard]] RankBlock& my_block() const noexcept { return *peers_[rank_].block; }
+
+  // ---- segments of this rank
+  gaspi_return_t segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
+                                void* user_memory);
+  gaspi_return_t segment_delete(std::uint32_t seg);
+  // The published mapping of a segment of this rank, or nullptr.
+  [[nodiscard]] const MappedSegment* local(std::uint32_t seg) const noexcept {
+    const MappedSegment* m = peers_[rank_].segments[seg].load(std::memory_order_acquire);
+    return m;
+  }
+
+  // ---- segments of any rank on the node (maps on first use, remaps after re-creation)
+  // Returns nullptr if the owner has no live segment `seg`.
+  const MappedSegment* lookup(std::uint32_t rank, std::uint32_t seg);
+
+  // ---- data movement; all complete before they return (DESIGN.md "Intra-node")
+  gaspi_return_t put(const MappedSegment& dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void* src,
+                     std::uint64_t size);
+  gaspi_return_t get(void* dst, const MappedSegment& src, std::uint32_t src_rank, std::uint64_t src_offset,
+                     std::uint64_t size);
+  // spec §8.3.2: a release of every earlier store of this thread, then the notification value.
+  void notify(const MappedSegment& seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept;
+
+  // ---- waiting
+  template <class Ready>
+  WaitResult wait(Ready&& ready, const Deadline& deadline, std::span<const std::uint32_t> partners) {
+    return wait_until(ready, my_block().bell, deadline, wait_, [&] {
+      for (auto r : partners)
+        if (!alive(r))
+          return false;
+      return true;
+    });
+  }
+  void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
+
+private:
+  struct Peer {
+    ShmObject block_object;
+    RankBlock* block = nullptr;
+    std::unique_ptr<std::atomic<const MappedSegment*>[]> segments;  // kMaxSegments
+  };
+
+  std::string object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const;
+  gaspi_return_t map_peers(const Deadline& deadline);
+
+  std::string job_;
+  bool solo_ = false;
+  std::uint32_t rank_ = 0;
+  std::uint32_t nranks_ = 0;
+  std::uint32_t epoch_ = 0;
+  WaitPolicy wait_;
+  ShmObject job_object_;
+  JobBlock* job_block_ = nullptr;
+  std::vector<Peer> peers_;
+  std::mutex map_mutex_;                                // serialises mapping and unmapping
+  std::vector<std::unique_ptr<MappedSegment>> mappings_;  // owns every MappedSegment ever published
+};
+
+}  // namespace hygaspi::shm

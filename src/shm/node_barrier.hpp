@@ -1,0 +1,19 @@
+// Node-local dissemination barrier (Hensgen, Finkel, Manber 1988): ceil(log2 n) rounds; in round
+// k, member i signals member i + 2^k and waits for member i - 2^k. No shared counter is hammered,
+// and each flag has exactly one writer. Resumable: progress lives in BarrierProgress.
+#pragma once
+#include <GASPI.h>
+
+#include <span>
+
+#include "core/deadline.hpp"
+#include "core/groups.hpp"
+#include "shm/node.hpp"
+
+namespace hygaspi::shm {
+
+gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const gaspi_rank_t> members,
+                            std::uint32_t my_index, std::uint32_t tag, BarrierProgress& progress,
+                            const Deadline& deadline);
+
+}  // namespace hygaspi::shm

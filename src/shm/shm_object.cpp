@@ -1,0 +1,87 @@
+#include "shm/shm_object.hpp"
+
+#include <boost/interprocess/mapped_region.hpp>
+#include <boost/interprocess/shared_memory_object.hpp>
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace bip = boost::interprocess;
+
+namespace hygaspi::shm {
+
+struct ShmObject::Impl {
+  bip::mapped_region region;
+};
+
+void ShmObject::ImplDeleter::operator()(Impl* impl) const noexcept { delete impl; }
+
+ShmObject::ShmObject(ShmObject&&) noexcept = default;
+ShmObject& ShmObject::operator=(ShmObject&&) noexcept = default;
+ShmObject::~ShmObject() = default;
+
+void ShmObject::reset() noexcept {
+  impl_.reset();
+  data_ = nullptr;
+  size_ = 0;
+}
+
+std::size_t page_round(std::size_t bytes) noexcept {
+  static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  return (bytes + page - 1) / page * page;
+}
+
+bool ShmObject::create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error) {
+  bytes = page_round(bytes);
+  try {
+    bip::permissions owner_only(0600);
+    bip::shared_memory_object object(bip::create_only, name.c_str(), bip::read_write, owner_only);
+    int fd = object.get_mapping_handle().handle;
+    // posix_fallocate reserves the pages now: a /dev/shm that is too small fails here (ENOSPC),
+    // not with SIGBUS at the first store into the mapping.
+    if (int rc = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); rc != 0) {
+      error = "cannot reserve " + std::to_string(bytes) + " bytes in /dev/shm for " + name + ": " +
+              std::strerror(rc);
+      bip::shared_memory_object::remove(name.c_str());
+      return false;
+    }
+    std::unique_ptr<Impl, ImplDeleter> impl(new Impl);
+    impl->region = bip::mapped_region(object, bip::read_write, 0, bytes);
+    out.data_ = impl->region.get_address();
+    out.size_ = bytes;
+    out.impl_ = std::move(impl);
+    return true;
+  } catch (const bip::interprocess_exception& e) {
+    error = "cannot create shared memory " + name + ": " + e.what();
+    bip::shared_memory_object::remove(name.c_str());
+    return false;
+  }
+}
+
+bool ShmObject::open(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error) {
+  bytes = page_round(bytes);
+  try {
+    bip::shared_memory_object object(bip::open_only, name.c_str(), bip::read_write);
+    bip::offset_t have = 0;
+    if (!object.get_size(have) || static_cast<std::size_t>(have) < bytes) {
+      error = "shared memory " + name + " is smaller than expected";
+      return false;
+    }
+    std::unique_ptr<Impl, ImplDeleter> impl(new Impl);
+    impl->region = bip::mapped_region(object, bip::read_write, 0, bytes);
+    out.data_ = impl->region.get_address();
+    out.size_ = bytes;
+    out.impl_ = std::move(impl);
+    return true;
+  } catch (const bip::interprocess_exception& e) {
+    error = "cannot map shared memory " + name + ": " + e.what();
+    return false;
+  }
+}
+
+void ShmObject::unlink(const std::string& name) noexcept {
+  bip::shared_memory_object::remove(name.c_str());
+}
+
+}  // namespace hygaspi::shm

@@ -1,0 +1,43 @@
+// A POSIX shared-memory object, created exclusively (O_EXCL, mode 0600) and backed with
+// fallocate before it is mapped, so that a full /dev/shm is an error at creation and not a SIGBUS
+// at first touch. Built on Boost.Interprocess.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+
+namespace hygaspi::shm {
+
+class ShmObject {
+public:
+  ShmObject() = default;
+  ShmObject(ShmObject&&) noexcept;
+  ShmObject& operator=(ShmObject&&) noexcept;
+  ~ShmObject();
+
+  // Creates and maps `bytes` (rounded up to pages). Fails if the name exists or space is short;
+  // `error` then says why.
+  static bool create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error);
+  // Maps an existing object of at least `bytes`.
+  static bool open(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error);
+  // Removes the name; the mapping stays valid.
+  static void unlink(const std::string& name) noexcept;
+
+  [[nodiscard]] void* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] bool mapped() const noexcept { return data_ != nullptr; }
+  void reset() noexcept;
+
+private:
+  struct Impl;
+  struct ImplDeleter {
+    void operator()(Impl* impl) const noexcept;
+  };
+  std::unique_ptr<Impl, ImplDeleter> impl_;
+  void* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+[[nodiscard]] std::size_t page_round(std::size_t bytes) noexcept;
+
+}  // namespace hygaspi::shm

@@ -1,0 +1,39 @@
+#include <doctest/doctest.h>
+
+#include "core/config.hpp"
+#include "core/limits.hpp"
+
+TEST_CASE("defaults match GPI-2") {
+  gaspi_config_t c = hygaspi::default_config();
+  CHECK(c.queue_num == 8);
+  CHECK(c.queue_size_max == 1024);
+  CHECK(c.group_max == 32);
+  CHECK(c.segment_max == 255);
+  CHECK(c.transfer_size_max == (1ul << 30));
+  CHECK(c.notification_num == 65536);
+  CHECK(c.passive_queue_size_max == 1024);
+  CHECK(c.passive_transfer_size_max == 65535);
+  CHECK(c.allreduce_buf_size == 2040);
+  CHECK(c.allreduce_elem_max == 255);
+  CHECK(c.rw_list_elem_max == 255);
+  CHECK(c.build_infrastructure == GASPI_TOPOLOGY_STATIC);
+}
+
+TEST_CASE("proposals above a limit are clamped; impossible ones are rejected") {
+  std::string error;
+  gaspi_config_t c = hygaspi::default_config();
+  c.queue_num = 1000;
+  c.segment_max = 100000;
+  REQUIRE(hygaspi::sanitize_config(c, error));
+  CHECK(c.queue_num == hygaspi::limits::kMaxQueues);
+  CHECK(c.segment_max == hygaspi::limits::kMaxSegments);
+
+  gaspi_config_t zero = hygaspi::default_config();
+  zero.queue_num = 0;
+  CHECK_FALSE(hygaspi::sanitize_config(zero, error));
+  CHECK(error.find("queue_num") != std::string::npos);
+
+  gaspi_config_t bad = hygaspi::default_config();
+  bad.build_infrastructure = static_cast<gaspi_topology_t>(7);
+  CHECK_FALSE(hygaspi::sanitize_config(bad, error));
+}
