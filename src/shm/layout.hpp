@@ -30,7 +30,7 @@ static_assert(sizeof(Doorbell) == kCacheLine);
 
 // ---------------------------------------------------------------------------------------------
 // Job block: one per job, created by the launcher (or by the process itself when it runs alone),
-// named "/hygaspi-<job>-job". Holds what the launcher knows about each rank.
+// named "hygaspi-<job>-job" in /dev/shm. Holds what the launcher knows about each rank.
 enum class RankState : std::uint32_t {
   absent = 0,      // not started yet
   ready = 1,       // gaspi_proc_init published its rank block
@@ -57,19 +57,20 @@ static_assert(sizeof(JobHeader) == kCacheLine);
 
 struct JobBlock {
   JobHeader header;
-  Doorbell bell;          // rung when any rank changes state
-  JobRankSlot ranks[1];   // nranks entries follow (flexible)
+  Doorbell bell;  // rung when any rank changes state
+  // nranks JobRankSlot entries follow the block; reach them through slot().
 
-  static std::size_t bytes(std::uint32_t nranks) noexcept {
-    return offsetof(JobBlock, ranks) + sizeof(JobRankSlot) * nranks;
+  [[nodiscard]] JobRankSlot& slot(std::uint32_t rank) noexcept {
+    return reinterpret_cast<JobRankSlot*>(reinterpret_cast<char*>(this) + sizeof(JobBlock))[rank];
   }
+  static std::size_t bytes(std::uint32_t nranks) noexcept { return sizeof(JobBlock) + sizeof(JobRankSlot) * nranks; }
 };
 static_assert(offsetof(JobBlock, bell) == kCacheLine);
-static_assert(offsetof(JobBlock, ranks) == 2 * kCacheLine);
+static_assert(sizeof(JobBlock) == 2 * kCacheLine);
 
 // ---------------------------------------------------------------------------------------------
 // Rank block: one per rank, created by that rank in gaspi_proc_init, named
-// "/hygaspi-<job>-r<rank>-<epoch>". Node peers map it to find the rank's segments, ring its
+// "hygaspi-<job>-r<rank>-<epoch>-0". Node peers map it to find the rank's segments, ring its
 // doorbell and signal its collectives.
 enum class SegmentKind : std::uint32_t {
   shm = 0,   // data follows the notification array in the segment's shm object
@@ -79,7 +80,7 @@ enum class SegmentKind : std::uint32_t {
 // Published by the owner, read by any peer without a lock. The owner writes `size`, `kind` and
 // `user_addr` first and then publishes `generation` (odd = live) with a release store; a peer
 // acquires `generation` first. A generation that changes means the segment was deleted or
-// re-created, and the peer remaps.
+// re-created, and the peer remaps. Entries are read-mostly, so 64-byte packing is enough.
 struct alignas(64) SegmentEntry {
   std::atomic<std::uint64_t> generation;  // odd: live; even: free
   std::uint64_t size;                     // bytes of data
@@ -105,6 +106,7 @@ struct alignas(kCacheLine) RankHeader {
   std::uint32_t rank;
   std::uint32_t reserved;
 };
+static_assert(sizeof(RankHeader) == kCacheLine);
 
 struct RankBlock {
   RankHeader header;

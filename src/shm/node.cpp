@@ -29,11 +29,11 @@ std::string Node::object_name(const char* kind, std::uint32_t rank, std::uint64_
 }
 
 bool Node::alive(std::uint32_t rank) const noexcept {
-  return job_block_->ranks[rank].state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(RankState::dead);
+  return job_block_->slot(rank).state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(RankState::dead);
 }
 
 std::int32_t Node::pid_of(std::uint32_t rank) const noexcept {
-  return job_block_->ranks[rank].pid.load(std::memory_order_acquire);
+  return job_block_->slot(rank).pid.load(std::memory_order_acquire);
 }
 
 gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) {
@@ -64,7 +64,7 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
     ShmObject::unlink(name);
     job_block_ = static_cast<JobBlock*>(job_object_.data());
     job_block_->header = JobHeader{kJobMagic, kLayoutVersion, 1, 0, 0};
-    job_block_->ranks[0].pid.store(getpid(), std::memory_order_relaxed);
+    job_block_->slot(0).pid.store(getpid(), std::memory_order_relaxed);
   } else {
     if (!ShmObject::open(job_name, JobBlock::bytes(nranks_), job_object_, error)) {
       log::error("gaspi_proc_init", "%s (was the job started by hygaspi-run, and is it still running?)",
@@ -80,7 +80,7 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
     }
   }
 
-  JobRankSlot& me = job_block_->ranks[rank_];
+  JobRankSlot& me = job_block_->slot(rank_);
   epoch_ = me.init_epoch.load(std::memory_order_relaxed) + 1;
   peers_.resize(nranks_);
   for (auto& p : peers_) {
@@ -111,7 +111,7 @@ gaspi_return_t Node::map_peers(const Deadline& deadline) {
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     if (r == rank_)
       continue;
-    JobRankSlot& slot = job_block_->ranks[r];
+    JobRankSlot& slot = job_block_->slot(r);
     auto state = [&] { return static_cast<RankState>(slot.state.load(std::memory_order_seq_cst)); };
     WaitResult w = wait_until([&] { return state() != RankState::absent; }, job_block_->bell, deadline, wait_,
                               [&] { return state() != RankState::dead; });
@@ -145,7 +145,7 @@ void Node::term() noexcept {
         segment_delete(s);
     ShmObject::unlink(object_name("r", rank_, epoch_, 0));
   }
-  job_block_->ranks[rank_].state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
+  job_block_->slot(rank_).state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
   mappings_.clear();
   peers_.clear();

@@ -1,0 +1,8 @@
+#!/usr/bin/env bash
+# The main job: install what is missing, build, and run the heat-equation demo on 4 ranks with the
+# embedded single-node launcher. The demo checks its own result against a serial run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/deps.sh
+scripts/build.sh
+build/tools/hygaspi-run --timeout 120 -n 4 -- build/examples/heat1d

@@ -1,0 +1,38 @@
+// The launcher's side of the job block (shm/layout.hpp) and the job's names in /dev/shm.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <sys/types.h>
+
+#include "shm/layout.hpp"
+#include "shm/shm_object.hpp"
+
+namespace hygaspi::launcher {
+
+// 32 lower-case hex digits from getentropy(): unguessable, so no other user can predict a name
+// (the objects are 0600 as well). Returns "" and fills `error` when the kernel gives no entropy.
+std::string make_job_id(std::string& error);
+
+class JobControl {
+public:
+  // Creates "hygaspi-<job>-job" for `nranks` ranks and fills its header; every slot is absent.
+  bool create(const std::string& job, std::uint32_t nranks, std::string& error);
+
+  [[nodiscard]] const std::string& job() const noexcept { return job_; }
+
+  void set_pid(std::uint32_t rank, pid_t pid) noexcept;
+  // Records the exit of `rank` and, unless it ended cleanly through gaspi_proc_term, marks it
+  // dead and wakes every waiter of the job, so that survivors stop waiting for it.
+  void rank_exited(std::uint32_t rank, std::int32_t exit_code, bool clean_exit) noexcept;
+
+  // Removes every /dev/shm object of this job, including ones that crashed ranks left behind
+  // ("hygaspi-<job>-r*", "-s*") and the job block itself. The mapping stays valid.
+  void remove_objects() noexcept;
+
+private:
+  std::string job_;
+  shm::ShmObject object_;
+  shm::JobBlock* block_ = nullptr;
+};
+
+}  // namespace hygaspi::launcher
