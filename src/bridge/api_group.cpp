@@ -90,8 +90,10 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
         g.my_index = static_cast<std::uint32_t>(me - g.members.begin());
         g.tag = t.next_tag(g.members);
         g.barrier = {};
+        g.reduce = {};
         g.state = GroupState::committed;
         g.committing = true;
+        HYGASPI_TRY(publish_reduce_area(group));
       } else if (!g.committing) {
         // Committing a committed group (e.g. GASPI_GROUP_ALL, as the spec's listings do) is a barrier.
         g.committing = true;
@@ -116,10 +118,14 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
                   "gaspi_group_delete", "group %u does not exist", group);
     Group& g = t.groups[group];
     std::lock_guard busy(g.collective);
+    std::lock_guard reducing(g.reducing);
+    if (g.state == GroupState::committed)
+      rt().reduce.drop(rt().node, group, g.my_index == 0);
     g.state = GroupState::free;
     g.members.clear();
     g.committing = false;
     g.barrier = {};
+    g.reduce = {};
     return GASPI_SUCCESS;
   });
 }

@@ -1,4 +1,4 @@
-// Calls that issue #3 completes (passive communication §9, allreduce §11.3-11.4). Until then
+// Calls that issue #3 completes (passive communication §9). Until then
 // they are declared and exported, and they fail with a clear message instead of a link error.
 #include "bridge/runtime.hpp"
 
@@ -22,21 +22,8 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t, const gaspi_offs
   return not_yet("gaspi_passive_receive");
 }
 gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) { return not_yet("gaspi_passive_queue_purge"); }
-gaspi_return_t pgaspi_allreduce(const gaspi_pointer_t, gaspi_pointer_t const, const gaspi_number_t,
-                                const gaspi_operation_t, const gaspi_datatype_t, const gaspi_group_t,
-                                const gaspi_timeout_t) {
-  return not_yet("gaspi_allreduce");
-}
-gaspi_return_t pgaspi_allreduce_user(const gaspi_pointer_t, gaspi_pointer_t const, const gaspi_number_t,
-                                     const gaspi_size_t, gaspi_reduce_operation_t const, gaspi_reduce_state_t const,
-                                     const gaspi_group_t, const gaspi_timeout_t) {
-  return not_yet("gaspi_allreduce_user");
-}
-
 }  // extern "C"
 
 HYGASPI_ALIAS(gaspi_passive_send)
 HYGASPI_ALIAS(gaspi_passive_receive)
 HYGASPI_ALIAS(gaspi_passive_queue_purge)
-HYGASPI_ALIAS(gaspi_allreduce)
-HYGASPI_ALIAS(gaspi_allreduce_user)

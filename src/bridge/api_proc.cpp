@@ -4,7 +4,7 @@
 #include <numeric>
 
 #include "bridge/runtime.hpp"
-#include "shm/node_barrier.hpp"
+#include "bridge/group_ops.hpp"
 
 using namespace hygaspi;
 
@@ -71,6 +71,11 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     all.my_index = r.rank;
     all.tag = r.groups.next_tag(all.members);
     all.state = GroupState::committed;
+    r.reduce.clear();
+    if (gaspi_return_t area = publish_reduce_area(GASPI_GROUP_ALL); area != GASPI_SUCCESS) {
+      r.node.term();
+      return area;
+    }
     r.start = std::chrono::steady_clock::now();
     r.initialized.store(true, std::memory_order_release);
     return GASPI_SUCCESS;
@@ -83,6 +88,9 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
     std::lock_guard lock(r.lifecycle);
     HYGASPI_TRY(check::init("gaspi_proc_term"));
     r.initialized.store(false, std::memory_order_release);
+    for (std::uint32_t g = 0; g < limits::kMaxGroups; ++g)
+      if (r.groups.groups[g].state == GroupState::committed)
+        r.reduce.drop(r.node, g, r.groups.groups[g].my_index == 0);
     r.node.term();
     log::set_rank(-1);
     return GASPI_SUCCESS;

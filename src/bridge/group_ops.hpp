@@ -10,4 +10,7 @@ gaspi_return_t check_committed_group(const char* fn, gaspi_group_t group) noexce
 // The barrier of `group`; resumable after GASPI_TIMEOUT (spec §11.2.1).
 gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_t timeout);
 
+// Creates the node-local reduce area of a newly committed group when this rank leads it.
+gaspi_return_t publish_reduce_area(gaspi_group_t group);
+
 }  // namespace hygaspi

@@ -17,6 +17,7 @@
 #include "core/log.hpp"
 #include "core/queues.hpp"
 #include "shm/node.hpp"
+#include "shm/node_reduce.hpp"
 
 // Each gaspi_X is a weak alias of pgaspi_X (spec §14.2), so a tool library can define gaspi_X,
 // do its work and call pgaspi_X.
@@ -39,6 +40,7 @@ struct Runtime {
   std::uint32_t nranks = 1;
   std::chrono::steady_clock::time_point start{};
   shm::Node node;
+  shm::NodeReduce reduce;
   QueueTable queues;
   GroupTable groups;
   std::mutex segments;  // serialises segment creation and deletion

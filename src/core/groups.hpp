@@ -22,6 +22,12 @@ struct BarrierProgress {
   bool active = false;      // a barrier is in progress
 };
 
+// Where a node-local allreduce stands (shm/node_reduce.hpp); kept across GASPI_TIMEOUT.
+struct ReduceProgress {
+  std::uint32_t seq = 0;  // sequence number of the current (or last) allreduce, 1-based
+  enum Phase : std::uint32_t { idle, contributed, published } phase = idle;
+};
+
 enum class GroupState { free, created, committed };
 
 struct Group {
@@ -31,7 +37,9 @@ struct Group {
   std::uint32_t tag = 0;              // identifies this commit of this membership, never 0
   bool committing = false;            // a commit returned GASPI_TIMEOUT and is resumable
   BarrierProgress barrier;
-  std::mutex collective;  // one collective caller at a time
+  ReduceProgress reduce;
+  std::mutex collective;  // one barrier caller at a time
+  std::mutex reducing;    // one allreduce caller at a time; a barrier may run beside it
 };
 
 class GroupTable {
@@ -60,6 +68,7 @@ public:
       g.members.clear();
       g.committing = false;
       g.barrier = {};
+      g.reduce = {};
     }
     commits_.clear();
   }

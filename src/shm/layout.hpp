@@ -113,9 +113,41 @@ struct RankBlock {
   Doorbell bell;  // rung by notifications and collective signals aimed at this rank
   SegmentEntry segments[limits::kMaxSegments];
   GroupFlags groups[limits::kMaxGroups];
+  // Tag of the group commit whose reduce area this rank (as the group's leader) has published.
+  std::atomic<std::uint32_t> reduce_area_tag[limits::kMaxGroups];
 };
 static_assert(offsetof(RankBlock, bell) == kCacheLine);
 static_assert(offsetof(RankBlock, segments) % kCacheLine == 0);
 static_assert(offsetof(RankBlock, groups) % kCacheLine == 0);
+
+// Reduce area of a group: one shm object owned by the group's leader (its first member), named
+// "hygaspi-<job>-c<leader>-<group>-<tag>". Member i copies its contribution into slot i and
+// raises arrived[i]; the leader combines the slots into `result` and raises result_seq.
+struct alignas(kCacheLine) ReduceHeader {
+  std::uint64_t magic;       // kReduceMagic
+  std::uint32_t version;     // kLayoutVersion
+  std::uint32_t members;     // n
+  std::uint64_t slot_bytes;  // bytes per slot, a multiple of kCacheLine
+};
+static_assert(sizeof(ReduceHeader) == kCacheLine);
+
+struct alignas(kCacheLine) ReduceFlag {
+  std::atomic<std::uint32_t> seq;
+};
+static_assert(sizeof(ReduceFlag) == kCacheLine);
+inline constexpr std::uint64_t kReduceMagic = 0x48594741'53505244ull;  // "HYGASPRD"
+
+// Layout: header | arrived[n] | result_seq | slot[0..n-1] | result.
+struct ReduceLayout {
+  std::uint32_t members;
+  std::uint64_t slot_bytes;
+  [[nodiscard]] std::size_t arrived_offset() const noexcept { return sizeof(ReduceHeader); }
+  [[nodiscard]] std::size_t result_seq_offset() const noexcept { return arrived_offset() + members * sizeof(ReduceFlag); }
+  [[nodiscard]] std::size_t slot_offset(std::uint32_t i) const noexcept {
+    return result_seq_offset() + sizeof(ReduceFlag) + i * slot_bytes;
+  }
+  [[nodiscard]] std::size_t result_offset() const noexcept { return slot_offset(members); }
+  [[nodiscard]] std::size_t bytes() const noexcept { return result_offset() + slot_bytes; }
+};
 
 }  // namespace hygaspi::shm

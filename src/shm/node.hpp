@@ -91,6 +91,11 @@ public:
   }
   void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
 
+  // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>".
+  [[nodiscard]] std::string object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const;
+  // A standalone job unlinks its objects at once: no peer will ever open them.
+  [[nodiscard]] bool solo() const noexcept { return solo_; }
+
 private:
   struct Peer {
     ShmObject block_object;
@@ -98,7 +103,6 @@ private:
     std::unique_ptr<std::atomic<const MappedSegment*>[]> segments;  // kMaxSegments
   };
 
-  std::string object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const;
   gaspi_return_t map_peers(const Deadline& deadline);
 
   std::string job_;

@@ -1,0 +1,146 @@
+#include "shm/node_reduce.hpp"
+
+#include <cstring>
+
+#include "core/log.hpp"
+
+namespace hygaspi::shm {
+
+namespace {
+std::uint64_t round_up(std::uint64_t bytes) { return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine; }
+
+bool reached(const ReduceFlag& flag, std::uint32_t seq) noexcept {
+  return static_cast<std::int32_t>(flag.seq.load(std::memory_order_acquire) - seq) >= 0;
+}
+}  // namespace
+
+gaspi_return_t NodeReduce::create(Node& node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
+                                  std::uint64_t slot_bytes) {
+  ReduceArea& area = areas_[group];
+  area = ReduceArea{};
+  area.layout = ReduceLayout{members, round_up(slot_bytes)};
+  const std::string name = node.object_name("c", node.rank(), group, tag);
+  std::string error;
+  if (!ShmObject::create(name, area.layout.bytes(), area.object, error)) {
+    log::error("gaspi_group_commit", "group %u: %s", group, error.c_str());
+    return GASPI_ERR_MEMALLOC;
+  }
+  if (node.solo())
+    ShmObject::unlink(name);
+  auto* header = reinterpret_cast<ReduceHeader*>(area.at(0));
+  *header = ReduceHeader{kReduceMagic, kLayoutVersion, members, area.layout.slot_bytes};
+  area.tag = tag;
+  node.my_block().reduce_area_tag[group].store(tag, std::memory_order_seq_cst);
+  return GASPI_SUCCESS;
+}
+
+void NodeReduce::drop(Node& node, std::uint32_t group, bool leader) noexcept {
+  ReduceArea& area = areas_[group];
+  if (leader && area.tag != 0 && !node.solo())
+    ShmObject::unlink(node.object_name("c", node.rank(), group, area.tag));
+  area = ReduceArea{};
+}
+
+void NodeReduce::clear() noexcept {
+  for (auto& a : areas_)
+    a = ReduceArea{};
+}
+
+gaspi_return_t NodeReduce::attach(Node& node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag,
+                                  std::uint32_t members, std::uint64_t slot_bytes, const Deadline& deadline) {
+  ReduceArea& area = areas_[group];
+  if (area.tag == tag)
+    return GASPI_SUCCESS;
+  // The leader publishes the area before it joins the commit barrier; a member normally finds it
+  // at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init without a barrier.
+  auto& published = node.block(leader).reduce_area_tag[group];
+  std::uint32_t partner[] = {leader};
+  switch (node.wait([&] { return published.load(std::memory_order_acquire) == tag; }, deadline, partner)) {
+  case WaitResult::ready:
+    break;
+  case WaitResult::timeout:
+    return GASPI_TIMEOUT;
+  case WaitResult::failed:
+    log::error("gaspi_allreduce", "group %u: leader rank %u died", group, leader);
+    return GASPI_ERROR;
+  }
+  area = ReduceArea{};
+  area.layout = ReduceLayout{members, round_up(slot_bytes)};
+  std::string error;
+  if (!ShmObject::open(node.object_name("c", leader, group, tag), area.layout.bytes(), area.object, error)) {
+    log::error("gaspi_allreduce", "group %u: %s", group, error.c_str());
+    return GASPI_ERROR;
+  }
+  const auto* header = reinterpret_cast<const ReduceHeader*>(area.at(0));
+  if (header->magic != kReduceMagic || header->members != members || header->slot_bytes != area.layout.slot_bytes) {
+    log::error("gaspi_allreduce", "group %u: the leader's reduce area does not match this rank's group", group);
+    area = ReduceArea{};
+    return GASPI_ERROR;
+  }
+  area.tag = tag;
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<const gaspi_rank_t> members,
+                                     std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
+                                     ReduceProgress& progress, const void* send, void* receive, std::size_t bytes,
+                                     Combine combine, void* ctx, const Deadline& deadline) {
+  const auto n = static_cast<std::uint32_t>(members.size());
+  const gaspi_rank_t leader = members[0];
+  if (gaspi_return_t rc = attach(node, group, leader, tag, n, slot_bytes, deadline); rc != GASPI_SUCCESS)
+    return rc;
+  ReduceArea& area = areas_[group];
+
+  if (progress.phase == ReduceProgress::idle) {
+    progress.seq += 1;
+    std::memcpy(area.at(area.layout.slot_offset(my_index)), send, bytes);
+    area.arrived(my_index).seq.store(progress.seq, std::memory_order_seq_cst);
+    if (my_index != 0)
+      node.ring(leader);
+    progress.phase = ReduceProgress::contributed;
+  }
+
+  if (my_index == 0 && progress.phase == ReduceProgress::contributed) {
+    for (std::uint32_t i = 1; i < n; ++i) {
+      std::uint32_t partner[] = {members[i]};
+      switch (node.wait([&] { return reached(area.arrived(i), progress.seq); }, deadline, partner)) {
+      case WaitResult::ready:
+        break;
+      case WaitResult::timeout:
+        return GASPI_TIMEOUT;  // keeps `contributed`; the next call waits on
+      case WaitResult::failed:
+        log::error("gaspi_allreduce", "group %u: rank %u died", group, members[i]);
+        progress.phase = ReduceProgress::idle;
+        return GASPI_ERROR;
+      }
+    }
+    char* result = area.at(area.layout.result_offset());
+    std::memcpy(result, area.at(area.layout.slot_offset(0)), bytes);
+    for (std::uint32_t i = 1; i < n; ++i)
+      if (gaspi_return_t rc = combine(ctx, result, area.at(area.layout.slot_offset(i))); rc != GASPI_SUCCESS) {
+        progress.phase = ReduceProgress::idle;
+        return rc;
+      }
+    area.result_seq().seq.store(progress.seq, std::memory_order_seq_cst);
+    for (std::uint32_t i = 1; i < n; ++i)
+      node.ring(members[i]);
+    progress.phase = ReduceProgress::published;
+  }
+
+  std::uint32_t partner[] = {leader};
+  switch (node.wait([&] { return reached(area.result_seq(), progress.seq); }, deadline, partner)) {
+  case WaitResult::ready:
+    break;
+  case WaitResult::timeout:
+    return GASPI_TIMEOUT;
+  case WaitResult::failed:
+    log::error("gaspi_allreduce", "group %u: leader rank %u died", group, leader);
+    progress.phase = ReduceProgress::idle;
+    return GASPI_ERROR;
+  }
+  std::memcpy(receive, area.at(area.layout.result_offset()), bytes);
+  progress.phase = ReduceProgress::idle;
+  return GASPI_SUCCESS;
+}
+
+}  // namespace hygaspi::shm

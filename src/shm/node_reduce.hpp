@@ -1,0 +1,57 @@
+// Node-local allreduce through one shared buffer (DESIGN.md "Collectives"): every member copies
+// its contribution into its slot of the leader's reduce area, the leader combines the slots and
+// publishes the result, every member copies it out. One copy in, one combine pass, one copy out;
+// no point-to-point messages. Resumable: progress lives in ReduceProgress, and the send buffer is
+// read only on the first call of an allreduce (spec §11.3.1).
+//
+// Slot reuse is safe without extra flags: a member contributes to allreduce s+1 only after it has
+// seen result s, which the leader publishes only after it has read every slot of s; and the leader
+// writes result s+1 only after every member has contributed to s+1, i.e. copied result s out.
+#pragma once
+#include <GASPI.h>
+
+#include <array>
+#include <span>
+
+#include "core/deadline.hpp"
+#include "core/groups.hpp"
+#include "shm/node.hpp"
+
+namespace hygaspi::shm {
+
+// acc = acc (op) other, for `ctx`'s element type and count. Returns GASPI_SUCCESS or an error.
+using Combine = gaspi_return_t (*)(void* ctx, void* acc, const void* other);
+
+struct ReduceArea {
+  std::uint32_t tag = 0;  // commit tag of the group this mapping belongs to (0: none)
+  ReduceLayout layout{};
+  ShmObject object;
+  [[nodiscard]] char* at(std::size_t offset) const noexcept { return static_cast<char*>(object.data()) + offset; }
+  [[nodiscard]] ReduceFlag& arrived(std::uint32_t i) const noexcept {
+    return reinterpret_cast<ReduceFlag*>(at(layout.arrived_offset()))[i];
+  }
+  [[nodiscard]] ReduceFlag& result_seq() const noexcept { return *reinterpret_cast<ReduceFlag*>(at(layout.result_seq_offset())); }
+};
+
+class NodeReduce {
+public:
+  // The leader creates and publishes the area of a newly committed group (before the commit's
+  // barrier, so members find it afterwards).
+  gaspi_return_t create(Node& node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
+                        std::uint64_t slot_bytes);
+  // Drops this rank's mapping (group deleted); the leader also removes the name.
+  void drop(Node& node, std::uint32_t group, bool leader) noexcept;
+  void clear() noexcept;
+
+  gaspi_return_t allreduce(Node& node, std::uint32_t group, std::span<const gaspi_rank_t> members,
+                           std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
+                           ReduceProgress& progress, const void* send, void* receive, std::size_t bytes,
+                           Combine combine, void* ctx, const Deadline& deadline);
+
+private:
+  gaspi_return_t attach(Node& node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag,
+                        std::uint32_t members, std::uint64_t slot_bytes, const Deadline& deadline);
+  std::array<ReduceArea, limits::kMaxGroups> areas_;
+};
+
+}  // namespace hygaspi::shm
