@@ -1,6 +1,7 @@
 #include "core/config.hpp"
 
 #include <algorithm>
+#include <cstring>
 
 #include "core/limits.hpp"
 
@@ -54,12 +55,19 @@ bool sanitize_config(gaspi_config_t& c, std::string& error) {
       !fit("allreduce_elem_max", c.allreduce_elem_max, kMaxAllreduceElems, error) ||
       !fit("rw_list_elem_max", c.rw_list_elem_max, kMaxListElems, error))
     return false;
-  if (c.build_infrastructure > GASPI_TOPOLOGY_DYNAMIC) {
-    error = "build_infrastructure " + std::to_string(static_cast<int>(c.build_infrastructure)) + " is unknown";
+  // A C caller may store any integer in an enum field; read the bits, not an enum value (UB).
+  auto raw = [](const auto& field) {
+    int value = 0;
+    static_assert(sizeof field == sizeof value);
+    std::memcpy(&value, &field, sizeof value);
+    return value;
+  };
+  if (int v = raw(c.build_infrastructure); v < GASPI_TOPOLOGY_NONE || v > GASPI_TOPOLOGY_DYNAMIC) {
+    error = "build_infrastructure " + std::to_string(v) + " is unknown";
     return false;
   }
-  if (c.network > GASPI_OFI) {
-    error = "network " + std::to_string(static_cast<int>(c.network)) + " is unknown";
+  if (int v = raw(c.network); v < GASPI_IB || v > GASPI_OFI) {
+    error = "network " + std::to_string(v) + " is unknown";
     return false;
   }
   return true;
