@@ -136,6 +136,7 @@ void BM_memcpy(benchmark::State& state) {
 // Collects each run's figure for the ratio table.
 class Collector : public benchmark::ConsoleReporter {
 public:
+  Collector() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
   std::map<std::string, double> ns, gbps;
   void ReportRuns(const std::vector<Run>& runs) override {
     ConsoleReporter::ReportRuns(runs);

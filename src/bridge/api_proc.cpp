@@ -1,6 +1,8 @@
 // Process management (spec §5), connection utilities (§5.4) and the state vector (§5.5).
 #include <algorithm>
 #include <csignal>
+#include <cstdlib>
+#include <sched.h>
 #include <numeric>
 
 #include "bridge/runtime.hpp"
@@ -9,11 +11,23 @@
 using namespace hygaspi;
 
 namespace hygaspi {
-Runtime& rt() noexcept {
-  static Runtime runtime;
-  return runtime;
-}
+// One namespace-scope instance: rt() inlines to its address, with no static-guard check on the
+// data path (callgrind showed ~25 instructions per call for the function-local static).
+Runtime g_runtime;
 }  // namespace hygaspi
+
+namespace {
+// Spinning only pays when every rank has a core. Oversubscribed, a spinning waiter steals the CPU
+// from the rank it waits for (measured: 4 ranks on 2 cores, barrier 225 us with a 2000-poll spin,
+// 8.9 us without), so unless HYGASPI_SPIN is set we go straight to yielding.
+std::int64_t effective_spin(const Knobs& knobs) {
+  if (std::getenv("HYGASPI_SPIN") != nullptr)
+    return knobs.spin;
+  cpu_set_t set;
+  const long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+  return knobs.nranks > cpus ? 0 : knobs.spin;
+}
+}  // namespace
 
 extern "C" {
 
@@ -56,7 +70,12 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     // GASPI_BLOCK would wait forever for a peer that never starts; cap it (HYGASPI_INIT_TIMEOUT_MS).
     const gaspi_timeout_t wait_ms =
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
-    shm::NodeOptions options{knobs.job, r.rank, r.nranks, {knobs.spin, knobs.yields}};
+    shm::NodeOptions options{knobs.job,
+                             r.rank,
+                             r.nranks,
+                             {effective_spin(knobs), knobs.yields},
+                             r.config.passive_queue_size_max,
+                             r.config.passive_transfer_size_max};
     gaspi_return_t rc = r.node.init(options, Deadline(wait_ms));
     if (rc != GASPI_SUCCESS) {
       r.node.term();

@@ -46,7 +46,8 @@ struct Runtime {
   std::mutex segments;  // serialises segment creation and deletion
 };
 
-Runtime& rt() noexcept;
+extern Runtime g_runtime;
+inline Runtime& rt() noexcept { return g_runtime; }
 
 // Runs an entry point's body; a stray exception becomes GASPI_ERROR plus a message.
 template <class Body>

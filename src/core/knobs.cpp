@@ -10,7 +10,7 @@ constexpr KnobInfo kTable[] = {
     {"HYGASPI_JOB", KnobType::string, "", "job id; set by hygaspi-run. Unset: a 1-rank job"},
     {"HYGASPI_RANK", KnobType::integer, "0", "this process's rank; set by hygaspi-run"},
     {"HYGASPI_NRANKS", KnobType::integer, "1", "number of ranks; set by hygaspi-run"},
-    {"HYGASPI_SPIN", KnobType::integer, "2000", "busy-poll iterations before a wait yields the CPU"},
+    {"HYGASPI_SPIN", KnobType::integer, "2000", "busy-poll iterations before a wait yields the CPU (default 0 when the node has more ranks than CPUs)"},
     {"HYGASPI_YIELDS", KnobType::integer, "50", "sched_yield calls before a wait sleeps on a futex"},
     {"HYGASPI_LOG", KnobType::integer, "1", "diagnostics: 0 none, 1 errors, 2 warnings, 3 debug"},
     {"HYGASPI_INIT_TIMEOUT_MS", KnobType::integer, "60000",

@@ -100,8 +100,31 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
   self.block = static_cast<RankBlock*>(self.block_object.data());
   self.block->header = RankHeader{kRankMagic, kLayoutVersion, getpid(), rank_, 0};
 
+  // The passive receive ring exists before this rank is announced ready, so a peer that sees
+  // RankState::ready can map it.
+  passive_objects_.resize(nranks_);
+  passive_rings_ = std::make_unique<std::atomic<PassiveRing*>[]>(nranks_);
+  for (std::uint32_t r = 0; r < nranks_; ++r)
+    passive_rings_[r].store(nullptr, std::memory_order_relaxed);
+  const std::uint32_t slots = passive_slots(options.passive_queue_size_max);
+  const std::string ring_name = object_name("p", rank_, epoch_, 0);
+  if (!ShmObject::create(ring_name, passive_ring_bytes(slots, options.passive_transfer_size_max),
+                         passive_objects_[rank_], error)) {
+    log::error("gaspi_proc_init", "passive receive ring: %s", error.c_str());
+    return GASPI_ERR_MEMALLOC;
+  }
+  if (solo_)
+    ShmObject::unlink(ring_name);
+  auto* ring = static_cast<PassiveRing*>(passive_objects_[rank_].data());
+  passive_ring_init(*ring, rank_, getpid(), slots, options.passive_transfer_size_max);
+  passive_rings_[rank_].store(ring, std::memory_order_release);
+
+  // A second life cycle (gaspi_proc_term, then gaspi_proc_init again) first withdraws the old
+  // state, so a peer that reads the new epoch never takes "terminated" or "ready" of the previous
+  // life for this one (map_peers reads the epoch first, then the state).
+  me.state.store(static_cast<std::uint32_t>(RankState::absent), std::memory_order_seq_cst);
   me.pid.store(getpid(), std::memory_order_relaxed);
-  me.init_epoch.store(epoch_, std::memory_order_relaxed);
+  me.init_epoch.store(epoch_, std::memory_order_release);
   me.state.store(static_cast<std::uint32_t>(RankState::ready), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
   return map_peers(deadline);
@@ -113,8 +136,14 @@ gaspi_return_t Node::map_peers(const Deadline& deadline) {
       continue;
     JobRankSlot& slot = job_block_->slot(r);
     auto state = [&] { return static_cast<RankState>(slot.state.load(std::memory_order_seq_cst)); };
-    WaitResult w = wait_until([&] { return state() != RankState::absent; }, job_block_->bell, deadline, wait_,
-                              [&] { return state() != RankState::dead; });
+    // Wait for the peer's life cycle that matches ours (the same number of gaspi_proc_init calls):
+    // after a re-init here, a peer still in, or just out of, its previous one does not count.
+    auto arrived = [&] {
+      const bool current = slot.init_epoch.load(std::memory_order_acquire) >= epoch_;
+      const RankState s = state();
+      return s == RankState::dead || (current && s != RankState::absent);
+    };
+    WaitResult w = wait_until(arrived, job_block_->bell, deadline, wait_, [&] { return state() != RankState::dead; });
     if (w != WaitResult::ready || state() != RankState::ready) {
       log::error("gaspi_proc_init", "rank %u %s", r,
                  w == WaitResult::timeout ? "did not start in time" : "died or ended before it initialised");
@@ -144,10 +173,14 @@ void Node::term() noexcept {
       if (local(s) != nullptr)
         segment_delete(s);
     ShmObject::unlink(object_name("r", rank_, epoch_, 0));
+    if (!solo_ && passive_rings_ != nullptr && passive_rings_[rank_].load(std::memory_order_relaxed) != nullptr)
+      ShmObject::unlink(object_name("p", rank_, epoch_, 0));
   }
   job_block_->slot(rank_).state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
   mappings_.clear();
+  passive_rings_.reset();
+  passive_objects_.clear();
   peers_.clear();
   job_object_.reset();
   job_block_ = nullptr;
@@ -241,6 +274,38 @@ const MappedSegment* Node::lookup(std::uint32_t rank, std::uint32_t seg) {
   peers_[rank].segments[seg].store(m.get(), std::memory_order_release);
   mappings_.push_back(std::move(m));
   return mappings_.back().get();
+}
+
+PassiveRing* Node::passive_ring(std::uint32_t rank) {
+  PassiveRing* ring = passive_rings_[rank].load(std::memory_order_acquire);
+  if (ring != nullptr)
+    return ring;
+  std::lock_guard lock(map_mutex_);
+  ring = passive_rings_[rank].load(std::memory_order_acquire);
+  if (ring != nullptr)
+    return ring;
+  // Map the header first to learn the ring's size, which the owner's configuration decided.
+  const std::string name = object_name("p", rank, job_block_->slot(rank).init_epoch.load(std::memory_order_acquire), 0);
+  std::string error;
+  ShmObject header_object;
+  if (!ShmObject::open(name, sizeof(PassiveRing), header_object, error)) {
+    log::error("gaspi_passive_send", "passive ring of rank %u: %s", rank, error.c_str());
+    return nullptr;
+  }
+  const PassiveHeader h = static_cast<const PassiveRing*>(header_object.data())->header;
+  if (h.magic != kPassiveMagic || h.version != kLayoutVersion || h.rank != rank || h.slots == 0 ||
+      (h.slots & (h.slots - 1)) != 0 || h.total_bytes != passive_ring_bytes(h.slots, h.payload_max)) {
+    log::error("gaspi_passive_send", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)", rank,
+               h.version);
+    return nullptr;
+  }
+  if (!ShmObject::open(name, h.total_bytes, passive_objects_[rank], error)) {
+    log::error("gaspi_passive_send", "passive ring of rank %u: %s", rank, error.c_str());
+    return nullptr;
+  }
+  ring = static_cast<PassiveRing*>(passive_objects_[rank].data());
+  passive_rings_[rank].store(ring, std::memory_order_release);
+  return ring;
 }
 
 namespace {

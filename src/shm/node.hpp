@@ -14,6 +14,7 @@
 #include "core/deadline.hpp"
 #include "shm/doorbell.hpp"
 #include "shm/layout.hpp"
+#include "shm/passive_ring.hpp"
 #include "shm/shm_object.hpp"
 
 namespace hygaspi::shm {
@@ -36,6 +37,8 @@ struct NodeOptions {
   std::uint32_t rank = 0;
   std::uint32_t nranks = 1;
   WaitPolicy wait;
+  std::uint32_t passive_queue_size_max = 1024;  // config: sizes this rank's passive receive ring
+  std::uint64_t passive_transfer_size_max = 65535;
 };
 
 class Node {
@@ -91,6 +94,12 @@ public:
   }
   void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
 
+  // ---- passive communication (shm/passive_ring.hpp)
+  // This rank's receive ring, created in init.
+  [[nodiscard]] PassiveRing& my_passive_ring() const noexcept { return *passive_rings_[rank_].load(std::memory_order_relaxed); }
+  // The receive ring of a rank on the node (maps on first use), or nullptr with a logged error.
+  PassiveRing* passive_ring(std::uint32_t rank);
+
   // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>".
   [[nodiscard]] std::string object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const;
   // A standalone job unlinks its objects at once: no peer will ever open them.
@@ -116,6 +125,8 @@ private:
   std::vector<Peer> peers_;
   std::mutex map_mutex_;                                // serialises mapping and unmapping
   std::vector<std::unique_ptr<MappedSegment>> mappings_;  // owns every MappedSegment ever published
+  std::vector<ShmObject> passive_objects_;                 // per rank; written under map_mutex_
+  std::unique_ptr<std::atomic<PassiveRing*>[]> passive_rings_;  // per rank; nullptr until mapped
 };
 
 }  // namespace hygaspi::shm

@@ -1,0 +1,247 @@
+// Global atomics on a node peer, each beside the raw floor underneath it, measured in the same run:
+//   fetch_add     gaspi_atomic_fetch_add on a word in rank 1's segment     vs  std::atomic fetch_add
+//   compare_swap  gaspi_atomic_compare_swap (always succeeding) likewise   vs  compare_exchange_strong
+//                 (uncontended: rank 0 alone issues, rank 1 sits in a barrier; Google Benchmark,
+//                  median of 5 repetitions)
+//   contended     both ranks fetch_add the same word, a fixed count each  vs  the same on the raw word
+//                 (start aligned by a barrier; ns/op = the slower rank's time / its count; median of 5)
+// The raw word lives in a shm object of our own, shared with rank 1 and named after the job so the
+// launcher removes it. Both words are shared memory that rank 0 has mapped, so the ratio is the
+// runtime's own software overhead per call (argument checks, segment lookup, error guard).
+// Run as 2 ranks: hygaspi-run -n 2 -- bench_atomics.
+#include <GASPI.h>
+#include <GASPI_Ext.h>
+#include <benchmark/benchmark.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <fcntl.h>
+#include <map>
+#include <utility>
+#include <string>
+#include <sys/mman.h>
+#include <unistd.h>
+#include <vector>
+
+namespace {
+
+constexpr gaspi_segment_id_t kSeg = 0;
+constexpr gaspi_offset_t kWord = 0;      // uncontended word in rank 1's segment
+constexpr gaspi_offset_t kHotWord = 128;  // contended word, on its own cache line
+constexpr std::uint64_t kContendedOps = 1000000;
+constexpr int kContendedReps = 5;
+
+void ok(gaspi_return_t rc, const char* what) {
+  if (rc != GASPI_SUCCESS) {
+    std::fprintf(stderr, "bench: %s failed: %s\n", what, gaspi_error_str(rc));
+    std::exit(1);
+  }
+}
+
+gaspi_rank_t g_rank = 0;
+
+// ---- raw floor: words in a shm object of our own, each on its own 128-byte line.
+struct alignas(128) RawWords {
+  std::atomic<std::uint64_t> word;
+  alignas(128) std::atomic<std::uint64_t> hot;
+};
+static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
+RawWords* g_raw = nullptr;
+
+RawWords* map_raw() {
+  const char* job = std::getenv("HYGASPI_JOB");
+  std::string name = std::string("/hygaspi-") + (job ? job : "solo") + "-benchatomic";
+  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
+  if (fd < 0 || ftruncate(fd, sizeof(RawWords)) != 0)
+    std::exit(1);
+  void* p = mmap(nullptr, sizeof(RawWords), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+  close(fd);
+  if (p == MAP_FAILED)
+    std::exit(1);
+  return static_cast<RawWords*>(p);
+}
+
+void set_ns_per_op(benchmark::State& state) {
+  state.counters["ns_per_op"] = benchmark::Counter(static_cast<double>(state.iterations()),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+// ---- uncontended, rank 0 alone.
+void BM_raw_fetch_add(benchmark::State& state) {
+  std::uint64_t sink = 0;
+  for (auto _ : state)
+    sink += g_raw->word.fetch_add(1, std::memory_order_seq_cst);
+  benchmark::DoNotOptimize(sink);
+  set_ns_per_op(state);
+}
+
+void BM_gaspi_fetch_add(benchmark::State& state) {
+  std::uint64_t sink = 0;
+  for (auto _ : state) {
+    gaspi_atomic_value_t old = 0;
+    ok(gaspi_atomic_fetch_add(kSeg, kWord, 1, 1, &old, GASPI_BLOCK), "atomic_fetch_add");
+    sink += old;
+  }
+  benchmark::DoNotOptimize(sink);
+  set_ns_per_op(state);
+}
+
+// Each swap succeeds: the comparator is the value the previous one left.
+void BM_raw_compare_swap(benchmark::State& state) {
+  std::uint64_t k = g_raw->word.load(std::memory_order_relaxed);
+  for (auto _ : state) {
+    std::uint64_t expected = k;
+    g_raw->word.compare_exchange_strong(expected, k + 1, std::memory_order_seq_cst);
+    k = expected == k ? k + 1 : expected;
+  }
+  set_ns_per_op(state);
+}
+
+std::uint64_t g_cas_misses = 0;
+
+void BM_gaspi_compare_swap(benchmark::State& state) {
+  gaspi_atomic_value_t k = 0;
+  ok(gaspi_atomic_fetch_add(kSeg, kWord, 1, 0, &k, GASPI_BLOCK), "atomic_fetch_add");
+  for (auto _ : state) {
+    gaspi_atomic_value_t old = 0;
+    ok(gaspi_atomic_compare_swap(kSeg, kWord, 1, k, k + 1, &old, GASPI_BLOCK), "atomic_compare_swap");
+    if (old == k) {
+      k = k + 1;
+    } else {
+      ++g_cas_misses;  // nobody else touches this word: a miss is a wrong result
+      k = old;
+    }
+  }
+  set_ns_per_op(state);
+}
+
+// ---- contended: both ranks, fixed count. Returns the slower rank's ns per op and sets `overlap` to
+// the smaller share of a rank's run in which the other rank's ops landed (from the old values the
+// rank saw: 1.0 = the two runs interleaved throughout, 0 = they ran one after the other, which a
+// busy 2-vCPU machine can do, and then the figure shows no contention).
+template <class Op>
+double contended(Op&& op, double& overlap) {
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  const auto t0 = std::chrono::steady_clock::now();
+  const std::uint64_t first = op();
+  std::uint64_t last = first;
+  for (std::uint64_t i = 1; i < kContendedOps; ++i)
+    last = op();
+  double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  double other = static_cast<double>(last - first + 1 - kContendedOps) / static_cast<double>(kContendedOps);
+  double slowest = 0;
+  ok(gaspi_allreduce(&ns, &slowest, 1, GASPI_OP_MAX, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK), "allreduce");
+  ok(gaspi_allreduce(&other, &overlap, 1, GASPI_OP_MIN, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK), "allreduce");
+  return slowest / static_cast<double>(kContendedOps);
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Collects each run's figure for the ratio table.
+class Collector : public benchmark::ConsoleReporter {
+public:
+  // Colour only on a terminal, so logs stay plain text.
+  Collector() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
+  std::map<std::string, double> ns;
+  void ReportRuns(const std::vector<Run>& runs) override {
+    ConsoleReporter::ReportRuns(runs);
+    for (const auto& r : runs) {
+      if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median")
+        continue;
+      auto it = r.counters.find("ns_per_op");
+      if (it != r.counters.end())
+        ns[r.run_name.function_name] = it->second.value * 1e9;
+    }
+  }
+};
+
+void row(const char* figure, double ours, double floor, const char* target) {
+  std::printf("%-44s %9.1f ns %9.1f ns %8.2f %s\n", figure, ours, floor, floor > 0 ? ours / floor : 0.0, target);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
+  gaspi_rank_t n = 0;
+  ok(gaspi_proc_rank(&g_rank), "rank");
+  ok(gaspi_proc_num(&n), "num");
+  if (n != 2) {
+    if (g_rank == 0)
+      std::fprintf(stderr, "bench_atomics needs exactly 2 ranks: hygaspi-run -n 2 -- %s\n", argv[0]);
+    gaspi_proc_term(GASPI_BLOCK);
+    return 2;
+  }
+  ok(gaspi_segment_create(kSeg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
+  if (g_rank == 0)
+    g_raw = map_raw();  // rank 0 creates and sizes it before rank 1 opens it
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  if (g_rank == 1)
+    g_raw = map_raw();
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+
+  // Uncontended: rank 0 drives Google Benchmark while rank 1 waits in the next barrier.
+  Collector collector;
+  if (g_rank == 0) {
+    benchmark::Initialize(&argc, argv);
+    using Fn = void (*)(benchmark::State&);
+    const std::pair<const char*, Fn> runs[] = {{"raw_fetch_add", BM_raw_fetch_add},
+                                               {"gaspi_fetch_add", BM_gaspi_fetch_add},
+                                               {"raw_compare_swap", BM_raw_compare_swap},
+                                               {"gaspi_compare_swap", BM_gaspi_compare_swap}};
+    for (auto [name, fn] : runs)
+      benchmark::RegisterBenchmark(name, fn)->MinTime(0.3)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
+    benchmark::RunSpecifiedBenchmarks(&collector);
+  }
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+
+  // Contended: both ranks hammer one word; interleave raw and ours so drift hits both alike.
+  std::vector<double> raw_ns, ours_ns;
+  gaspi_atomic_value_t before = 0, after = 0;
+  ok(gaspi_atomic_fetch_add(kSeg, kHotWord, 1, 0, &before, GASPI_BLOCK), "atomic_fetch_add");
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  std::vector<double> raw_overlap, ours_overlap;
+  for (int rep = 0; rep < kContendedReps; ++rep) {
+    double overlap = 0;
+    raw_ns.push_back(contended([] { return g_raw->hot.fetch_add(1, std::memory_order_seq_cst); }, overlap));
+    raw_overlap.push_back(overlap);
+    ours_ns.push_back(contended(
+        [] {
+          gaspi_atomic_value_t old = 0;
+          ok(gaspi_atomic_fetch_add(kSeg, kHotWord, 1, 1, &old, GASPI_BLOCK), "atomic_fetch_add");
+          return old;
+        },
+        overlap));
+    ours_overlap.push_back(overlap);
+  }
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  ok(gaspi_atomic_fetch_add(kSeg, kHotWord, 1, 0, &after, GASPI_BLOCK), "atomic_fetch_add");
+
+  if (g_rank == 0) {
+    const std::uint64_t expect = 2 * kContendedOps * kContendedReps;
+    bool lost = after - before != expect;
+    if (lost)
+      std::printf("ERROR: contended gaspi_atomic_fetch_add lost updates: %lu of %lu arrived\n", after - before, expect);
+    if (g_cas_misses)
+      std::printf("ERROR: gaspi_atomic_compare_swap returned an unexpected old value %lu times\n", g_cas_misses);
+    auto& c = collector.ns;
+    std::printf("\n%-44s %12s %12s %8s %s\n", "figure (median of 5)", "HyGASPI", "floor", "ratio", "target");
+    row("fetch_add, rank 0 alone", c["gaspi_fetch_add"], c["raw_fetch_add"], "<= 2 (std::atomic fetch_add)");
+    row("compare_swap, rank 0 alone", c["gaspi_compare_swap"], c["raw_compare_swap"],
+        "<= 2 (std::atomic compare_exchange)");
+    row("fetch_add, 2 ranks contended", median(ours_ns), median(raw_ns), "<= 2 (std::atomic fetch_add, 2 ranks)");
+    std::printf("(contended runs overlapped: HyGASPI %.0f%%, raw %.0f%% -- median of 5; near 0 means the ranks "
+                "took turns and the row shows no contention)\n",
+                100 * median(ours_overlap), 100 * median(raw_overlap));
+  }
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  ok(gaspi_proc_term(GASPI_BLOCK), "proc_term");
+  return 0;
+}

@@ -1,0 +1,98 @@
+// Collectives on one node, for any rank count (run at 2, 4 and 8 ranks):
+//   barrier         gaspi_barrier(GASPI_GROUP_ALL)
+//   allreduce 8 B   gaspi_allreduce of 1 double, SUM
+//   allreduce 64 KiB gaspi_allreduce of 8192 doubles, SUM (allreduce_elem_max/buf_size raised first)
+// Each rank runs the same fixed count (after a warm-up of a tenth of it) and times it with
+// steady_clock; the figure is the slowest rank's time / count, found by an allreduce MAX. The floor
+// for these is bench/mpi_collectives.cpp, which prints the same rows for Open MPI on the same node.
+// Run: hygaspi-run -n N -- bench_collectives [scale]   (scale < 1 shortens every count)
+#include <GASPI.h>
+#include <GASPI_Ext.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <vector>
+
+namespace {
+
+constexpr gaspi_number_t kLargeElems = 8192;  // 64 KiB of doubles
+
+void ok(gaspi_return_t rc, const char* what) {
+  if (rc != GASPI_SUCCESS) {
+    std::fprintf(stderr, "bench: %s failed: %s\n", what, gaspi_error_str(rc));
+    std::exit(1);
+  }
+}
+
+// Runs `op` warm-up + count times on every rank; returns the slowest rank's µs per op.
+template <class Op>
+double timed(long count, Op&& op) {
+  for (long i = 0; i < count / 10; ++i)
+    op();
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < count; ++i)
+    op();
+  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
+  double slowest = 0;
+  ok(gaspi_allreduce(&us, &slowest, 1, GASPI_OP_MAX, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK), "allreduce");
+  return slowest / static_cast<double>(count);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
+  gaspi_config_t config;
+  ok(gaspi_config_get(&config), "config_get");
+  config.allreduce_elem_max = kLargeElems;
+  config.allreduce_buf_size = kLargeElems * sizeof(double);
+  ok(gaspi_config_set(config), "config_set");
+  ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
+  gaspi_rank_t rank = 0, n = 0;
+  ok(gaspi_proc_rank(&rank), "rank");
+  ok(gaspi_proc_num(&n), "num");
+
+  const long barriers = std::max(10l, static_cast<long>(2000 * scale));
+  const long small = std::max(10l, static_cast<long>(2000 * scale));
+  const long large = std::max(10l, static_cast<long>(200 * scale));
+  // Each rank contributes rank + 1, so every element of every result must be n(n+1)/2.
+  const double expect = n * (n + 1) / 2.0;
+  long wrong = 0;
+  double one = rank + 1, one_sum = 0;
+  std::vector<double> big(kLargeElems, rank + 1), big_sum(kLargeElems, 0);
+
+  double t_barrier = timed(barriers, [] { ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier"); });
+  double t_small = timed(small, [&] {
+    one_sum = 0;
+    ok(gaspi_allreduce(&one, &one_sum, 1, GASPI_OP_SUM, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK),
+       "allreduce 8 B");
+    wrong += one_sum != expect;
+  });
+  double t_large = timed(large, [&] {
+    big_sum.front() = big_sum.back() = 0;
+    ok(gaspi_allreduce(big.data(), big_sum.data(), kLargeElems, GASPI_OP_SUM, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL,
+                       GASPI_BLOCK),
+       "allreduce 64 KiB");
+    wrong += big_sum.front() != expect || big_sum.back() != expect;
+  });
+  for (double v : big_sum)
+    wrong += v != expect;
+
+  long wrong_all = 0;
+  ok(gaspi_allreduce(&wrong, &wrong_all, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_BLOCK), "allreduce");
+  if (rank == 0) {
+    if (wrong_all)
+      std::printf("ERROR: %ld allreduce results were wrong\n", wrong_all);
+    std::printf("HyGASPI collectives, slowest rank's time / count\n");
+    std::printf("%5s | %-16s | %6s | %10s\n", "ranks", "op", "count", "µs/op");
+    std::printf("%5u | %-16s | %6ld | %10.3f\n", n, "barrier", barriers, t_barrier);
+    std::printf("%5u | %-16s | %6ld | %10.3f\n", n, "allreduce 8 B", small, t_small);
+    std::printf("%5u | %-16s | %6ld | %10.3f\n", n, "allreduce 64 KiB", large, t_large);
+  }
+  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  ok(gaspi_proc_term(GASPI_BLOCK), "proc_term");
+  return wrong_all ? 1 : 0;
+}

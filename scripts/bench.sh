@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# Builds the benchmarks and runs them all in one go, then prints every ratio table and a combined
+# HyGASPI-vs-Open-MPI summary for the collectives:
+#   bench_shm      2 ranks   write_notify latency, gaspi_write bandwidth    vs raw shm / memcpy
+#   bench_atomics  2 ranks   global atomics, alone and contended            vs std::atomic on shm
+#   bench_collectives / mpi_collectives at N = ${BENCH_RANKS:-2 4 8}: barrier, allreduce 8 B, 64 KiB
+# Environment: BUILD_DIR (default build-bench), BUILD_TYPE (default Release), BENCH_RANKS,
+# BENCH_SCALE (multiplies the collectives' fixed counts; default 1), BENCH_PIN (default 1).
+# About 1 minute on 2 vCPUs once built. Logs of every run stay in $BUILD_DIR/bench-logs.
+#
+# Placement: mpirun binds each rank to a core when N <= cores and to the whole socket beyond;
+# hygaspi-run binds nothing. Unbound spinning ranks that the scheduler puts on one core (likely
+# on a busy 2-vCPU VM) turn 0.1 us barriers into 100 us ones, so with BENCH_PIN=1 every HyGASPI
+# job of N <= cores ranks pins rank r to core r, as mpirun does, and the two columns compare
+# like with like. Oversubscribed runs are also repeated with HYGASPI_SPIN=0, beside the default.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export BUILD_DIR=${BUILD_DIR:-build-bench}
+export BUILD_TYPE=${BUILD_TYPE:-Release}
+ranks=${BENCH_RANKS:-2 4 8}
+scale=${BENCH_SCALE:-1}
+
+scripts/build.sh -DHYGASPI_BUILD_BENCH=ON -DHYGASPI_BUILD_TESTS=OFF >/dev/null
+bin=$BUILD_DIR/bench
+run=$BUILD_DIR/tools/hygaspi-run
+logs=$BUILD_DIR/bench-logs
+rm -rf "$logs"
+mkdir -p "$logs"
+
+mpirun_args=(--oversubscribe)
+[ "$(id -u)" = 0 ] && mpirun_args+=(--allow-run-as-root)  # Open MPI refuses root without it
+have_mpi=1
+if ! command -v mpirun >/dev/null || [ ! -x "$bin/mpi_collectives" ]; then
+  have_mpi=0
+  echo "bench.sh: no mpirun or mpi_collectives; the Open MPI column stays empty" >&2
+fi
+
+cores=$(nproc)
+failed=0
+# gaspi N PROG ARGS...: a HyGASPI job of N ranks, pinned as mpirun would pin it.
+gaspi() {
+  local n=$1
+  shift
+  if [ "${BENCH_PIN:-1}" = 1 ] && [ "$n" -le "$cores" ]; then
+    "$run" -n "$n" --timeout 120 -- sh -c 'exec taskset -c "$HYGASPI_RANK" "$0" "$@"' "$@"
+  else
+    "$run" -n "$n" --timeout 120 -- "$@"
+  fi
+}
+# step LOG CMD...: runs CMD with its output shown and kept in $logs/LOG; a failure is counted,
+# not fatal, so one broken benchmark still leaves the others' figures.
+step() {
+  local log=$logs/$1
+  shift
+  echo "==> $*"
+  if ! "$@" 2>&1 | tee "$log"; then
+    echo "bench.sh: FAILED: $*" >&2
+    failed=1
+  fi
+  if grep -q '^ERROR' "$log"; then
+    failed=1
+  fi
+}
+
+step shm.log gaspi 2 "$bin/bench_shm" --benchmark_color=false
+step atomics.log gaspi 2 "$bin/bench_atomics"
+for n in $ranks; do
+  step "gaspi-$n.log" gaspi "$n" "$bin/bench_collectives" "$scale"
+  if [ "$n" -gt "$cores" ]; then
+    step "nospin-$n.log" env HYGASPI_SPIN=0 "$run" -n "$n" --timeout 120 -- "$bin/bench_collectives" "$scale"
+  fi
+  if [ $have_mpi = 1 ]; then
+    step "mpi-$n.log" env OMPI_MCA_pml=ob1 timeout 120 mpirun "${mpirun_args[@]}" -np "$n" \
+      "$bin/mpi_collectives" "$scale"
+  fi
+done
+
+echo
+echo "================================ summary ================================"
+for log in shm atomics; do
+  sed -n '/^figure/,$p' "$logs/$log.log"
+  echo
+done
+# Rows look like "    4 | barrier          |   2000 |    263.803"; join them on (N, op).
+cat "$logs"/gaspi-*.log >"$logs/gaspi-rows" 2>/dev/null || true
+cat "$logs"/mpi-*.log >"$logs/mpi-rows" 2>/dev/null || true
+awk -F'|' '
+  function trim(s) { gsub(/^ +| +$/, "", s); return s }
+  $1 ~ /^ *[0-9]+ *$/ && NF == 4 {
+    key = trim($1) SUBSEP trim($2)
+    if (FILENAME ~ /mpi-rows$/) mpi[key] = trim($4); else { gaspi[key] = trim($4); order[++n] = key }
+  }
+  END {
+    printf "%3s | %-16s | %12s | %12s | %s\n", "N", "op", "HyGASPI µs", "Open MPI µs", "ratio (HyGASPI / Open MPI)"
+    for (i = 1; i <= n; ++i) {
+      split(order[i], k, SUBSEP)
+      m = (order[i] in mpi) ? mpi[order[i]] : ""
+      r = (m != "" && m > 0) ? sprintf("%.2f", gaspi[order[i]] / m) : "-"
+      printf "%3s | %-16s | %12.3f | %12s | %s\n", k[1], k[2], gaspi[order[i]], (m == "" ? "-" : sprintf("%.3f", m)), r
+    }
+  }' "$logs/gaspi-rows" "$logs/mpi-rows"
+echo "(collectives: slowest rank's time / fixed count; N > $cores cores is oversubscribed;"
+echo " HyGASPI pinned rank r -> core r when N <= $cores: BENCH_PIN=${BENCH_PIN:-1})"
+if ls "$logs"/nospin-*.log >/dev/null 2>&1; then
+  echo
+  echo "oversubscribed HyGASPI with HYGASPI_SPIN=0 (wait by sched_yield at once):"
+  grep -h '^ *[0-9]* |' "$logs"/nospin-*.log
+fi
+exit $failed

@@ -1,0 +1,167 @@
+// Passive communication (spec §9): gaspi_passive_send, gaspi_passive_receive and
+// gaspi_passive_queue_purge. Node-local only for now: every rank owns a receive ring in shm
+// (shm/passive_ring.hpp); a sender copies its message into a slot of the target's ring and rings
+// the target's doorbell; the receiver copies it out, frees the slot and wakes senders that wait for
+// space. Both sides sleep on a futex doorbell while they wait (spec §9.1: "avoid busy-waiting").
+//
+// Our readings of the spec:
+// - Completion (§9.2.1): a send returns GASPI_SUCCESS once the message is in the target's receive
+//   ring, where no action of the sender can change it any more (as GPI-2, whose send completes
+//   once the data is in the receiver's posted buffer). A send that returns GASPI_TIMEOUT left
+//   nothing in the ring.
+// - Full ring (§9.2.1 says a full "passive communication queue" fails with GASPI_ERROR): our sends
+//   complete before they return, so the sender side never queues requests. A full *receive* ring
+//   means the receiver has not caught up ("as long as there is no matching receive, the send
+//   cannot achieve any progress", §9.2.2), so the sender waits for space until its timeout.
+// - Fairness (§9.1): a sender that finds blocked senders does not overtake them; blocked senders
+//   sleep at once (no spinning that would win every race against sleepers) and all wake when a
+//   slot frees.
+// - A message longer than the receive's `size` (§9.2.2 requires the target to hold the largest
+//   message; the user advice asks for matching sizes): treated like MPI_ERR_TRUNCATE. The first
+//   `size` bytes land in the target, the message is consumed (so it cannot block the ring
+//   forever), and the call returns GASPI_ERROR, naming sender and size in the log.
+#include "bridge/runtime.hpp"
+
+using namespace hygaspi;
+
+namespace {
+
+// A sender that found the ring full (or other senders blocked on it) sleeps on the ring's `space`
+// doorbell at once, without spinning: a spinning sender would win every race for a freed slot
+// against the sleeping ones (spec §9.1 fairness, and no burnt core, spec §9.1 "passive"). The
+// Dekker protocol is that of shm::wait_until: register, read seq, then look, then sleep. A
+// newcomer behind blocked senders (`queue_behind`) skips its first look and waits for the next
+// freed slot with them; if none comes, the 10 ms re-check bounds its wait.
+template <class Push>
+shm::WaitResult wait_for_space(shm::PassiveRing& ring, Push&& push, const Deadline& deadline, bool queue_behind,
+                               std::uint32_t target) {
+  if (deadline.test_only())
+    return queue_behind && push() ? shm::WaitResult::ready : shm::WaitResult::timeout;
+  for (bool look = !queue_behind;; look = true) {
+    ring.space.waiters.fetch_add(1, std::memory_order_seq_cst);
+    const std::uint32_t seen = ring.space.seq.load(std::memory_order_seq_cst);
+    std::atomic_thread_fence(std::memory_order_seq_cst);
+    bool done = look && push();
+    if (!done) {
+      const auto left = deadline.remaining(std::chrono::milliseconds(10));
+      if (left.count() > 0)
+        shm::futex_wait(ring.space, seen, left);
+      done = push();
+    }
+    ring.space.waiters.fetch_sub(1, std::memory_order_relaxed);
+    if (done)
+      return shm::WaitResult::ready;
+    if (!rt().node.alive(target))
+      return shm::WaitResult::failed;
+    if (deadline.expired())
+      return shm::WaitResult::timeout;
+  }
+}
+
+gaspi_return_t passive_size(const char* fn, std::uint64_t s) noexcept {
+  HYGASPI_CHECK(s > 0 && s <= rt().config.passive_transfer_size_max, GASPI_ERR_INV_COMMSIZE, fn,
+                "size %lu outside [1, passive_transfer_size_max=%lu]", static_cast<unsigned long>(s),
+                static_cast<unsigned long>(rt().config.passive_transfer_size_max));
+  return GASPI_SUCCESS;
+}
+
+}  // namespace
+
+extern "C" {
+
+gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                                   const gaspi_rank_t rank, const gaspi_size_t size, const gaspi_timeout_t timeout) {
+  return guarded("gaspi_passive_send", [&] {
+    const char* fn = "gaspi_passive_send";
+    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::rank(fn, rank));
+    HYGASPI_TRY(passive_size(fn, size));
+    const shm::MappedSegment* local = nullptr;
+    HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
+    shm::Node& node = rt().node;
+    shm::PassiveRing* ring = node.passive_ring(rank);
+    if (ring == nullptr)
+      return GASPI_ERROR;  // passive_ring() said why
+    HYGASPI_CHECK(size <= ring->header.payload_max, GASPI_ERR_INV_COMMSIZE, fn,
+                  "size %lu exceeds rank %u's passive_transfer_size_max %lu", static_cast<unsigned long>(size), rank,
+                  static_cast<unsigned long>(ring->header.payload_max));
+
+    const char* src = local->data + offset_local;
+    const std::uint32_t me = rt().rank;
+    auto push = [&] { return shm::passive_try_push(*ring, me, src, static_cast<std::uint32_t>(size)); };
+    // Fast path only when nobody is blocked: a newcomer must not take the slot that blocked
+    // senders were woken for. Otherwise it joins them (see "Fairness" above).
+    const bool queue_behind = ring->space.waiters.load(std::memory_order_seq_cst) != 0;
+    if (queue_behind || !push()) {
+      const shm::WaitResult w = wait_for_space(*ring, push, Deadline(timeout), queue_behind, rank);
+      if (w == shm::WaitResult::timeout)
+        return GASPI_TIMEOUT;  // nothing was claimed, so nothing was sent
+      if (w == shm::WaitResult::failed) {
+        log::error(fn, "rank %u died while its passive receive ring was full", rank);
+        return GASPI_ERROR;
+      }
+    }
+    node.ring(rank);  // after the seq_cst publication in passive_try_push (doorbell.hpp)
+    return GASPI_SUCCESS;
+  });
+}
+
+gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                                      gaspi_rank_t* const rem_rank, const gaspi_size_t size,
+                                      const gaspi_timeout_t timeout) {
+  return guarded("gaspi_passive_receive", [&] {
+    const char* fn = "gaspi_passive_receive";
+    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::not_null(fn, rem_rank, "rank"));
+    HYGASPI_TRY(passive_size(fn, size));
+    const shm::MappedSegment* local = nullptr;
+    HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
+    shm::Node& node = rt().node;
+    shm::PassiveRing& ring = node.my_passive_ring();
+    char* dst = local->data + offset_local;
+    shm::PassiveMessage msg;
+    // The pop is the readiness test, so a receive that times out has taken nothing (DESIGN.md
+    // "Where the spec is unclear"). Senders ring our doorbell after they publish.
+    auto take = [&] { return shm::passive_try_pop(ring, dst, size, msg); };
+    switch (node.wait(take, Deadline(timeout), {})) {
+    case shm::WaitResult::ready:
+      break;
+    case shm::WaitResult::timeout:
+      return GASPI_TIMEOUT;
+    case shm::WaitResult::failed:
+      return GASPI_ERROR;
+    }
+    HYGASPI_CHECK(msg.size <= size, GASPI_ERROR, fn,
+                  "message of %u bytes from rank %u is longer than size %lu: truncated, the rest is discarded",
+                  msg.size, msg.sender, static_cast<unsigned long>(size));
+    *rem_rank = static_cast<gaspi_rank_t>(msg.sender);
+    return GASPI_SUCCESS;
+  });
+}
+
+// spec §9.3.1: "purges the passive queue", to be called "in the situation in which a node failure
+// is detected". Our sends complete before they return, so no send request is ever queued on the
+// sender side; the queue that can hold stale requests is this rank's receive ring. Purge discards
+// every message published in it now (from dead and live senders alike, as gaspi_queue_purge
+// discards every request of a queue) and wakes senders blocked on the full ring. It never waits,
+// so the timeout is not needed. Known limit: a slot claimed by a sender that died between its
+// claim and its publication stays claimed, and the messages behind it stay out of reach.
+gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
+  return guarded("gaspi_passive_queue_purge", [&] {
+    HYGASPI_TRY(check::init("gaspi_passive_queue_purge"));
+    shm::PassiveRing& ring = rt().node.my_passive_ring();
+    shm::PassiveMessage msg;
+    std::uint64_t discarded = 0;
+    while (shm::passive_try_pop(ring, nullptr, 0, msg))
+      ++discarded;
+    log::debug("gaspi_passive_queue_purge", "discarded %lu pending passive messages",
+               static_cast<unsigned long>(discarded));
+    return GASPI_SUCCESS;
+  });
+}
+
+}  // extern "C"
+
+HYGASPI_ALIAS(gaspi_passive_send)
+HYGASPI_ALIAS(gaspi_passive_receive)
+HYGASPI_ALIAS(gaspi_passive_queue_purge)

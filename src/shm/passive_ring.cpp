@@ -1,0 +1,97 @@
+#include "shm/passive_ring.hpp"
+
+#include <bit>
+#include <cstring>
+
+#include "shm/doorbell.hpp"
+
+namespace hygaspi::shm {
+
+std::uint32_t passive_slots(std::uint32_t queue_size_max) noexcept {
+  const std::uint32_t wanted = queue_size_max < 2 ? 2 : queue_size_max;  // a ring needs 2 to be a ring
+  return wanted >= kMaxPassiveSlots ? kMaxPassiveSlots : std::bit_ceil(wanted);
+}
+
+namespace {
+std::uint64_t slot_stride(std::uint64_t payload_max) noexcept {
+  const std::uint64_t bytes = kPassivePayloadOffset + payload_max;
+  return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine;
+}
+}  // namespace
+
+std::size_t passive_ring_bytes(std::uint32_t slots, std::uint64_t payload_max) noexcept {
+  return sizeof(PassiveRing) + std::size_t{slots} * slot_stride(payload_max);
+}
+
+void passive_ring_init(PassiveRing& ring, std::uint32_t rank, std::int32_t pid, std::uint32_t slots,
+                       std::uint64_t payload_max) noexcept {
+  ring.header = PassiveHeader{kPassiveMagic,         kLayoutVersion,   pid, rank, slots, payload_max,
+                              slot_stride(payload_max), sizeof(PassiveRing), passive_ring_bytes(slots, payload_max)};
+  ring.tail.store(0, std::memory_order_relaxed);
+  ring.head.store(0, std::memory_order_relaxed);
+  for (std::uint32_t i = 0; i < slots; ++i)
+    ring.slot(i).sequence.store(i, std::memory_order_relaxed);  // slot i is free for position i
+  // Published to peers by the seq_cst store of RankState::ready that follows in Node::init.
+}
+
+bool passive_try_push(PassiveRing& ring, std::uint32_t sender, const void* data, std::uint32_t size) noexcept {
+  std::uint64_t pos = ring.tail.load(std::memory_order_relaxed);
+  for (;;) {
+    PassiveSlot& slot = ring.slot(pos);
+    // acquire: pairs with the consumer's release of the slot, so our payload stores cannot race
+    // with its copy out of the previous lap's message.
+    const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
+    const auto diff = static_cast<std::int64_t>(seq - pos);
+    if (diff == 0) {
+      // Relaxed CAS: the claim orders nothing by itself; the sequence store publishes the data.
+      if (ring.tail.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+        slot.sender = sender;
+        slot.size = size;
+        std::memcpy(ring.payload(slot), data, size);
+        // seq_cst, not just release: the store is one half of the doorbell's Dekker pair
+        // (doorbell.hpp); the caller rings the owner's doorbell next.
+        slot.sequence.store(pos + 1, std::memory_order_seq_cst);
+        return true;
+      }
+    } else if (diff < 0) {
+      return false;  // the slot still holds the message of position pos - slots: full
+    } else {
+      pos = ring.tail.load(std::memory_order_relaxed);  // another sender claimed pos
+    }
+  }
+}
+
+bool passive_pending(PassiveRing& ring) noexcept {
+  const std::uint64_t pos = ring.head.load(std::memory_order_relaxed);
+  return ring.slot(pos).sequence.load(std::memory_order_acquire) == pos + 1;
+}
+
+bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, PassiveMessage& out) noexcept {
+  std::uint64_t pos = ring.head.load(std::memory_order_relaxed);
+  for (;;) {
+    PassiveSlot& slot = ring.slot(pos);
+    // acquire: pairs with the sender's publication, so the payload is complete.
+    const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
+    const auto diff = static_cast<std::int64_t>(seq - (pos + 1));
+    if (diff == 0) {
+      if (ring.head.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
+        out.sender = slot.sender;
+        out.size = slot.size;
+        const std::uint64_t n = out.size < capacity ? out.size : capacity;
+        if (n > 0)
+          std::memcpy(dst, ring.payload(slot), n);
+        // Free the slot for the sender of position pos + slots. seq_cst: one half of the Dekker
+        // pair with senders sleeping on `space`.
+        slot.sequence.store(pos + ring.header.slots, std::memory_order_seq_cst);
+        shm::ring(ring.space);
+        return true;
+      }
+    } else if (diff < 0) {
+      return false;  // nothing published at the head
+    } else {
+      pos = ring.head.load(std::memory_order_relaxed);  // another receiver took pos
+    }
+  }
+}
+
+}  // namespace hygaspi::shm

@@ -1,0 +1,99 @@
+// The receive ring of passive communication (spec §9, DESIGN.md "Passive communication"): one
+// per rank, in its own shm object "hygaspi-<job>-p<rank>-<epoch>-0", created by the owner in
+// gaspi_proc_init and mapped lazily by node peers that send to it.
+//
+// A bounded MPMC ring after D. Vyukov (as rigtorp MPMCQueue and UCX mm_ep): every slot carries a
+// sequence number. For position p, slot p & mask holds sequence
+//   p          free, a sender may claim position p (by CAS on tail)
+//   p + 1      full, the message of position p is published
+//   p + slots  consumed, free for the next lap.
+// Senders claim with a CAS on `tail` (so a sender that finds the ring full takes nothing and can
+// give up on timeout with nothing sent) and consumers with a CAS on `head` (several threads may
+// call gaspi_passive_receive; spec §9.2.2 allows it). The ring is FIFO in order of claims.
+//
+// Slot count: passive_queue_size_max rounded up to a power of two, but at most kMaxPassiveSlots.
+// Each slot holds a whole message of passive_transfer_size_max bytes, and the object is backed
+// (fallocate) at creation, so the ring costs slots × passive_transfer_size_max per rank: with the
+// defaults (1024, 65535 B) an unbounded ring would take 64 MiB of /dev/shm per rank; 64 slots take
+// 4 MiB. A full ring is not an error: the sender sleeps until the receiver frees a slot.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "shm/layout.hpp"
+
+namespace hygaspi::shm {
+
+inline constexpr std::uint64_t kPassiveMagic = 0x48594741'53505052ull;  // "HYGASPPR"
+inline constexpr std::uint32_t kMaxPassiveSlots = 64;
+
+// Slot header; the payload follows it. Slots are kCacheLine-aligned and a whole number of lines.
+struct PassiveSlot {
+  std::atomic<std::uint64_t> sequence;  // Vyukov sequence (see above)
+  std::uint32_t sender;                 // rank that sent the message
+  std::uint32_t size;                   // payload bytes
+  // payload[payload_max] follows at kPassivePayloadOffset
+};
+inline constexpr std::size_t kPassivePayloadOffset = 64;  // keeps the payload 64-byte aligned
+static_assert(sizeof(PassiveSlot) <= kPassivePayloadOffset);
+
+struct alignas(kCacheLine) PassiveHeader {
+  std::uint64_t magic;        // kPassiveMagic
+  std::uint32_t version;      // kLayoutVersion
+  std::int32_t pid;           // creator
+  std::uint32_t rank;         // owner
+  std::uint32_t slots;        // power of two, <= kMaxPassiveSlots
+  std::uint64_t payload_max;  // largest message a slot holds
+  std::uint64_t slot_stride;  // bytes from one slot to the next (multiple of kCacheLine)
+  std::uint64_t slots_offset; // offset of slot 0 from the start of the ring
+  std::uint64_t total_bytes;  // size of the whole ring
+};
+static_assert(sizeof(PassiveHeader) == kCacheLine);
+
+struct PassiveRing {
+  PassiveHeader header;                          // line 0: written once by the owner
+  alignas(kCacheLine) std::atomic<std::uint64_t> tail;  // line 1: next position to claim (senders)
+  alignas(kCacheLine) std::atomic<std::uint64_t> head;  // line 2: next position to consume (receivers)
+  Doorbell space;  // line 3: senders that found the ring full sleep here; rung when a slot frees
+  // slots follow at header.slots_offset
+
+  [[nodiscard]] PassiveSlot& slot(std::uint64_t position) noexcept {
+    const std::uint64_t index = position & (header.slots - 1);
+    return *reinterpret_cast<PassiveSlot*>(reinterpret_cast<char*>(this) + header.slots_offset +
+                                           index * header.slot_stride);
+  }
+  [[nodiscard]] char* payload(PassiveSlot& s) noexcept { return reinterpret_cast<char*>(&s) + kPassivePayloadOffset; }
+};
+static_assert(offsetof(PassiveRing, tail) == kCacheLine);
+static_assert(offsetof(PassiveRing, head) == 2 * kCacheLine);
+static_assert(offsetof(PassiveRing, space) == 3 * kCacheLine);
+static_assert(sizeof(PassiveRing) == 4 * kCacheLine);
+
+// Slot count for a requested passive_queue_size_max.
+[[nodiscard]] std::uint32_t passive_slots(std::uint32_t queue_size_max) noexcept;
+// Bytes of a ring with `slots` slots of `payload_max` bytes.
+[[nodiscard]] std::size_t passive_ring_bytes(std::uint32_t slots, std::uint64_t payload_max) noexcept;
+// Formats freshly created (zeroed) memory of passive_ring_bytes() bytes as an empty ring.
+void passive_ring_init(PassiveRing& ring, std::uint32_t rank, std::int32_t pid, std::uint32_t slots,
+                       std::uint64_t payload_max) noexcept;
+
+// Claims a free slot, copies `size` <= payload_max bytes into it and publishes it with a seq_cst
+// store (one half of the doorbell's Dekker pair: the caller rings the owner's doorbell next).
+// Returns false, having changed nothing, when the ring is full.
+[[nodiscard]] bool passive_try_push(PassiveRing& ring, std::uint32_t sender, const void* data,
+                                    std::uint32_t size) noexcept;
+
+// True when the message at the head is published (a receiver has something to take).
+[[nodiscard]] bool passive_pending(PassiveRing& ring) noexcept;
+
+struct PassiveMessage {
+  std::uint32_t sender = 0;
+  std::uint32_t size = 0;  // size of the message as sent (may exceed what was copied)
+};
+
+// Takes the message at the head, copies min(size, capacity) bytes to `dst`, frees the slot and
+// rings `space`. Returns false, having changed nothing, when no message is published at the head.
+[[nodiscard]] bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, PassiveMessage& out) noexcept;
+
+}  // namespace hygaspi::shm
