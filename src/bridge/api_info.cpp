@@ -14,7 +14,11 @@ using namespace hygaspi;
 
 namespace {
 
-const char* error_text(gaspi_return_t code) noexcept {
+// Takes the code as stored bits: a caller may pass any integer, and loading an out-of-range
+// value as gaspi_return_t would be undefined (UBSan flags it).
+const char* error_text(const gaspi_return_t& error_code) noexcept {
+  int code = 0;
+  std::memcpy(&code, &error_code, sizeof code);
   switch (code) {
   case GASPI_ERROR: return "general error";
   case GASPI_SUCCESS: return "success";

@@ -14,8 +14,10 @@
 //   means the receiver has not caught up ("as long as there is no matching receive, the send
 //   cannot achieve any progress", §9.2.2), so the sender waits for space until its timeout.
 // - Fairness (§9.1): a sender that finds blocked senders does not overtake them; blocked senders
-//   sleep at once (no spinning that would win every race against sleepers) and all wake when a
-//   slot frees.
+//   sleep at once (no spinning that would win every race against sleepers), and every freed slot
+//   gives each of them one attempt (see wait_for_space). This is fair in the statistical sense
+//   (tested: no sender falls below a tenth of an even share), not strict FIFO: a FIFO ticket
+//   would need cancellation on timeout and would stall every sender behind a dead ticket holder.
 // - A message longer than the receive's `size` (§9.2.2 requires the target to hold the largest
 //   message; the user advice asks for matching sizes): treated like MPI_ERR_TRUNCATE. The first
 //   `size` bytes land in the target, the message is consumed (so it cannot block the ring
@@ -26,36 +28,43 @@ using namespace hygaspi;
 
 namespace {
 
-// A sender that found the ring full (or other senders blocked on it) sleeps on the ring's `space`
-// doorbell at once, without spinning: a spinning sender would win every race for a freed slot
-// against the sleeping ones (spec §9.1 fairness, and no burnt core, spec §9.1 "passive"). The
-// Dekker protocol is that of shm::wait_until: register, read seq, then look, then sleep. A
-// newcomer behind blocked senders (`queue_behind`) skips its first look and waits for the next
-// freed slot with them; if none comes, the 10 ms re-check bounds its wait.
+// A sender that found the ring full (or other senders blocked on it) counts itself in
+// `space.waiters` for the whole of its wait, not only while it sleeps, so newcomers see it and do
+// not overtake it (spec §9.1 fairness). It sleeps at once, without spinning: a spinning sender
+// would win every race for a freed slot against the sleeping ones. Every freed slot rings `space`
+// (its waiters are non-zero) and gives each blocked sender one attempt. No wake is lost: a sender
+// reads `seq` before it looks at the ring; a slot freed after the look bumps `seq` after its
+// seq_cst release (doorbell.hpp's Dekker pair), so futex_wait returns at once. A newcomer behind
+// blocked senders (`queue_behind`) skips its first look and waits for the next freed slot with
+// them; if none comes, the 10 ms re-check bounds its wait.
 template <class Push>
 shm::WaitResult wait_for_space(shm::PassiveRing& ring, Push&& push, const Deadline& deadline, bool queue_behind,
                                std::uint32_t target) {
   if (deadline.test_only())
     return queue_behind && push() ? shm::WaitResult::ready : shm::WaitResult::timeout;
+  ring.space.waiters.fetch_add(1, std::memory_order_seq_cst);
+  shm::WaitResult result = shm::WaitResult::timeout;
   for (bool look = !queue_behind;; look = true) {
-    ring.space.waiters.fetch_add(1, std::memory_order_seq_cst);
     const std::uint32_t seen = ring.space.seq.load(std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    bool done = look && push();
-    if (!done) {
-      const auto left = deadline.remaining(std::chrono::milliseconds(10));
-      if (left.count() > 0)
-        shm::futex_wait(ring.space, seen, left);
-      done = push();
+    if (look && push()) {
+      result = shm::WaitResult::ready;
+      break;
     }
-    ring.space.waiters.fetch_sub(1, std::memory_order_relaxed);
-    if (done)
-      return shm::WaitResult::ready;
-    if (!rt().node.alive(target))
-      return shm::WaitResult::failed;
-    if (deadline.expired())
-      return shm::WaitResult::timeout;
+    if (!rt().node.alive(target)) {
+      result = shm::WaitResult::failed;
+      break;
+    }
+    const auto left = deadline.remaining(std::chrono::milliseconds(10));
+    if (left.count() == 0) {
+      if (push())  // one last look, as wait_until does
+        result = shm::WaitResult::ready;
+      break;
+    }
+    shm::futex_wait(ring.space, seen, left);
   }
+  ring.space.waiters.fetch_sub(1, std::memory_order_seq_cst);
+  return result;
 }
 
 gaspi_return_t passive_size(const char* fn, std::uint64_t s) noexcept {
