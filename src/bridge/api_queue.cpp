@@ -96,15 +96,7 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
         }
       return false;
     };
-    switch (rt().node.wait(found, Deadline(timeout), {})) {
-    case shm::WaitResult::ready:
-      return GASPI_SUCCESS;
-    case shm::WaitResult::timeout:
-      return GASPI_TIMEOUT;
-    case shm::WaitResult::failed:
-      break;
-    }
-    return GASPI_ERROR;
+    return rt().node.await(fn, found, Deadline(timeout), {});
   });
 }
 

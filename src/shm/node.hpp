@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/deadline.hpp"
+#include "core/log.hpp"
 #include "shm/doorbell.hpp"
 #include "shm/layout.hpp"
 #include "shm/passive_ring.hpp"
@@ -91,6 +92,24 @@ public:
           return false;
       return true;
     });
+  }
+  // wait() as a GASPI return code: GASPI_SUCCESS, GASPI_TIMEOUT, or GASPI_ERROR after logging
+  // which partner died.
+  template <class Ready>
+  gaspi_return_t await(const char* fn, Ready&& ready, const Deadline& deadline,
+                       std::span<const std::uint32_t> partners) {
+    switch (wait(ready, deadline, partners)) {
+    case WaitResult::ready:
+      return GASPI_SUCCESS;
+    case WaitResult::timeout:
+      return GASPI_TIMEOUT;
+    case WaitResult::failed:
+      break;
+    }
+    for (auto r : partners)
+      if (!alive(r))
+        log::error(fn, "rank %u died", r);
+    return GASPI_ERROR;
   }
   void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
 

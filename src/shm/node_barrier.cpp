@@ -33,15 +33,10 @@ gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const 
       return (v >> 32) == tag && static_cast<std::int32_t>(static_cast<std::uint32_t>(v) - progress.seq) >= 0;
     };
     std::uint32_t partner[] = {from};
-    switch (node.wait(arrived, deadline, partner)) {
-    case WaitResult::ready:
-      break;
-    case WaitResult::timeout:
-      return GASPI_TIMEOUT;  // progress is kept; the next call resumes this round
-    case WaitResult::failed:
-      log::error("gaspi_barrier", "group %u: rank %u died during the barrier", group_id, from);
-      progress.active = false;
-      return GASPI_ERROR;
+    if (gaspi_return_t rc = node.await("gaspi_barrier", arrived, deadline, partner); rc != GASPI_SUCCESS) {
+      if (rc != GASPI_TIMEOUT)  // on a timeout the progress is kept; the next call resumes this round
+        progress.active = false;
+      return rc;
     }
   }
   progress.active = false;

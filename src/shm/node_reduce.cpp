@@ -9,6 +9,13 @@ namespace hygaspi::shm {
 namespace {
 std::uint64_t round_up(std::uint64_t bytes) { return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine; }
 
+// A timeout keeps the progress for the next call; an error abandons this allreduce.
+gaspi_return_t abandon(ReduceProgress& progress, gaspi_return_t rc) noexcept {
+  if (rc != GASPI_TIMEOUT)
+    progress.phase = ReduceProgress::idle;
+  return rc;
+}
+
 bool reached(const ReduceFlag& flag, std::uint32_t seq) noexcept {
   return static_cast<std::int32_t>(flag.seq.load(std::memory_order_acquire) - seq) >= 0;
 }
@@ -55,15 +62,10 @@ gaspi_return_t NodeReduce::attach(Node& node, std::uint32_t group, gaspi_rank_t 
   // at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init without a barrier.
   auto& published = node.block(leader).reduce_area_tag[group];
   std::uint32_t partner[] = {leader};
-  switch (node.wait([&] { return published.load(std::memory_order_acquire) == tag; }, deadline, partner)) {
-  case WaitResult::ready:
-    break;
-  case WaitResult::timeout:
-    return GASPI_TIMEOUT;
-  case WaitResult::failed:
-    log::error("gaspi_allreduce", "group %u: leader rank %u died", group, leader);
-    return GASPI_ERROR;
-  }
+  if (gaspi_return_t rc =
+          node.await("gaspi_allreduce", [&] { return published.load(std::memory_order_acquire) == tag; }, deadline, partner);
+      rc != GASPI_SUCCESS)
+    return rc;
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
@@ -103,24 +105,17 @@ gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<
   if (my_index == 0 && progress.phase == ReduceProgress::contributed) {
     for (std::uint32_t i = 1; i < n; ++i) {
       std::uint32_t partner[] = {members[i]};
-      switch (node.wait([&] { return reached(area.arrived(i), progress.seq); }, deadline, partner)) {
-      case WaitResult::ready:
-        break;
-      case WaitResult::timeout:
-        return GASPI_TIMEOUT;  // keeps `contributed`; the next call waits on
-      case WaitResult::failed:
-        log::error("gaspi_allreduce", "group %u: rank %u died", group, members[i]);
-        progress.phase = ReduceProgress::idle;
-        return GASPI_ERROR;
-      }
+      // On GASPI_TIMEOUT the phase stays `contributed`; the next call waits on.
+      if (gaspi_return_t rc = node.await("gaspi_allreduce", [&] { return reached(area.arrived(i), progress.seq); },
+                                         deadline, partner);
+          rc != GASPI_SUCCESS)
+        return abandon(progress, rc);
     }
     char* result = area.at(area.layout.result_offset());
     std::memcpy(result, area.at(area.layout.slot_offset(0)), bytes);
     for (std::uint32_t i = 1; i < n; ++i)
-      if (gaspi_return_t rc = combine(ctx, result, area.at(area.layout.slot_offset(i))); rc != GASPI_SUCCESS) {
-        progress.phase = ReduceProgress::idle;
-        return rc;
-      }
+      if (gaspi_return_t rc = combine(ctx, result, area.at(area.layout.slot_offset(i))); rc != GASPI_SUCCESS)
+        return abandon(progress, rc);
     area.result_seq().seq.store(progress.seq, std::memory_order_seq_cst);
     for (std::uint32_t i = 1; i < n; ++i)
       node.ring(members[i]);
@@ -128,16 +123,10 @@ gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<
   }
 
   std::uint32_t partner[] = {leader};
-  switch (node.wait([&] { return reached(area.result_seq(), progress.seq); }, deadline, partner)) {
-  case WaitResult::ready:
-    break;
-  case WaitResult::timeout:
-    return GASPI_TIMEOUT;
-  case WaitResult::failed:
-    log::error("gaspi_allreduce", "group %u: leader rank %u died", group, leader);
-    progress.phase = ReduceProgress::idle;
-    return GASPI_ERROR;
-  }
+  if (gaspi_return_t rc = node.await("gaspi_allreduce", [&] { return reached(area.result_seq(), progress.seq); },
+                                     deadline, partner);
+      rc != GASPI_SUCCESS)
+    return abandon(progress, rc);
   std::memcpy(receive, area.at(area.layout.result_offset()), bytes);
   progress.phase = ReduceProgress::idle;
   return GASPI_SUCCESS;
