@@ -9,6 +9,8 @@
 // launcher removes it. Both words are shared memory that rank 0 has mapped, so the ratio is the
 // runtime's own software overhead per call (argument checks, segment lookup, error guard).
 // Run as 2 ranks: hygaspi-run -n 2 -- bench_atomics.
+#include "bench_util.hpp"
+
 #include <GASPI.h>
 #include <GASPI_Ext.h>
 #include <benchmark/benchmark.h>
@@ -18,29 +20,18 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstdlib>
-#include <fcntl.h>
-#include <map>
 #include <utility>
-#include <string>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <vector>
 
 namespace {
+
+using bench::ok;
 
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_offset_t kWord = 0;      // uncontended word in rank 1's segment
 constexpr gaspi_offset_t kHotWord = 128;  // contended word, on its own cache line
 constexpr std::uint64_t kContendedOps = 1000000;
 constexpr int kContendedReps = 5;
-
-void ok(gaspi_return_t rc, const char* what) {
-  if (rc != GASPI_SUCCESS) {
-    std::fprintf(stderr, "bench: %s failed: %s\n", what, gaspi_error_str(rc));
-    std::exit(1);
-  }
-}
 
 gaspi_rank_t g_rank = 0;
 
@@ -52,22 +43,8 @@ struct alignas(128) RawWords {
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 RawWords* g_raw = nullptr;
 
-RawWords* map_raw() {
-  const char* job = std::getenv("HYGASPI_JOB");
-  std::string name = std::string("/hygaspi-") + (job ? job : "solo") + "-benchatomic";
-  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
-  if (fd < 0 || ftruncate(fd, sizeof(RawWords)) != 0)
-    std::exit(1);
-  void* p = mmap(nullptr, sizeof(RawWords), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED)
-    std::exit(1);
-  return static_cast<RawWords*>(p);
-}
-
 void set_ns_per_op(benchmark::State& state) {
-  state.counters["ns_per_op"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["ns_per_op"] = bench::seconds_per(static_cast<double>(state.iterations()));
 }
 
 // ---- uncontended, rank 0 alone.
@@ -144,51 +121,15 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-// Collects each run's figure for the ratio table.
-class Collector : public benchmark::ConsoleReporter {
-public:
-  // Colour only on a terminal, so logs stay plain text.
-  Collector() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
-  std::map<std::string, double> ns;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const auto& r : runs) {
-      if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median")
-        continue;
-      auto it = r.counters.find("ns_per_op");
-      if (it != r.counters.end())
-        ns[r.run_name.function_name] = it->second.value * 1e9;
-    }
-  }
-};
-
-void row(const char* figure, double ours, double floor, const char* target) {
-  std::printf("%-44s %9.1f ns %9.1f ns %8.2f %s\n", figure, ours, floor, floor > 0 ? ours / floor : 0.0, target);
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
-  gaspi_rank_t n = 0;
-  ok(gaspi_proc_rank(&g_rank), "rank");
-  ok(gaspi_proc_num(&n), "num");
-  if (n != 2) {
-    if (g_rank == 0)
-      std::fprintf(stderr, "bench_atomics needs exactly 2 ranks: hygaspi-run -n 2 -- %s\n", argv[0]);
-    gaspi_proc_term(GASPI_BLOCK);
-    return 2;
-  }
+  g_rank = bench::two_rank_init(argv[0], "bench_atomics");
   ok(gaspi_segment_create(kSeg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
-  if (g_rank == 0)
-    g_raw = map_raw();  // rank 0 creates and sizes it before rank 1 opens it
-  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
-  if (g_rank == 1)
-    g_raw = map_raw();
-  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  g_raw = bench::map_raw<RawWords>("benchatomic");
 
   // Uncontended: rank 0 drives Google Benchmark while rank 1 waits in the next barrier.
-  Collector collector;
+  bench::Collector collector;
   if (g_rank == 0) {
     benchmark::Initialize(&argc, argv);
     using Fn = void (*)(benchmark::State&);
@@ -197,7 +138,7 @@ int main(int argc, char** argv) {
                                                {"raw_compare_swap", BM_raw_compare_swap},
                                                {"gaspi_compare_swap", BM_gaspi_compare_swap}};
     for (auto [name, fn] : runs)
-      benchmark::RegisterBenchmark(name, fn)->MinTime(0.3)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
+      bench::median_of_5(benchmark::RegisterBenchmark(name, fn)->MinTime(0.3));
     benchmark::RunSpecifiedBenchmarks(&collector);
   }
   ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
@@ -231,12 +172,14 @@ int main(int argc, char** argv) {
       std::printf("ERROR: contended gaspi_atomic_fetch_add lost updates: %lu of %lu arrived\n", after - before, expect);
     if (g_cas_misses)
       std::printf("ERROR: gaspi_atomic_compare_swap returned an unexpected old value %lu times\n", g_cas_misses);
-    auto& c = collector.ns;
-    std::printf("\n%-44s %12s %12s %8s %s\n", "figure (median of 5)", "HyGASPI", "floor", "ratio", "target");
-    row("fetch_add, rank 0 alone", c["gaspi_fetch_add"], c["raw_fetch_add"], "<= 2 (std::atomic fetch_add)");
-    row("compare_swap, rank 0 alone", c["gaspi_compare_swap"], c["raw_compare_swap"],
-        "<= 2 (std::atomic compare_exchange)");
-    row("fetch_add, 2 ranks contended", median(ours_ns), median(raw_ns), "<= 2 (std::atomic fetch_add, 2 ranks)");
+    auto c = [&](const char* run) { return 1e9 * collector.get(run, "ns_per_op"); };
+    bench::header();
+    bench::row("fetch_add, rank 0 alone", c("gaspi_fetch_add"), c("raw_fetch_add"), "ns", 1,
+               "<= 2 (std::atomic fetch_add)");
+    bench::row("compare_swap, rank 0 alone", c("gaspi_compare_swap"), c("raw_compare_swap"), "ns", 1,
+               "<= 2 (std::atomic compare_exchange)");
+    bench::row("fetch_add, 2 ranks contended", median(ours_ns), median(raw_ns), "ns", 1,
+               "<= 2 (std::atomic fetch_add, 2 ranks)");
     std::printf("(contended runs overlapped: HyGASPI %.0f%%, raw %.0f%% -- median of 5; near 0 means the ranks "
                 "took turns and the row shows no contention)\n",
                 100 * median(ours_overlap), 100 * median(raw_overlap));

@@ -6,11 +6,11 @@
 // steady_clock; the figure is the slowest rank's time / count, found by an allreduce MAX. The floor
 // for these is bench/mpi_collectives.cpp, which prints the same rows for Open MPI on the same node.
 // Run: hygaspi-run -n N -- bench_collectives [scale]   (scale < 1 shortens every count)
+#include "bench_table.hpp"
+
 #include <GASPI.h>
 #include <GASPI_Ext.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
@@ -29,16 +29,14 @@ void ok(gaspi_return_t rc, const char* what) {
 // Runs `op` warm-up + count times on every rank; returns the slowest rank's µs per op.
 template <class Op>
 double timed(long count, Op&& op) {
-  for (long i = 0; i < count / 10; ++i)
-    op();
-  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < count; ++i)
-    op();
-  double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count();
-  double slowest = 0;
-  ok(gaspi_allreduce(&us, &slowest, 1, GASPI_OP_MAX, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK), "allreduce");
-  return slowest / static_cast<double>(count);
+  return bench::timed(
+      count, op, [] { ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier"); },
+      [](double us) {
+        double slowest = 0;
+        ok(gaspi_allreduce(&us, &slowest, 1, GASPI_OP_MAX, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK),
+           "allreduce");
+        return slowest;
+      });
 }
 
 }  // namespace
@@ -55,23 +53,21 @@ int main(int argc, char** argv) {
   ok(gaspi_proc_rank(&rank), "rank");
   ok(gaspi_proc_num(&n), "num");
 
-  const long barriers = std::max(10l, static_cast<long>(2000 * scale));
-  const long small = std::max(10l, static_cast<long>(2000 * scale));
-  const long large = std::max(10l, static_cast<long>(200 * scale));
+  const bench::CollectiveCounts counts = bench::collective_counts(scale);
   // Each rank contributes rank + 1, so every element of every result must be n(n+1)/2.
   const double expect = n * (n + 1) / 2.0;
   long wrong = 0;
   double one = rank + 1, one_sum = 0;
   std::vector<double> big(kLargeElems, rank + 1), big_sum(kLargeElems, 0);
 
-  double t_barrier = timed(barriers, [] { ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier"); });
-  double t_small = timed(small, [&] {
+  double t_barrier = timed(counts.barriers, [] { ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier"); });
+  double t_small = timed(counts.small, [&] {
     one_sum = 0;
     ok(gaspi_allreduce(&one, &one_sum, 1, GASPI_OP_SUM, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK),
        "allreduce 8 B");
     wrong += one_sum != expect;
   });
-  double t_large = timed(large, [&] {
+  double t_large = timed(counts.large, [&] {
     big_sum.front() = big_sum.back() = 0;
     ok(gaspi_allreduce(big.data(), big_sum.data(), kLargeElems, GASPI_OP_SUM, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL,
                        GASPI_BLOCK),
@@ -83,15 +79,8 @@ int main(int argc, char** argv) {
 
   long wrong_all = 0;
   ok(gaspi_allreduce(&wrong, &wrong_all, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_BLOCK), "allreduce");
-  if (rank == 0) {
-    if (wrong_all)
-      std::printf("ERROR: %ld allreduce results were wrong\n", wrong_all);
-    std::printf("HyGASPI collectives, slowest rank's time / count\n");
-    std::printf("%5s | %-16s | %6s | %10s\n", "ranks", "op", "count", "µs/op");
-    std::printf("%5u | %-16s | %6ld | %10.3f\n", n, "barrier", barriers, t_barrier);
-    std::printf("%5u | %-16s | %6ld | %10.3f\n", n, "allreduce 8 B", small, t_small);
-    std::printf("%5u | %-16s | %6ld | %10.3f\n", n, "allreduce 64 KiB", large, t_large);
-  }
+  if (rank == 0)
+    bench::collectives_table("HyGASPI", n, counts, t_barrier, t_small, t_large, wrong_all);
   ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
   ok(gaspi_proc_term(GASPI_BLOCK), "proc_term");
   return wrong_all ? 1 : 0;

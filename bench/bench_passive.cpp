@@ -5,6 +5,8 @@
 // Run as 2 ranks: hygaspi-run -n 2 -- bench_passive. Rank 0 drives Google Benchmark; rank 1
 // echoes. Figures are whole round trips (median of 5). Absolute times on shared VMs are noisy;
 // the ratio is the figure.
+#include "bench_util.hpp"
+
 #include <GASPI.h>
 #include <GASPI_Ext.h>
 #include <benchmark/benchmark.h>
@@ -13,25 +15,14 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
-#include <map>
-#include <string>
-#include <sys/mman.h>
-#include <unistd.h>
-#include <vector>
 
 namespace {
+
+using bench::ok;
 
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_offset_t kOut = 0, kIn = 4096;
 constexpr std::uint64_t kStop = ~0ull;
-
-void ok(gaspi_return_t rc, const char* what) {
-  if (rc != GASPI_SUCCESS) {
-    std::fprintf(stderr, "bench: %s failed: %s\n", what, gaspi_error_str(rc));
-    std::exit(1);
-  }
-}
 
 gaspi_rank_t g_rank = 0;
 char* g_seg = nullptr;
@@ -48,19 +39,6 @@ struct RawExchange {
 };
 static_assert(sizeof(RawExchange) == 256);
 RawExchange* g_raw = nullptr;
-
-RawExchange* map_raw() {
-  const char* job = std::getenv("HYGASPI_JOB");
-  std::string name = std::string("/hygaspi-") + (job ? job : "solo") + "-benchpassive";
-  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
-  if (fd < 0 || ftruncate(fd, sizeof(RawExchange)) != 0)
-    std::exit(1);
-  void* p = mmap(nullptr, sizeof(RawExchange), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  if (p == MAP_FAILED)
-    std::exit(1);
-  return static_cast<RawExchange*>(p);
-}
 
 void echo_raw() {
   for (std::uint64_t k = 1;; ++k) {
@@ -89,8 +67,7 @@ void BM_raw_ring_roundtrip(benchmark::State& state) {
       __builtin_ia32_pause();
     benchmark::DoNotOptimize(g_raw->pong.payload);
   }
-  state.counters["roundtrip_ns"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["roundtrip_ns"] = bench::seconds_per(static_cast<double>(state.iterations()));
 }
 
 // ---- GASPI: rank 1 receives each 8-byte message and sends it back.
@@ -123,67 +100,35 @@ void BM_gaspi_passive_roundtrip(benchmark::State& state) {
       std::exit(1);
     }
   }
-  state.counters["roundtrip_ns"] = benchmark::Counter(static_cast<double>(state.iterations()),
-                                                      benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["roundtrip_ns"] = bench::seconds_per(static_cast<double>(state.iterations()));
 }
-
-// Collects each run's median for the ratio table.
-class Collector : public benchmark::ConsoleReporter {
-public:
-  std::map<std::string, double> ns;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const auto& r : runs) {
-      if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median")
-        continue;
-      auto it = r.counters.find("roundtrip_ns");
-      if (it != r.counters.end())
-        ns[r.run_name.function_name] = it->second.value * 1e9;
-    }
-  }
-};
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
-  gaspi_rank_t n = 0;
-  ok(gaspi_proc_rank(&g_rank), "rank");
-  ok(gaspi_proc_num(&n), "num");
-  if (n != 2) {
-    if (g_rank == 0)
-      std::fprintf(stderr, "bench_passive needs exactly 2 ranks: hygaspi-run -n 2 -- %s\n", argv[0]);
-    gaspi_proc_term(GASPI_BLOCK);
-    return 2;
-  }
+  g_rank = bench::two_rank_init(argv[0], "bench_passive");
   ok(gaspi_segment_create(kSeg, 8192, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
   ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&g_seg)), "segment_ptr");
-  if (g_rank == 0)
-    g_raw = map_raw();  // created (zeroed) by rank 0 before rank 1 opens it
-  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
-  if (g_rank == 1)
-    g_raw = map_raw();
-  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  g_raw = bench::map_raw<RawExchange>("benchpassive");  // created (zeroed) by rank 0 before rank 1 opens it
 
   if (g_rank == 1) {
     echo_raw();
     echo_gaspi();
   } else {
     benchmark::Initialize(&argc, argv);
-    Collector collector;
-    benchmark::RegisterBenchmark("raw_ring_roundtrip", BM_raw_ring_roundtrip)->MinTime(0.5)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
+    bench::Collector collector;
+    bench::median_of_5(benchmark::RegisterBenchmark("raw_ring_roundtrip", BM_raw_ring_roundtrip)->MinTime(0.5));
     benchmark::RunSpecifiedBenchmarks(&collector);
     raw_exchange(kStop);
     benchmark::ClearRegisteredBenchmarks();
-    benchmark::RegisterBenchmark("gaspi_passive_roundtrip", BM_gaspi_passive_roundtrip)->MinTime(0.5)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
+    bench::median_of_5(benchmark::RegisterBenchmark("gaspi_passive_roundtrip", BM_gaspi_passive_roundtrip)->MinTime(0.5));
     benchmark::RunSpecifiedBenchmarks(&collector);
     std::memcpy(g_seg + kOut, &kStop, 8);
     ok(gaspi_passive_send(kSeg, kOut, 1, 8, GASPI_BLOCK), "passive_send stop");
 
-    const double ours = collector.ns["gaspi_passive_roundtrip"], raw = collector.ns["raw_ring_roundtrip"];
-    std::printf("\n%-44s %12s %12s %8s\n", "figure (median of 5)", "HyGASPI", "floor", "ratio");
-    std::printf("%-44s %9.0f ns %9.0f ns %8.2f\n", "round trip 8 B passive send -> receive", ours, raw,
-                raw > 0 ? ours / raw : 0.0);
+    bench::header(false);
+    bench::row("round trip 8 B passive send -> receive", 1e9 * collector.get("gaspi_passive_roundtrip", "roundtrip_ns"),
+               1e9 * collector.get("raw_ring_roundtrip", "roundtrip_ns"), "ns", 0);
   }
   ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
   ok(gaspi_proc_term(GASPI_BLOCK), "proc_term");

@@ -3,33 +3,25 @@
 //   bandwidth gaspi_write of 4 KiB, 1 MiB, 64 MiB to a node peer        vs  memcpy of the same size
 // Run as 2 ranks: hygaspi-run -n 2 -- bench_shm. Rank 0 drives Google Benchmark; rank 1 echoes.
 // Latency is half a round trip. Absolute times on shared VMs are noisy; the ratios are the figures.
+#include "bench_util.hpp"
+
 #include <GASPI.h>
 #include <GASPI_Ext.h>
 #include <benchmark/benchmark.h>
 
 #include <atomic>
 #include <cstdio>
-#include <cstdlib>
 #include <cstring>
-#include <fcntl.h>
-#include <map>
 #include <string>
-#include <sys/mman.h>
-#include <unistd.h>
 #include <vector>
 
 namespace {
 
+using bench::ok;
+
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_size_t kBig = 64ul << 20;
 constexpr gaspi_notification_id_t kPing = 0, kPong = 1, kStop = 2;
-
-void ok(gaspi_return_t rc, const char* what) {
-  if (rc != GASPI_SUCCESS) {
-    std::fprintf(stderr, "bench: %s failed: %s\n", what, gaspi_error_str(rc));
-    std::exit(1);
-  }
-}
 
 gaspi_rank_t g_rank = 0;
 char* g_seg = nullptr;
@@ -42,17 +34,6 @@ struct alignas(128) RawFlags {
   alignas(128) std::atomic<std::uint64_t> stop;
 };
 RawFlags* g_raw = nullptr;
-
-RawFlags* map_raw() {
-  const char* job = std::getenv("HYGASPI_JOB");
-  std::string name = std::string("/hygaspi-") + (job ? job : "solo") + "-bench";
-  int fd = shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
-  if (fd < 0 || ftruncate(fd, sizeof(RawFlags)) != 0)
-    std::exit(1);
-  void* p = mmap(nullptr, sizeof(RawFlags), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-  close(fd);
-  return static_cast<RawFlags*>(p);
-}
 
 void echo_raw() {
   std::uint64_t seen = 0;
@@ -75,8 +56,7 @@ void BM_raw_flag_pingpong(benchmark::State& state) {
     while (g_raw->pong.load(std::memory_order_acquire) != k)
       __builtin_ia32_pause();
   }
-  state.counters["one_way_ns"] = benchmark::Counter(static_cast<double>(state.iterations()) / 2,
-                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["one_way_ns"] = bench::seconds_per(static_cast<double>(state.iterations()) / 2);
 }
 
 // ---- GASPI: write_notify ping-pong; rank 1 answers each ping with a pong.
@@ -108,8 +88,7 @@ void BM_gaspi_write_notify_pingpong(benchmark::State& state) {
     ok(gaspi_notify_waitsome(kSeg, kPong, 1, &id, GASPI_BLOCK), "waitsome");
     ok(gaspi_notify_reset(kSeg, kPong, &val), "reset");
   }
-  state.counters["one_way_ns"] = benchmark::Counter(static_cast<double>(state.iterations()) / 2,
-                                                    benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+  state.counters["one_way_ns"] = bench::seconds_per(static_cast<double>(state.iterations()) / 2);
 }
 
 // ---- bandwidth: gaspi_write (plus gaspi_wait) into rank 1's segment vs memcpy between two
@@ -133,77 +112,41 @@ void BM_memcpy(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * size));
 }
 
-// Collects each run's figure for the ratio table.
-class Collector : public benchmark::ConsoleReporter {
-public:
-  Collector() : ConsoleReporter(isatty(STDOUT_FILENO) ? OO_ColorTabular : OO_Tabular) {}
-  std::map<std::string, double> ns, gbps;
-  void ReportRuns(const std::vector<Run>& runs) override {
-    ConsoleReporter::ReportRuns(runs);
-    for (const auto& r : runs) {
-      if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median")
-        continue;
-      std::string name = r.run_name.function_name + (r.run_name.args.empty() ? "" : "/" + r.run_name.args);
-      auto it = r.counters.find("one_way_ns");
-      if (it != r.counters.end())
-        ns[name] = it->second.value * 1e9;
-      auto bytes = r.counters.find("bytes_per_second");
-      if (bytes != r.counters.end())
-        gbps[name] = bytes->second.value / 1e9;
-    }
-  }
-};
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
-  gaspi_rank_t n = 0;
-  ok(gaspi_proc_rank(&g_rank), "rank");
-  ok(gaspi_proc_num(&n), "num");
-  if (n != 2) {
-    if (g_rank == 0)
-      std::fprintf(stderr, "bench_shm needs exactly 2 ranks: hygaspi-run -n 2 -- %s\n", argv[0]);
-    gaspi_proc_term(GASPI_BLOCK);
-    return 2;
-  }
+  g_rank = bench::two_rank_init(argv[0], "bench_shm");
   ok(gaspi_segment_create(kSeg, 2 * kBig, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
   ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&g_seg)), "segment_ptr");
   std::memset(g_seg, 3, 2 * kBig);  // touch every page before timing
-  if (g_rank == 0)
-    g_raw = map_raw();
-  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
-  if (g_rank == 1)
-    g_raw = map_raw();
-  ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
+  g_raw = bench::map_raw<RawFlags>("bench");
 
   if (g_rank == 1) {
     echo_raw();
     echo_gaspi();
   } else {
     benchmark::Initialize(&argc, argv);
-    Collector collector;
-    benchmark::RegisterBenchmark("raw_flag_pingpong", BM_raw_flag_pingpong)->MinTime(0.5)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
+    bench::Collector collector;
+    bench::median_of_5(benchmark::RegisterBenchmark("raw_flag_pingpong", BM_raw_flag_pingpong)->MinTime(0.5));
     benchmark::RunSpecifiedBenchmarks(&collector);
     g_raw->stop.store(1, std::memory_order_release);
     benchmark::ClearRegisteredBenchmarks();
-    benchmark::RegisterBenchmark("gaspi_write_notify_pingpong", BM_gaspi_write_notify_pingpong)->MinTime(0.5)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
+    bench::median_of_5(benchmark::RegisterBenchmark("gaspi_write_notify_pingpong", BM_gaspi_write_notify_pingpong)->MinTime(0.5));
     for (long size : {4096l, 1l << 20, 64l << 20}) {
-      benchmark::RegisterBenchmark("memcpy", BM_memcpy)->Arg(size)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
-      benchmark::RegisterBenchmark("gaspi_write", BM_gaspi_write)->Arg(size)->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
+      bench::median_of_5(benchmark::RegisterBenchmark("memcpy", BM_memcpy)->Arg(size));
+      bench::median_of_5(benchmark::RegisterBenchmark("gaspi_write", BM_gaspi_write)->Arg(size));
     }
     benchmark::RunSpecifiedBenchmarks(&collector);
     ok(gaspi_notify(kSeg, 1, kStop, 1, 0, GASPI_BLOCK), "notify stop");
 
-    auto lat = collector.ns["gaspi_write_notify_pingpong"], raw = collector.ns["raw_flag_pingpong"];
-    std::printf("\n%-44s %12s %12s %8s %s\n", "figure (median of 5)", "HyGASPI", "floor", "ratio", "target");
-    std::printf("%-44s %9.0f ns %9.0f ns %8.2f %s\n", "one-way 8 B write_notify -> waitsome", lat, raw,
-                raw > 0 ? lat / raw : 0.0, "<= 1.5 (raw shm flag ping-pong)");
+    bench::header();
+    bench::row("one-way 8 B write_notify -> waitsome", 1e9 * collector.get("gaspi_write_notify_pingpong", "one_way_ns"),
+               1e9 * collector.get("raw_flag_pingpong", "one_way_ns"), "ns", 0, "<= 1.5 (raw shm flag ping-pong)");
     for (const char* size : {"4096", "1048576", "67108864"}) {
-      double ours = collector.gbps[std::string("gaspi_write/") + size];
-      double floor = collector.gbps[std::string("memcpy/") + size];
-      std::printf("%-44s %7.2f GB/s %7.2f GB/s %8.2f %s\n", (std::string("gaspi_write bandwidth ") + size + " B").c_str(),
-                  ours, floor, floor > 0 ? ours / floor : 0.0, std::strcmp(size, "4096") ? ">= 0.9 (memcpy)" : "(memcpy)");
+      double ours = collector.get(std::string("gaspi_write/") + size, "bytes_per_second") / 1e9;
+      double floor = collector.get(std::string("memcpy/") + size, "bytes_per_second") / 1e9;
+      bench::row((std::string("gaspi_write bandwidth ") + size + " B").c_str(), ours, floor, "GB/s", 2,
+                 std::strcmp(size, "4096") ? ">= 0.9 (memcpy)" : "(memcpy)");
     }
   }
   ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
