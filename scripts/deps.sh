@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages HyGASPI needs, only those that are missing.
 set -euo pipefail
-packages=(g++ cmake ninja-build pkg-config libboost-dev libhwloc-dev hwloc doctest-dev libbenchmark-dev
+packages=(g++ gfortran cmake ninja-build pkg-config libboost-dev libhwloc-dev hwloc doctest-dev libbenchmark-dev
           libopenmpi-dev openmpi-bin valgrind)
 missing=()
 for p in "${packages[@]}"; do
