@@ -1,0 +1,91 @@
+# Install layout, the exported CMake package HyGASPI (target HyGASPI::gaspi), pkg-config files
+# hygaspi.pc and GPI2.pc, and GPI-2's library names libGPI2.so / libGPI2-dbg.so as links to
+# libhygaspi.so (in the build tree too, so tests can link -lGPI2 without installing).
+# Included by the top-level CMakeLists.txt after every subdirectory, so that optional tool targets
+# (gaspi_run, hygaspi-info) are known here when they exist.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(HYGASPI_CMAKE_DIR ${CMAKE_INSTALL_LIBDIR}/cmake/HyGASPI)
+# The GPI-2 interface version the headers reproduce (GPI2_VERSION.h), reported by GPI2.pc.
+set(HYGASPI_GPI2_VERSION 1.6.0)
+# The .pc files find their prefix from their own place (${pcfiledir}), so an install with
+# `cmake --install --prefix DIR` or DESTDIR is relocatable.
+foreach(kind LIBDIR INCLUDEDIR)
+  if(IS_ABSOLUTE "${CMAKE_INSTALL_${kind}}")
+    set(HYGASPI_PC_${kind} "${CMAKE_INSTALL_${kind}}")
+  else()
+    set(HYGASPI_PC_${kind} "\${prefix}/${CMAKE_INSTALL_${kind}}")
+  endif()
+endforeach()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(HYGASPI_PC_PREFIX "${CMAKE_INSTALL_PREFIX}")
+else()
+  file(RELATIVE_PATH rel "/p/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/p")
+  set(HYGASPI_PC_PREFIX "\${pcfiledir}/${rel}")
+endif()
+
+# --- library and headers ----------------------------------------------------------------------
+# Consumers see HyGASPI::gaspi; its installed include directory is ${CMAKE_INSTALL_INCLUDEDIR}
+# ($<INSTALL_INTERFACE:...> in src/CMakeLists.txt). The library links Threads, rt and Boost (header-only) privately;
+# as a shared library those stay out of the exported interface, so the package needs no
+# find_dependency and consumers need only -lhygaspi.
+set_target_properties(hygaspi PROPERTIES EXPORT_NAME gaspi)
+install(TARGETS hygaspi EXPORT HyGASPITargets
+  LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT devel)
+file(GLOB HYGASPI_PUBLIC_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/*.h)
+install(FILES ${HYGASPI_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
+
+# --- launchers and tools -------------------------------------------------------------------------
+foreach(tool IN ITEMS hygaspi-run gaspi_run hygaspi-info)
+  if(TARGET ${tool})
+    install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
+  endif()
+endforeach()
+
+# --- CMake package: find_package(HyGASPI) ----------------------------------------------------------
+install(EXPORT HyGASPITargets NAMESPACE HyGASPI:: FILE HyGASPITargets.cmake
+  DESTINATION ${HYGASPI_CMAKE_DIR} COMPONENT devel)
+configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/HyGASPIConfig.cmake.in
+  ${PROJECT_BINARY_DIR}/HyGASPIConfig.cmake INSTALL_DESTINATION ${HYGASPI_CMAKE_DIR})
+write_basic_package_version_file(${PROJECT_BINARY_DIR}/HyGASPIConfigVersion.cmake
+  VERSION ${PROJECT_VERSION} COMPATIBILITY SameMajorVersion)
+install(FILES ${PROJECT_BINARY_DIR}/HyGASPIConfig.cmake ${PROJECT_BINARY_DIR}/HyGASPIConfigVersion.cmake
+  DESTINATION ${HYGASPI_CMAKE_DIR} COMPONENT devel)
+# The build tree is a package too: -DHyGASPI_DIR=<build dir> uses it without installing.
+export(EXPORT HyGASPITargets NAMESPACE HyGASPI:: FILE ${PROJECT_BINARY_DIR}/HyGASPITargets.cmake)
+
+# --- pkg-config: hygaspi.pc and GPI2.pc (-lGPI2, as GPI-2's own GPI2.pc) ---------------------------
+foreach(pc IN ITEMS hygaspi GPI2)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
+endforeach()
+
+# --- GPI-2 library names ---------------------------------------------------------------------------
+# libGPI2.so and libGPI2-dbg.so are link-time names for libhygaspi.so: -lGPI2 (or -lGPI2-dbg)
+# links HyGASPI, and the program records libhygaspi's soname. GPI-2's "dbg" variant is its
+# argument-checking build; HyGASPI checks every argument unless built with
+# -DHYGASPI_ARG_CHECKS=OFF, so both names point at the one library.
+set(HYGASPI_GPI2_NAMES libGPI2.so libGPI2-dbg.so)
+get_target_property(libdir hygaspi LIBRARY_OUTPUT_DIRECTORY)
+if(NOT libdir)
+  get_target_property(libdir hygaspi BINARY_DIR)
+endif()
+set(links)
+set(commands)
+foreach(name IN LISTS HYGASPI_GPI2_NAMES)
+  list(APPEND links ${libdir}/${name})
+  list(APPEND commands COMMAND ${CMAKE_COMMAND} -E create_symlink $<TARGET_LINKER_FILE_NAME:hygaspi> ${libdir}/${name})
+endforeach()
+add_custom_command(OUTPUT ${links} ${commands} DEPENDS hygaspi
+  COMMENT "Linking libGPI2.so, libGPI2-dbg.so -> libhygaspi.so" VERBATIM)
+add_custom_target(hygaspi_gpi2_links ALL DEPENDS ${links})
+foreach(name IN LISTS HYGASPI_GPI2_NAMES)
+  # A link relative to its own directory, made at install time (DESTDIR-aware).
+  install(CODE "
+    set(dir \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}\")
+    message(STATUS \"Installing: \${dir}/${name} -> $<TARGET_LINKER_FILE_NAME:hygaspi>\")
+    file(CREATE_LINK $<TARGET_LINKER_FILE_NAME:hygaspi> \"\${dir}/${name}\" SYMBOLIC)"
+    COMPONENT devel)
+endforeach()
