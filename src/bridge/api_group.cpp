@@ -17,6 +17,29 @@ gaspi_return_t check_committed_group(const char* fn, gaspi_group_t group) noexce
   return GASPI_SUCCESS;
 }
 
+void compute_route(gaspi_group_t group) {
+  const Group& g = rt().groups.groups[group];
+  GroupRoute& route = rt().routes[group];
+  route = GroupRoute{};
+  std::vector<int> seen_nodes;
+  for (gaspi_rank_t m : g.members) {
+    if (rt().on_node(m)) {
+      if (m == rt().rank)
+        route.my_node_index = static_cast<std::uint32_t>(route.node_members.size());
+      route.node_members.push_back(static_cast<gaspi_rank_t>(rt().local(m)));
+    }
+    const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
+    if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {
+      seen_nodes.push_back(node);  // members ascend, so the first one met on a node leads it
+      if (m == rt().rank)
+        route.my_leader_index = static_cast<std::int32_t>(route.leaders.size());
+      route.leaders.push_back(m);
+    }
+  }
+}
+
+// Hierarchical and resumable: the node's members meet in shm, the node leaders meet over MPI,
+// and the node meets again so that nobody leaves before every node has arrived.
 gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check_committed_group(fn, group));
   Group& g = rt().groups.groups[group];
@@ -27,7 +50,27 @@ gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_
   } else {
     lock.lock();
   }
-  return shm::node_barrier(rt().node, group, g.members, g.my_index, g.tag, g.barrier, Deadline(timeout));
+  GroupRoute& route = rt().routes[group];
+  const Deadline deadline(timeout);
+  auto node_part = [&] {
+    return shm::node_barrier(rt().node, group, route.node_members, route.my_node_index, g.tag, g.barrier, deadline);
+  };
+  if (route.leaders.size() == 1)
+    return node_part();
+  if (route.barrier_phase == 0) {
+    HYGASPI_TRY(node_part());
+    route.barrier_phase = 1;
+  }
+  if (route.barrier_phase == 1) {
+    if (route.my_leader_index >= 0)
+      HYGASPI_TRY(mpi::leader_barrier(rt().mpi, rt().control, group, route.leaders,
+                                      static_cast<std::uint32_t>(route.my_leader_index), route.leader_barrier,
+                                      deadline));
+    route.barrier_phase = 2;
+  }
+  HYGASPI_TRY(node_part());
+  route.barrier_phase = 0;
+  return GASPI_SUCCESS;
 }
 
 }  // namespace hygaspi
@@ -93,6 +136,7 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
         g.reduce = {};
         g.state = GroupState::committed;
         g.committing = true;
+        compute_route(group);
         HYGASPI_TRY(publish_reduce_area(group));
       } else if (!g.committing) {
         // Committing a committed group (e.g. GASPI_GROUP_ALL, as the spec's listings do) is a barrier.
@@ -120,7 +164,7 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
     std::lock_guard busy(g.collective);
     std::lock_guard reducing(g.reducing);
     if (g.state == GroupState::committed)
-      rt().reduce.drop(rt().node, group, g.my_index == 0);
+      rt().reduce.drop(rt().node, group, rt().routes[group].my_node_index == 0);
     g.state = GroupState::free;
     g.members.clear();
     g.committing = false;

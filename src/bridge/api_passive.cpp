@@ -87,8 +87,11 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     HYGASPI_TRY(passive_size(fn, size));
     const shm::MappedSegment* local = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
+    if (!rt().on_node(rank))  // another node: an MPI message, delivered once matched
+      return rt().control.passive_send(rank, local->data + offset_local, size, Deadline(timeout));
     shm::Node& node = rt().node;
-    shm::PassiveRing* ring = node.passive_ring(rank);
+    const std::uint32_t target = rt().local(rank);
+    shm::PassiveRing* ring = node.passive_ring(target);
     if (ring == nullptr)
       return GASPI_ERROR;  // passive_ring() said why
     HYGASPI_CHECK(size <= ring->header.payload_max, GASPI_ERR_INV_COMMSIZE, fn,
@@ -102,7 +105,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     // senders were woken for. Otherwise it joins them (see "Fairness" above).
     const bool queue_behind = ring->space.waiters.load(std::memory_order_seq_cst) != 0;
     if (queue_behind || !push()) {
-      const shm::WaitResult w = wait_for_space(*ring, push, Deadline(timeout), queue_behind, rank);
+      const shm::WaitResult w = wait_for_space(*ring, push, Deadline(timeout), queue_behind, target);
       if (w == shm::WaitResult::timeout)
         return GASPI_TIMEOUT;  // nothing was claimed, so nothing was sent
       if (w == shm::WaitResult::failed) {
@@ -110,7 +113,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
         return GASPI_ERROR;
       }
     }
-    node.ring(rank);  // after the seq_cst publication in passive_try_push (doorbell.hpp)
+    node.ring(target);  // after the seq_cst publication in passive_try_push (doorbell.hpp)
     return GASPI_SUCCESS;
   });
 }
@@ -131,7 +134,21 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     shm::PassiveMessage msg;
     // The pop is the readiness test, so a receive that times out has taken nothing (DESIGN.md
     // "Where the spec is unclear"). Senders ring our doorbell after they publish.
-    auto take = [&] { return shm::passive_try_pop(ring, dst, size, msg); };
+    // Messages of other nodes arrive through MPI (mpi_rma/control.hpp).
+    gaspi_return_t from_mpi = GASPI_TIMEOUT;
+    auto take = [&] {
+      if (shm::passive_try_pop(ring, dst, size, msg))
+        return true;
+      if (!rt().mpi.active())
+        return false;
+      int from = 0;
+      from_mpi = rt().control.passive_try_receive(dst, size, from);
+      if (from_mpi == GASPI_TIMEOUT)
+        return false;
+      msg.sender = static_cast<std::uint32_t>(from);
+      msg.size = static_cast<std::uint32_t>(size);  // a longer one returned GASPI_ERROR (truncated)
+      return true;
+    };
     switch (node.wait(take, Deadline(timeout), {})) {
     case shm::WaitResult::ready:
       break;
@@ -140,6 +157,8 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     case shm::WaitResult::failed:
       return GASPI_ERROR;
     }
+    if (from_mpi == GASPI_ERROR)
+      return GASPI_ERROR;  // truncated; control.cpp said so
     HYGASPI_CHECK(msg.size <= size, GASPI_ERROR, fn,
                   "message of %u bytes from rank %u is longer than size %lu: truncated, the rest is discarded",
                   msg.size, msg.sender, static_cast<unsigned long>(size));
@@ -163,6 +182,8 @@ gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
     std::uint64_t discarded = 0;
     while (shm::passive_try_pop(ring, nullptr, 0, msg))
       ++discarded;
+    if (rt().mpi.active())
+      rt().control.passive_purge();
     log::debug("gaspi_passive_queue_purge", "discarded %lu pending passive messages",
                static_cast<unsigned long>(discarded));
     return GASPI_SUCCESS;

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <sched.h>
 #include <numeric>
+#include <string>
 
 #include "bridge/runtime.hpp"
 #include "bridge/group_ops.hpp"
@@ -27,6 +28,81 @@ std::int64_t effective_spin(const Knobs& knobs) {
   const long cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
   return knobs.nranks > cpus ? 0 : knobs.spin;
 }
+
+// One node, started by hygaspi-run (or alone): global rank = node-local index.
+gaspi_return_t start_node_job(Runtime& r, const Knobs& knobs, const Deadline& deadline) {
+  r.rank = static_cast<std::uint32_t>(knobs.rank);
+  r.nranks = static_cast<std::uint32_t>(knobs.nranks);
+  log::set_rank(static_cast<int>(r.rank));
+  r.local_of.resize(r.nranks);
+  std::iota(r.local_of.begin(), r.local_of.end(), 0);
+  r.global_of.resize(r.nranks);
+  std::iota(r.global_of.begin(), r.global_of.end(), 0u);
+  shm::NodeOptions options{knobs.job,
+                           r.rank,
+                           r.nranks,
+                           {effective_spin(knobs), knobs.yields},
+                           r.config.passive_queue_size_max,
+                           r.config.passive_transfer_size_max};
+  return r.node.init(options, deadline);
+}
+
+void progress_mpi() { rt().control.progress(); }
+
+// Runs a global atomic that another node asked for, on one of our segments (mpi_rma/control.hpp).
+gaspi_return_t serve_atomic(const mpi::AtomicRequest& request, std::uint64_t& old) {
+  const shm::MappedSegment* seg = rt().node.local(request.segment);
+  if (seg == nullptr || seg->data == nullptr || request.offset % 8 != 0 || request.offset > seg->size - 8)
+    return GASPI_ERROR;  // the initiator checked what it could; the segment may have gone since
+  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t*>(seg->data + request.offset));
+  if (request.op == mpi::AtomicOp::fetch_add) {
+    old = word.fetch_add(request.a, std::memory_order_seq_cst);
+  } else {
+    old = request.a;
+    word.compare_exchange_strong(old, request.b, std::memory_order_seq_cst);
+  }
+  return GASPI_SUCCESS;
+}
+
+// Launched by mpirun, or inside an MPI program (spec §5.6): GASPI rank = MPI rank; node peers use
+// shm, other nodes MPI. The node's first rank creates the node's job block.
+gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& deadline) {
+  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm}));
+  r.rank = static_cast<std::uint32_t>(r.mpi.rank());
+  r.nranks = static_cast<std::uint32_t>(r.mpi.size());
+  log::set_rank(static_cast<int>(r.rank));
+  r.local_of.assign(r.nranks, -1);
+  r.global_of.clear();
+  for (int g : r.mpi.node_ranks) {
+    r.local_of[static_cast<std::size_t>(g)] = static_cast<std::int32_t>(r.global_of.size());
+    r.global_of.push_back(static_cast<std::uint32_t>(g));
+  }
+  const auto node_size = static_cast<std::uint32_t>(r.global_of.size());
+  if (r.mpi.local_rank == 0)
+    HYGASPI_TRY(shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job));
+  {
+    auto lock = r.mpi.lock();
+    MPI_Barrier(r.mpi.comm());  // the job blocks exist
+  }
+  shm::NodeOptions options{r.mpi.node_job,
+                           static_cast<std::uint32_t>(r.mpi.local_rank),
+                           node_size,
+                           {effective_spin(knobs), knobs.yields},
+                           r.config.passive_queue_size_max,
+                           r.config.passive_transfer_size_max};
+  HYGASPI_TRY(r.node.init(options, deadline));
+  {
+    auto lock = r.mpi.lock();
+    MPI_Barrier(r.mpi.comm());  // every node peer has mapped the bootstrap objects
+  }
+  r.node.unlink_bootstrap_objects(r.mpi.local_rank == 0);
+  r.bootstrap_job.reset();
+  HYGASPI_TRY(r.rma.init(r.mpi));
+  r.control.init(r.mpi, serve_atomic);
+  r.node.set_progress(progress_mpi);
+  return GASPI_SUCCESS;
+}
+
 }  // namespace
 
 extern "C" {
@@ -63,22 +139,13 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     log::set_level(static_cast<log::Level>(knobs.log_level));
     HYGASPI_CHECK(sanitize_config(r.config, error), GASPI_ERR_CONFIG, "gaspi_proc_init", "%s", error.c_str());
     r.knobs = knobs;
-    r.rank = static_cast<std::uint32_t>(knobs.rank);
-    r.nranks = static_cast<std::uint32_t>(knobs.nranks);
-    log::set_rank(static_cast<int>(r.rank));
-
     // GASPI_BLOCK would wait forever for a peer that never starts; cap it (HYGASPI_INIT_TIMEOUT_MS).
     const gaspi_timeout_t wait_ms =
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
-    shm::NodeOptions options{knobs.job,
-                             r.rank,
-                             r.nranks,
-                             {effective_spin(knobs), knobs.yields},
-                             r.config.passive_queue_size_max,
-                             r.config.passive_transfer_size_max};
-    gaspi_return_t rc = r.node.init(options, Deadline(wait_ms));
+    gaspi_return_t rc = mpi::wanted() ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
     if (rc != GASPI_SUCCESS) {
       r.node.term();
+      r.mpi.term();
       log::set_rank(-1);
       return rc;
     }
@@ -90,6 +157,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     all.my_index = r.rank;
     all.tag = r.groups.next_tag(all.members);
     all.state = GroupState::committed;
+    compute_route(GASPI_GROUP_ALL);
     r.reduce.clear();
     if (gaspi_return_t area = publish_reduce_area(GASPI_GROUP_ALL); area != GASPI_SUCCESS) {
       r.node.term();
@@ -109,7 +177,12 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
     r.initialized.store(false, std::memory_order_release);
     for (std::uint32_t g = 0; g < limits::kMaxGroups; ++g)
       if (r.groups.groups[g].state == GroupState::committed)
-        r.reduce.drop(r.node, g, r.groups.groups[g].my_index == 0);
+        r.reduce.drop(r.node, g, r.routes[g].my_node_index == 0);
+    if (r.mpi.active()) {
+      r.node.set_progress(nullptr);
+      r.rma.term();  // collective: waits for every rank's gaspi_proc_term
+      r.mpi.term();
+    }
     r.node.term();
     log::set_rank(-1);
     return GASPI_SUCCESS;

@@ -21,7 +21,11 @@ gaspi_return_t drain(const char* fn, gaspi_queue_id_t q, gaspi_timeout_t timeout
   } else {
     lock.lock();  // gaspi_wait is exclusive per queue; the holder returns without blocking
   }
-  rt().queues.release(q, queue.posted.load(std::memory_order_acquire));
+  const std::uint32_t posted = queue.posted.load(std::memory_order_acquire);
+  // Node-local operations completed when posted; MPI ones complete at a flush.
+  if (rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
+    HYGASPI_TRY(rt().rma.flush_all());
+  rt().queues.release(q, posted);
   return GASPI_SUCCESS;
 }
 
@@ -108,7 +112,7 @@ gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
     HYGASPI_TRY(check::init(fn));
     const shm::MappedSegment* seg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, 0, 0, seg));
-    HYGASPI_TRY(check::notification(fn, *seg, notification_id));
+    HYGASPI_TRY(check::notification(fn, seg->notification_num, notification_id));
     // An atomic exchange: of several threads resetting one id, exactly one gets the value.
     gaspi_notification_t old =
         std::atomic_ref<std::uint32_t>(seg->notifications[notification_id]).exchange(0, std::memory_order_acq_rel);

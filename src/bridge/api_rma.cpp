@@ -10,7 +10,7 @@ namespace {
 
 struct Transfer {
   const shm::MappedSegment* local = nullptr;
-  const shm::MappedSegment* remote = nullptr;
+  RemoteRef remote;
 };
 
 gaspi_return_t check_transfer(const char* fn, gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
@@ -31,14 +31,24 @@ gaspi_return_t check_list(const char* fn, gaspi_number_t num, gaspi_segment_id_t
   return check::not_null(fn, size, "size");
 }
 
-gaspi_return_t do_write(const Transfer& t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
-                        gaspi_size_t size) {
-  return rt().node.put(*t.remote, rank, off_r, t.local->data + off_l, size);
-}
+// A transfer on `queue`: node peers complete it now, other nodes at gaspi_wait (MPI flush).
+struct Mover {
+  gaspi_queue_id_t queue;
+  bool read;
+  gaspi_return_t operator()(const Transfer& t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
+                            gaspi_size_t size) const {
+    return read ? route_get(t.local->data + off_l, t.remote, rank, off_r, size, queue)
+                : route_put(t.remote, rank, off_r, t.local->data + off_l, size, queue);
+  }
+};
 
-gaspi_return_t do_read(const Transfer& t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
-                       gaspi_size_t size) {
-  return rt().node.get(t.local->data + off_l, *t.remote, rank, off_r, size);
+// The local notification of the read variants: the data must have arrived first.
+gaspi_return_t notify_after_read(const RemoteRef& from, gaspi_rank_t rank, const shm::MappedSegment& seg,
+                                 gaspi_notification_id_t id) {
+  if (from.mpi != nullptr)
+    HYGASPI_TRY(rt().rma.flush(rank));
+  rt().node.notify(seg, rt().node.rank(), id, 1);
+  return GASPI_SUCCESS;
 }
 
 // A list operation: every element is checked before the queue is touched and anything moves.
@@ -86,7 +96,7 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
     HYGASPI_TRY(check_transfer("gaspi_write", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
                                size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return do_write(t, offset_local, rank, offset_remote, size);
+    return Mover{queue, false}(t, offset_local, rank, offset_remote, size);
   });
 }
 
@@ -101,7 +111,7 @@ gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gasp
     HYGASPI_TRY(check_transfer("gaspi_read", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
                                size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return do_read(t, offset_local, rank, offset_remote, size);
+    return Mover{queue, true}(t, offset_local, rank, offset_remote, size);
   });
 }
 
@@ -114,12 +124,11 @@ gaspi_return_t pgaspi_notify(const gaspi_segment_id_t segment_id_remote, const g
     HYGASPI_TRY(check::queue("gaspi_notify", queue));
     HYGASPI_TRY(check::rank("gaspi_notify", rank));
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "gaspi_notify", "notification value 0");
-    const shm::MappedSegment* seg = nullptr;
+    RemoteRef seg;
     HYGASPI_TRY(check::remote_segment("gaspi_notify", rank, segment_id_remote, 0, 0, seg));
-    HYGASPI_TRY(check::notification("gaspi_notify", *seg, notification_id));
+    HYGASPI_TRY(check::notification("gaspi_notify", seg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    rt().node.notify(*seg, rank, notification_id, notification_value);
-    return GASPI_SUCCESS;
+    return route_notify(seg, rank, notification_id, notification_value);
   });
 }
 
@@ -136,12 +145,11 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
     Transfer t;
     HYGASPI_TRY(check_transfer("gaspi_write_notify", segment_id_local, offset_local, rank, segment_id_remote,
                                offset_remote, size, t));
-    HYGASPI_TRY(check::notification("gaspi_write_notify", *t.remote, notification_id));
+    HYGASPI_TRY(check::notification("gaspi_write_notify", t.remote.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    HYGASPI_TRY(do_write(t, offset_local, rank, offset_remote, size));
-    // spec §8.4.1: the notification becomes visible only after the data (release in notify()).
-    rt().node.notify(*t.remote, rank, notification_id, notification_value);
-    return GASPI_SUCCESS;
+    HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
+    // spec §8.4.1: the notification becomes visible only after the data.
+    return route_notify(t.remote, rank, notification_id, notification_value);
   });
 }
 
@@ -157,7 +165,7 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t* c
     ListPlan plan;
     HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    return plan.run(num, offset_local, rank, offset_remote, size, do_write);
+    return plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false});
   });
 }
 
@@ -177,13 +185,12 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, fn, "notification value 0");
     ListPlan plan;
     HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
-    const shm::MappedSegment* nseg = nullptr;
+    RemoteRef nseg;
     HYGASPI_TRY(check::remote_segment(fn, rank, segment_id_notification, 0, 0, nseg));
-    HYGASPI_TRY(check::notification(fn, *nseg, notification_id));
+    HYGASPI_TRY(check::notification(fn, nseg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
-    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, do_write));
-    rt().node.notify(*nseg, rank, notification_id, notification_value);
-    return GASPI_SUCCESS;
+    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
+    return route_notify(nseg, rank, notification_id, notification_value);
   });
 }
 
@@ -198,12 +205,11 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
     Transfer t;
     HYGASPI_TRY(check_transfer("gaspi_read_notify", segment_id_local, offset_local, rank, segment_id_remote,
                                offset_remote, size, t));
-    HYGASPI_TRY(check::notification("gaspi_read_notify", *t.local, notification_id));
+    HYGASPI_TRY(check::notification("gaspi_read_notify", t.local->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    HYGASPI_TRY(do_read(t, offset_local, rank, offset_remote, size));
+    HYGASPI_TRY((Mover{queue, true}(t, offset_local, rank, offset_remote, size)));
     // The notification is local and carries the value 1 (read_list_notify proposal).
-    rt().node.notify(*t.local, rt().rank, notification_id, 1);
-    return GASPI_SUCCESS;
+    return notify_after_read(t.remote, rank, *t.local, notification_id);
   });
 }
 
@@ -219,7 +225,7 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t* co
     ListPlan plan;
     HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    return plan.run(num, offset_local, rank, offset_remote, size, do_read);
+    return plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true});
   });
 }
 
@@ -238,11 +244,12 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
     HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     const shm::MappedSegment* nseg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_notification, 0, 0, nseg));
-    HYGASPI_TRY(check::notification(fn, *nseg, notification_id));
+    HYGASPI_TRY(check::notification(fn, nseg->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
-    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, do_read));
-    rt().node.notify(*nseg, rt().rank, notification_id, 1);
-    return GASPI_SUCCESS;
+    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
+    RemoteRef from;
+    HYGASPI_TRY(check::remote_segment(fn, rank, segment_id_remote[0], 0, 0, from));
+    return notify_after_read(from, rank, *nseg, notification_id);
   });
 }
 

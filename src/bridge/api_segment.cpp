@@ -1,6 +1,8 @@
 // Segments (spec §7). Every segment is a shm object holding its notification array and, unless
 // it is bound user memory, its data; node peers map it lazily on first access.
+#include <algorithm>
 #include <array>
+#include <vector>
 
 #include "bridge/group_ops.hpp"
 #include "bridge/runtime.hpp"
@@ -21,7 +23,36 @@ gaspi_return_t allocate(const char* fn, gaspi_segment_id_t seg, gaspi_size_t siz
   HYGASPI_CHECK(size > 0, GASPI_ERR_INV_SEGSIZE, fn, "segment %u: size 0", seg);
   std::lock_guard lock(rt().segments);
   HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERROR, fn, "segment %u already exists", seg);
-  return rt().node.segment_create(seg, size, rt().config.notification_num, user_memory);
+  HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory));
+  if (rt().mpi.active()) {
+    const shm::MappedSegment& m = *rt().node.local(seg);
+    if (gaspi_return_t rc = rt().rma.attach(seg, m.data, m.size, m.notifications,
+                                            std::uint64_t{m.notification_num} * sizeof(std::uint32_t));
+        rc != GASPI_SUCCESS) {
+      rt().node.segment_delete(seg);
+      return rc;
+    }
+  }
+  return GASPI_SUCCESS;
+}
+
+// Makes local segment `seg` known to `rank`: node peers find it in our rank block; a rank of
+// another node gets its description put into its table (mpi_rma/rma.hpp).
+// Ranks of other nodes that hold an entry of each local segment; a delete clears their entries.
+std::array<std::vector<gaspi_rank_t>, limits::kMaxSegments> g_registered;
+
+gaspi_return_t register_with(gaspi_segment_id_t seg, gaspi_rank_t rank) {
+  if (rt().on_node(rank))
+    return GASPI_SUCCESS;
+  const shm::MappedSegment& m = *rt().node.local(seg);
+  mpi::RemoteSegment entry{m.generation, m.size, reinterpret_cast<std::uint64_t>(m.data),
+                           reinterpret_cast<std::uint64_t>(m.notifications), m.notification_num, 0, {}};
+  HYGASPI_TRY(rt().rma.register_with(seg, rank, entry));
+  std::lock_guard lock(rt().segments);
+  auto& ranks = g_registered[seg];
+  if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end())
+    ranks.push_back(rank);
+  return GASPI_SUCCESS;
 }
 
 gaspi_return_t collective(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory,
@@ -31,10 +62,11 @@ gaspi_return_t collective(const char* fn, gaspi_segment_id_t seg, gaspi_size_t s
   HYGASPI_TRY(check_committed_group(fn, group));
   if (!g_pending_collective[seg].load()) {
     HYGASPI_TRY(allocate(fn, seg, size, user_memory));
+    for (gaspi_rank_t member : rt().groups.groups[group].members)
+      HYGASPI_TRY(register_with(seg, member));
     g_pending_collective[seg].store(true);
   }
-  // Registration with every member is implicit on a node (peers map on first access); the
-  // barrier makes sure every member's segment exists before anyone returns.
+  // The barrier makes sure every member's segment exists and is registered before anyone returns.
   gaspi_return_t rc = group_barrier(fn, group, timeout);
   if (rc != GASPI_TIMEOUT)
     g_pending_collective[seg].store(false);
@@ -61,7 +93,8 @@ gaspi_return_t pgaspi_segment_register(const gaspi_segment_id_t segment_id, cons
     HYGASPI_TRY(check::init("gaspi_segment_register"));
     HYGASPI_TRY(check::rank("gaspi_segment_register", rank));
     const shm::MappedSegment* seg = nullptr;
-    return check::local_segment("gaspi_segment_register", segment_id, 0, 0, seg);
+    HYGASPI_TRY(check::local_segment("gaspi_segment_register", segment_id, 0, 0, seg));
+    return register_with(segment_id, rank);
   });
 }
 
@@ -100,6 +133,13 @@ gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
     HYGASPI_CHECK(rt().node.local(segment_id) != nullptr, GASPI_ERR_INV_SEG, "gaspi_segment_delete",
                   "segment %u does not exist", segment_id);
     g_pending_collective[segment_id].store(false);
+    if (rt().mpi.active()) {
+      // Peers of other nodes must not reach into memory that is about to be freed.
+      for (gaspi_rank_t r : g_registered[segment_id])
+        HYGASPI_TRY(rt().rma.register_with(segment_id, r, mpi::RemoteSegment{}));
+      g_registered[segment_id].clear();
+      rt().rma.detach(segment_id);
+    }
     return rt().node.segment_delete(segment_id);
   });
 }
@@ -159,9 +199,9 @@ gaspi_return_t pgaspi_segment_size(const gaspi_segment_id_t segment_id, const ga
     HYGASPI_TRY(check::init("gaspi_segment_size"));
     HYGASPI_TRY(check::not_null("gaspi_segment_size", size, "size"));
     HYGASPI_TRY(check::rank("gaspi_segment_size", rank));
-    const shm::MappedSegment* seg = nullptr;
+    RemoteRef seg;
     HYGASPI_TRY(check::remote_segment("gaspi_segment_size", rank, segment_id, 0, 0, seg));
-    *size = seg->size;
+    *size = seg.size;
     return GASPI_SUCCESS;
   });
 }

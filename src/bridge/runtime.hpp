@@ -6,6 +6,7 @@
 #include <GASPI_Ext.h>
 #include <PGASPI.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <exception>
@@ -16,6 +17,10 @@
 #include "core/knobs.hpp"
 #include "core/log.hpp"
 #include "core/queues.hpp"
+#include "mpi_rma/control.hpp"
+#include "mpi_rma/leaders.hpp"
+#include "mpi_rma/mpi_env.hpp"
+#include "mpi_rma/rma.hpp"
 #include "shm/node.hpp"
 #include "shm/node_reduce.hpp"
 
@@ -31,6 +36,18 @@
 
 namespace hygaspi {
 
+// How this rank reaches the members of a committed group: node-local members through shm, the
+// other nodes through their leaders (the lowest member of each node) over MPI.
+struct GroupRoute {
+  std::vector<gaspi_rank_t> node_members;  // node-local indices of the members on my node
+  std::uint32_t my_node_index = 0;         // my position in node_members
+  std::vector<int> leaders;                // global rank of each node's leader, ascending
+  std::int32_t my_leader_index = -1;       // my position in leaders, -1 if I lead no node
+  int barrier_phase = 0;                   // 0 node arrive, 1 leaders, 2 node release
+  mpi::LeaderBarrier leader_barrier;
+  mpi::LeaderReduce leader_reduce;
+};
+
 struct Runtime {
   std::mutex lifecycle;  // serialises init and term
   std::atomic<bool> initialized{false};
@@ -41,6 +58,18 @@ struct Runtime {
   std::chrono::steady_clock::time_point start{};
   shm::Node node;
   shm::NodeReduce reduce;
+  mpi::Env mpi;  // inactive under hygaspi-run and for a standalone process
+  mpi::Rma rma;
+  mpi::Control control;
+  shm::ShmObject bootstrap_job;  // MPI jobs: the job block the node leader created
+  // Locality: node-local index of every global rank (-1: another node), and the reverse.
+  std::vector<std::int32_t> local_of;
+  std::vector<std::uint32_t> global_of;
+  std::array<std::atomic<bool>, limits::kMaxQueues> queue_uses_mpi{};  // gaspi_wait must flush
+  std::array<GroupRoute, limits::kMaxGroups> routes;
+
+  [[nodiscard]] bool on_node(std::uint32_t r) const noexcept { return local_of[r] >= 0; }
+  [[nodiscard]] std::uint32_t local(std::uint32_t r) const noexcept { return static_cast<std::uint32_t>(local_of[r]); }
   QueueTable queues;
   GroupTable groups;
   std::mutex segments;  // serialises segment creation and deletion
@@ -90,7 +119,7 @@ inline gaspi_return_t init(const char* fn) noexcept {
 
 inline gaspi_return_t rank(const char* fn, std::uint32_t r) noexcept {
   HYGASPI_CHECK(r < rt().nranks, GASPI_ERR_INV_RANK, fn, "rank %u out of range (job has %u ranks)", r, rt().nranks);
-  HYGASPI_CHECK(rt().node.alive(r), GASPI_ERROR, fn, "rank %u is dead", r);
+  HYGASPI_CHECK(!rt().on_node(r) || rt().node.alive(rt().local(r)), GASPI_ERROR, fn, "rank %u is dead", r);
   return GASPI_SUCCESS;
 }
 
@@ -123,21 +152,45 @@ inline gaspi_return_t local_segment(const char* fn, std::uint32_t seg, std::uint
   return GASPI_SUCCESS;
 }
 
+}  // namespace check
+
+// A segment of another rank, reached through shm (a node peer) or MPI (another node).
+struct RemoteRef {
+  const shm::MappedSegment* shm = nullptr;
+  const mpi::RemoteSegment* mpi = nullptr;
+  std::uint32_t local = 0;  // node-local index of the owner (shm)
+  std::uint64_t size = 0;
+  std::uint32_t notification_num = 0;
+};
+
+namespace check {
+
 inline gaspi_return_t remote_segment(const char* fn, std::uint32_t r, std::uint32_t seg, std::uint64_t off,
-                                     std::uint64_t size, const shm::MappedSegment*& out) noexcept {
+                                     std::uint64_t size, RemoteRef& out) noexcept {
   HYGASPI_TRY(segment_id(fn, seg));
-  out = rt().node.lookup(r, seg);
-  HYGASPI_CHECK(out != nullptr, GASPI_ERR_INV_SEG, fn, "segment %u of rank %u does not exist", seg, r);
-  HYGASPI_CHECK(off <= out->size && size <= out->size - off, GASPI_ERR_INV_REM_OFF, fn,
+  if (rt().on_node(r)) {
+    out.local = rt().local(r);
+    out.shm = rt().node.lookup(out.local, seg);
+    HYGASPI_CHECK(out.shm != nullptr, GASPI_ERR_INV_SEG, fn, "segment %u of rank %u does not exist", seg, r);
+    out.size = out.shm->size;
+    out.notification_num = out.shm->notification_num;
+  } else {
+    out.mpi = rt().rma.remote(static_cast<int>(r), seg);
+    HYGASPI_CHECK(out.mpi != nullptr, GASPI_ERR_INV_SEG, fn, "segment %u of rank %u is not registered with this rank",
+                  seg, r);
+    out.size = out.mpi->size;
+    out.notification_num = out.mpi->notification_num;
+  }
+  HYGASPI_CHECK(off <= out.size && size <= out.size - off, GASPI_ERR_INV_REM_OFF, fn,
                 "remote offset %lu + size %lu beyond segment %u of rank %u (%lu bytes)",
                 static_cast<unsigned long>(off), static_cast<unsigned long>(size), seg, r,
-                static_cast<unsigned long>(out->size));
+                static_cast<unsigned long>(out.size));
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t notification(const char* fn, const shm::MappedSegment& seg, std::uint32_t id) noexcept {
-  HYGASPI_CHECK(id < seg.notification_num, GASPI_ERR_INV_NOTIF_ID, fn, "notification id %u >= notification_num %u",
-                id, seg.notification_num);
+inline gaspi_return_t notification(const char* fn, std::uint32_t notification_num, std::uint32_t id) noexcept {
+  HYGASPI_CHECK(id < notification_num, GASPI_ERR_INV_NOTIF_ID, fn, "notification id %u >= notification_num %u", id,
+                notification_num);
   return GASPI_SUCCESS;
 }
 
@@ -154,4 +207,32 @@ inline gaspi_return_t not_null(const char* fn, const T* p, const char* what) noe
 }
 
 }  // namespace check
+
+// ---- data movement, routed by locality (STYLE.md: "is the peer on my node?")
+inline gaspi_return_t route_put(const RemoteRef& dst, std::uint32_t rank, std::uint64_t off, const void* src,
+                                std::uint64_t size, std::uint32_t queue) {
+  if (dst.shm != nullptr)
+    return rt().node.put(*dst.shm, dst.local, off, src, size);
+  rt().queue_uses_mpi[queue].store(true, std::memory_order_relaxed);
+  return rt().rma.put(static_cast<int>(rank), dst.mpi->data + off, src, size);
+}
+
+inline gaspi_return_t route_get(void* dst, const RemoteRef& src, std::uint32_t rank, std::uint64_t off,
+                                std::uint64_t size, std::uint32_t queue) {
+  if (src.shm != nullptr)
+    return rt().node.get(dst, *src.shm, src.local, off, size);
+  rt().queue_uses_mpi[queue].store(true, std::memory_order_relaxed);
+  return rt().rma.get(dst, static_cast<int>(rank), src.mpi->data + off, size);
+}
+
+// spec §8.3.2: never overtakes earlier writes of this queue to `rank` (shm: same thread, release;
+// MPI: flush first).
+inline gaspi_return_t route_notify(const RemoteRef& dst, std::uint32_t rank, std::uint32_t id, std::uint32_t value) {
+  if (dst.shm != nullptr) {
+    rt().node.notify(*dst.shm, dst.local, id, value);
+    return GASPI_SUCCESS;
+  }
+  return rt().rma.notify(static_cast<int>(rank), *dst.mpi, id, value);
+}
+
 }  // namespace hygaspi

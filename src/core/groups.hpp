@@ -25,7 +25,7 @@ struct BarrierProgress {
 // Where a node-local allreduce stands (shm/node_reduce.hpp); kept across GASPI_TIMEOUT.
 struct ReduceProgress {
   std::uint32_t seq = 0;  // sequence number of the current (or last) allreduce, 1-based
-  enum Phase : std::uint32_t { idle, contributed, published } phase = idle;
+  enum Phase : std::uint32_t { idle, contributed, combined, published } phase = idle;
 };
 
 enum class GroupState { free, created, committed };

@@ -15,6 +15,9 @@ constexpr KnobInfo kTable[] = {
     {"HYGASPI_LOG", KnobType::integer, "1", "diagnostics: 0 none, 1 errors, 2 warnings, 3 debug"},
     {"HYGASPI_INIT_TIMEOUT_MS", KnobType::integer, "60000",
      "how long gaspi_proc_init waits for its node peers when called with GASPI_BLOCK"},
+    {"HYGASPI_NODE_SIZE", KnobType::integer, "0",
+     "MPI jobs: split the ranks of a host into virtual nodes of k ranks (1: every pair crosses MPI)"},
+    {"HYGASPI_SHM", KnobType::boolean, "1", "MPI jobs: 0 sends all traffic through MPI, even on one host"},
     {nullptr, KnobType::string, nullptr, nullptr},
 };
 
@@ -58,8 +61,13 @@ bool read_knobs(Knobs& out, std::string& error) {
       !read_int("HYGASPI_SPIN", 0, 1 << 30, out.spin, error) ||
       !read_int("HYGASPI_YIELDS", 0, 1 << 30, out.yields, error) ||
       !read_int("HYGASPI_LOG", 0, 3, out.log_level, error) ||
-      !read_int("HYGASPI_INIT_TIMEOUT_MS", 1, 1ll << 40, out.init_timeout_ms, error))
+      !read_int("HYGASPI_INIT_TIMEOUT_MS", 1, 1ll << 40, out.init_timeout_ms, error) ||
+      !read_int("HYGASPI_NODE_SIZE", 0, 65535, out.node_size, error))
     return false;
+  std::int64_t shm = 1;
+  if (!read_int("HYGASPI_SHM", 0, 1, shm, error))
+    return false;
+  out.shm = shm == 1;
   if (out.job.empty() && out.nranks != 1) {
     error = "HYGASPI_NRANKS=" + std::to_string(out.nranks) + " but HYGASPI_JOB is not set; start with hygaspi-run";
     return false;

@@ -29,6 +29,8 @@ struct Knobs {
   std::int64_t yields = 50;   // HYGASPI_YIELDS: sched_yield calls before sleeping on a futex
   std::int64_t log_level = 1; // HYGASPI_LOG: 0 none, 1 errors, 2 warnings, 3 debug
   std::int64_t init_timeout_ms = 60000;  // HYGASPI_INIT_TIMEOUT_MS
+  std::int64_t node_size = 0;  // HYGASPI_NODE_SIZE: virtual nodes of k ranks (MPI jobs); 0 = real nodes
+  bool shm = true;             // HYGASPI_SHM: 0 sends everything through MPI
 };
 
 // Parses a decimal integer in [lo, hi]; nullopt on any malformation.

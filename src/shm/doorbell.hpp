@@ -8,7 +8,10 @@
 // Either the consumer's ready() sees the payload, or the producer sees waiters != 0 and bumps seq
 // after the consumer read s, so futex_wait returns at once.
 #pragma once
+#include <algorithm>
 #include <chrono>
+#include <ctime>
+#include <sched.h>
 #include <cstdint>
 
 #include "core/deadline.hpp"
@@ -71,6 +74,42 @@ WaitResult wait_until(Ready&& ready, Doorbell& bell, const Deadline& deadline, c
       return WaitResult::failed;
     if (deadline.expired())
       return WaitResult::timeout;
+  }
+}
+
+// Waiting when part of the traffic arrives through MPI, which has no asynchronous progress and
+// rings no futex: poll, driving `progress()` on every look, and sleep with a growing interval
+// (20 us up to 1 ms) once spinning and yielding found nothing, so a long wait does not burn a core.
+template <class Ready, class Alive, class Progress>
+WaitResult poll_until(Ready&& ready, const Deadline& deadline, const WaitPolicy& policy, Alive&& alive,
+                      Progress&& progress) {
+  progress();
+  if (ready())
+    return WaitResult::ready;
+  if (deadline.test_only())
+    return WaitResult::timeout;
+  std::int64_t round = 0;
+  auto nap = std::chrono::microseconds(20);
+  for (;;) {
+    progress();
+    if (ready())
+      return WaitResult::ready;
+    ++round;
+    if (round < policy.spin) {
+      cpu_relax();
+      continue;
+    }
+    if ((round & 63) == 0 && !alive())
+      return WaitResult::failed;
+    if (deadline.expired())
+      return WaitResult::timeout;
+    if (round < policy.spin + policy.yields) {
+      sched_yield();
+      continue;
+    }
+    timespec ts{0, static_cast<long>(std::chrono::nanoseconds(nap).count())};
+    nanosleep(&ts, nullptr);
+    nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
   }
 }
 

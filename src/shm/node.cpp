@@ -165,6 +165,22 @@ gaspi_return_t Node::map_peers(const Deadline& deadline) {
   return GASPI_SUCCESS;
 }
 
+gaspi_return_t Node::create_job_block(const std::string& job, std::uint32_t nranks, ShmObject& out) {
+  std::string error;
+  if (!ShmObject::create("hygaspi-" + job + "-job", JobBlock::bytes(nranks), out, error)) {
+    log::error("gaspi_proc_init", "%s", error.c_str());
+    return GASPI_ERR_MEMALLOC;
+  }
+  static_cast<JobBlock*>(out.data())->header = JobHeader{kJobMagic, kLayoutVersion, nranks, 0, 0};
+  return GASPI_SUCCESS;
+}
+
+void Node::unlink_bootstrap_objects(bool node_leader) noexcept {
+  if (node_leader)
+    ShmObject::unlink("hygaspi-" + job_ + "-job");
+  ShmObject::unlink(object_name("r", rank_, epoch_, 0));
+}
+
 void Node::term() noexcept {
   if (job_block_ == nullptr)
     return;

@@ -51,6 +51,11 @@ public:
 
   // Attaches to the job and waits until every rank of the node has published its rank block.
   gaspi_return_t init(const NodeOptions& options, const Deadline& deadline);
+  // Without a launcher (an MPI job), the node's first rank creates the job block before its node
+  // peers call init(); `out` keeps it mapped.
+  static gaspi_return_t create_job_block(const std::string& job, std::uint32_t nranks, ShmObject& out);
+  // Once every node peer has mapped them, the bootstrap objects need no name any more.
+  void unlink_bootstrap_objects(bool node_leader) noexcept;
   void term() noexcept;
 
   [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
@@ -86,13 +91,18 @@ public:
   // ---- waiting
   template <class Ready>
   WaitResult wait(Ready&& ready, const Deadline& deadline, std::span<const std::uint32_t> partners) {
-    return wait_until(ready, my_block().bell, deadline, wait_, [&] {
+    auto partners_alive = [&] {
       for (auto r : partners)
         if (!alive(r))
           return false;
       return true;
-    });
+    };
+    if (progress_ != nullptr)
+      return poll_until(ready, deadline, wait_, partners_alive, progress_);
+    return wait_until(ready, my_block().bell, deadline, wait_, partners_alive);
   }
+  // Installs the progress function of another transport: waits then poll and drive it.
+  void set_progress(void (*progress)()) noexcept { progress_ = progress; }
   // wait() as a GASPI return code: GASPI_SUCCESS, GASPI_TIMEOUT, or GASPI_ERROR after logging
   // which partner died.
   template <class Ready>
@@ -134,6 +144,7 @@ private:
   gaspi_return_t map_peers(const Deadline& deadline);
 
   std::string job_;
+  void (*progress_)() = nullptr;
   bool solo_ = false;
   std::uint32_t rank_ = 0;
   std::uint32_t nranks_ = 0;

@@ -86,7 +86,7 @@ gaspi_return_t NodeReduce::attach(Node& node, std::uint32_t group, gaspi_rank_t 
 gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<const gaspi_rank_t> members,
                                      std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
                                      ReduceProgress& progress, const void* send, void* receive, std::size_t bytes,
-                                     Combine combine, void* ctx, const Deadline& deadline) {
+                                     Combine combine, void* ctx, InterNode inter, const Deadline& deadline) {
   const auto n = static_cast<std::uint32_t>(members.size());
   const gaspi_rank_t leader = members[0];
   if (gaspi_return_t rc = attach(node, group, leader, tag, n, slot_bytes, deadline); rc != GASPI_SUCCESS)
@@ -115,6 +115,13 @@ gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<
     std::memcpy(result, area.at(area.layout.slot_offset(0)), bytes);
     for (std::uint32_t i = 1; i < n; ++i)
       if (gaspi_return_t rc = combine(ctx, result, area.at(area.layout.slot_offset(i))); rc != GASPI_SUCCESS)
+        return abandon(progress, rc);
+    progress.phase = ReduceProgress::combined;
+  }
+  if (my_index == 0 && progress.phase == ReduceProgress::combined) {
+    if (inter.step != nullptr)
+      if (gaspi_return_t rc = inter.step(inter.ctx, area.at(area.layout.result_offset()), bytes, deadline);
+          rc != GASPI_SUCCESS)
         return abandon(progress, rc);
     area.result_seq().seq.store(progress.seq, std::memory_order_seq_cst);
     for (std::uint32_t i = 1; i < n; ++i)

@@ -21,6 +21,12 @@ namespace hygaspi::shm {
 
 // acc = acc (op) other, for `ctx`'s element type and count. Returns GASPI_SUCCESS or an error.
 using Combine = gaspi_return_t (*)(void* ctx, void* acc, const void* other);
+// The leader's step between combining its node and publishing (the inter-node exchange); may
+// return GASPI_TIMEOUT and is called again on the next call. nullptr: a single node.
+struct InterNode {
+  gaspi_return_t (*step)(void* ctx, void* acc, std::size_t bytes, const Deadline& deadline) = nullptr;
+  void* ctx = nullptr;
+};
 
 struct ReduceArea {
   std::uint32_t tag = 0;  // commit tag of the group this mapping belongs to (0: none)
@@ -46,7 +52,7 @@ public:
   gaspi_return_t allreduce(Node& node, std::uint32_t group, std::span<const gaspi_rank_t> members,
                            std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
                            ReduceProgress& progress, const void* send, void* receive, std::size_t bytes,
-                           Combine combine, void* ctx, const Deadline& deadline);
+                           Combine combine, void* ctx, InterNode inter, const Deadline& deadline);
 
 private:
   gaspi_return_t attach(Node& node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag,

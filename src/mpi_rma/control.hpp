@@ -1,0 +1,89 @@
+// Two-sided control traffic on the private communicator, and the progress engine that serves it.
+//
+// Global atomics on a rank of another node run at the target, with the same CPU atomics that its
+// node peers use (DESIGN.md "Atomics": CPU and MPI atomics do not compose, and osc/rdma's
+// MPI_Compare_and_swap crashes here). The initiator sends a request and waits for the reply while
+// it drives progress itself, so two ranks that target each other cannot deadlock. With no
+// asynchronous progress in MPI, a target serves requests whenever it is inside a GASPI wait.
+//
+// Passive messages from another node travel as MPI messages with their own tag; the receiver
+// takes them from MPI and from its shm ring (api_passive.cpp).
+#pragma once
+#include <GASPI.h>
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "core/deadline.hpp"
+#include "mpi_rma/mpi_env.hpp"
+
+namespace hygaspi::mpi {
+
+// MPI guarantees tags up to 32767.
+enum Tag : int {
+  kTagAtomicRequest = 1,
+  kTagPassive = 2,
+  kTagReply = 100,       // + request number % kReplyTags
+  kTagBarrier = 10000,   // + group id * 16 + round
+  kTagReduce = 16000,    // + group id
+};
+inline constexpr int kReplyTags = 8192;
+
+enum class AtomicOp : std::uint32_t { fetch_add = 1, compare_swap = 2 };
+
+struct AtomicRequest {
+  AtomicOp op;
+  std::uint32_t segment;
+  std::uint64_t offset;
+  std::uint64_t a;  // addend, or comparator
+  std::uint64_t b;  // new value (compare_swap)
+  std::int32_t reply_tag;
+  std::int32_t reserved;
+};
+
+// Executes an atomic on a local segment word; set by the bridge (it knows the segments).
+using LocalAtomic = gaspi_return_t (*)(const AtomicRequest& request, std::uint64_t& old);
+
+class Control {
+public:
+  void init(Env& env, LocalAtomic local_atomic) noexcept {
+    env_ = &env;
+    local_atomic_ = local_atomic;
+  }
+  // Serves pending requests; called from every wait loop.
+  void progress();
+  gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t& old, const Deadline& deadline);
+
+  gaspi_return_t passive_send(int rank, const void* data, std::uint64_t size, const Deadline& deadline);
+  // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
+  // GASPI_TIMEOUT when none is pending.
+  gaspi_return_t passive_try_receive(void* data, std::uint64_t size, int& from);
+  // Discards pending passive messages.
+  void passive_purge();
+
+private:
+  Env* env_ = nullptr;
+  LocalAtomic local_atomic_ = nullptr;
+  std::atomic<std::uint32_t> next_reply_{0};
+  struct Abandoned {
+    MPI_Request request;
+    std::unique_ptr<std::uint64_t[]> reply;
+  };
+  // Passive messages that progress() took from MPI while this rank was busy elsewhere: two ranks
+  // that send to each other and then receive must not wait on each other's matching receive.
+  struct Message {
+    int from;
+    std::vector<char> data;
+  };
+  std::mutex mailbox_mutex_;
+  std::deque<Message> mailbox_;
+  void drain_passive();
+  std::mutex abandoned_mutex_;
+  std::vector<Abandoned> abandoned_;  // replies of atomics that timed out, still to be drained
+};
+
+}  // namespace hygaspi::mpi

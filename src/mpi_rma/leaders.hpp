@@ -1,0 +1,43 @@
+// The inter-node part of hierarchical collectives (DESIGN.md "Collectives and groups"): one leader
+// per node runs it after the node-local part. Point-to-point on the private communicator, so the
+// user's reduce function can combine (no MPI_Op), and resumable: each step returns GASPI_TIMEOUT
+// with its MPI requests kept in the group's state.
+#pragma once
+#include <GASPI.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <span>
+#include <vector>
+
+#include "core/deadline.hpp"
+#include "mpi_rma/control.hpp"
+
+namespace hygaspi::mpi {
+
+struct LeaderBarrier {
+  std::uint32_t round = 0;
+  bool posted = false;
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  char send_token = 0, receive_token = 0;
+};
+
+// Dissemination barrier among `leaders` (global ranks); I am leaders[me].
+gaspi_return_t leader_barrier(Env& env, Control& control, std::uint32_t group, std::span<const int> leaders,
+                              std::uint32_t me, LeaderBarrier& state, const Deadline& deadline);
+
+using CombineFn = gaspi_return_t (*)(void* ctx, void* acc, const void* other);
+
+struct LeaderReduce {
+  int phase = 0;  // 0: nothing posted, 1: exchanging, 2: result going out (root)
+  std::vector<MPI_Request> requests;
+  std::vector<char> buffers;
+};
+
+// Allreduce of `acc` (bytes) among leaders: gathered at leaders[0], combined in leader order,
+// sent back. On success `acc` holds the result on every leader.
+gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group, std::span<const int> leaders,
+                                std::uint32_t me, void* acc, std::size_t bytes, CombineFn combine, void* ctx,
+                                LeaderReduce& state, const Deadline& deadline);
+
+}  // namespace hygaspi::mpi

@@ -1,0 +1,133 @@
+#include "mpi_rma/mpi_env.hpp"
+
+#include <cstdio>
+#include <cstdlib>
+#include <unistd.h>
+
+#include "core/log.hpp"
+
+namespace hygaspi::mpi {
+
+namespace {
+// Launchers announce themselves in the environment: Open MPI's mpirun, PMIx, Slurm/MPICH PMI.
+bool launched_by_mpirun() noexcept {
+  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
+    if (std::getenv(var) != nullptr)
+      return true;
+  return false;
+}
+
+// When we start MPI ourselves, choose the one-sided component (PLATFORM-FACTS.md): Debian's
+// Open MPI disables osc/ucx and osc/pt2pt in its system file, so across real hosts no RMA works.
+// An explicit OMPI_MCA_osc of the user wins. On one host the default (osc/rdma over shared
+// memory) works; across hosts pt2pt is the component that needs nothing but TCP.
+void choose_osc() {
+  if (std::getenv("OMPI_MCA_osc") == nullptr)
+    setenv("OMPI_MCA_osc", "sm,rdma,pt2pt", 0);
+}
+
+void finalize_at_exit() {
+  int finalized = 0;
+  MPI_Finalized(&finalized);
+  if (!finalized)
+    MPI_Finalize();
+}
+}  // namespace
+
+gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept {
+  char text[MPI_MAX_ERROR_STRING];
+  int len = 0;
+  MPI_Error_string(mpi_error, text, &len);
+  log::error(fn, "%s failed: %.*s", call, len, text);
+  return GASPI_ERROR;
+}
+
+bool wanted() noexcept {
+  if (std::getenv("HYGASPI_JOB") != nullptr)
+    return false;  // started by hygaspi-run: shared memory only
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  return initialised || launched_by_mpirun();
+}
+
+gaspi_return_t Env::init(const EnvOptions& options) {
+  int initialised = 0;
+  MPI_Initialized(&initialised);
+  int provided = MPI_THREAD_SINGLE;
+  if (!initialised) {
+    choose_osc();
+    // SERIALIZED, not MULTIPLE: osc/pt2pt, the one component that works across TCP hosts here,
+    // refuses MPI_THREAD_MULTIPLE, and we serialise MPI calls behind one lock anyway.
+    int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    if (rc != MPI_SUCCESS)
+      return fail("gaspi_proc_init", "MPI_Init_thread", rc);
+    we_initialised_ = true;
+    // MPI cannot be initialised twice in a process, and GASPI allows several life cycles: keep
+    // MPI up until the process exits.
+    std::atexit(finalize_at_exit);
+  } else {
+    MPI_Query_thread(&provided);
+  }
+  thread_multiple_ = provided == MPI_THREAD_MULTIPLE;
+  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
+  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
+  MPI_Comm_rank(comm_, &rank_);
+  MPI_Comm_size(comm_, &size_);
+  if (size_ > 65535) {
+    log::error("gaspi_proc_init", "%d MPI ranks, but gaspi_rank_t holds at most 65535", size_);
+    return GASPI_ERR_ENV;
+  }
+
+  // Node id: the first world rank of my shared-memory domain, cut into virtual nodes if asked.
+  MPI_Comm shared = MPI_COMM_NULL;
+  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &shared);
+  int first = rank_;
+  MPI_Allreduce(&rank_, &first, 1, MPI_INT, MPI_MIN, shared);
+  int shared_rank = 0;
+  MPI_Comm_rank(shared, &shared_rank);
+  MPI_Comm_free(&shared);
+  int node = first;
+  if (!options.shm)
+    node = rank_;
+  else if (options.node_size > 0)
+    node = first + static_cast<int>(shared_rank / options.node_size) * static_cast<int>(options.node_size);
+  node_of.assign(static_cast<std::size_t>(size_), 0);
+  MPI_Allgather(&node, 1, MPI_INT, node_of.data(), 1, MPI_INT, comm_);
+  node_ranks.clear();
+  for (int r = 0; r < size_; ++r)
+    if (node_of[static_cast<std::size_t>(r)] == node) {
+      if (r == rank_)
+        local_rank = static_cast<int>(node_ranks.size());
+      node_ranks.push_back(r);
+    }
+
+  // The node's first rank draws the shm job id and shares it with its node.
+  MPI_Comm node_comm = MPI_COMM_NULL;
+  MPI_Comm_split(comm_, node, rank_, &node_comm);
+  char job[33] = {};
+  if (local_rank == 0) {
+    std::uint64_t id[2];
+    if (getentropy(id, sizeof id) != 0)
+      return GASPI_ERROR;
+    std::snprintf(job, sizeof job, "%016llx%016llx", static_cast<unsigned long long>(id[0]),
+                  static_cast<unsigned long long>(id[1]));
+  }
+  MPI_Bcast(job, sizeof job, MPI_CHAR, 0, node_comm);
+  MPI_Comm_free(&node_comm);
+  node_job = job;
+
+  const char* osc = std::getenv("OMPI_MCA_osc");
+  osc_ = osc != nullptr ? osc : "Open MPI default";
+  active_ = true;
+  return GASPI_SUCCESS;
+}
+
+void Env::term() noexcept {
+  if (!active_)
+    return;
+  if (comm_ != MPI_COMM_NULL)
+    MPI_Comm_free(&comm_);
+  active_ = false;
+}
+
+}  // namespace hygaspi::mpi

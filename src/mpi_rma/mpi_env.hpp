@@ -1,0 +1,62 @@
+// MPI bootstrap and interoperability (spec §5.6, DESIGN.md "Who uses it"). The library starts MPI
+// itself when a program launched by mpirun calls gaspi_proc_init, or joins an MPI program that has
+// already called MPI_Init: GASPI rank = MPI rank. It then splits the job into nodes (ranks sharing
+// a host and /dev/shm, or virtual nodes of HYGASPI_NODE_SIZE ranks) and hands each node a shared
+// job id for the shm transport. MPI_Finalize stays the application's job when it started MPI.
+#pragma once
+#include <GASPI.h>
+#include <mpi.h>
+
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+namespace hygaspi::mpi {
+
+// True when this process was started by an MPI launcher or MPI is already initialised.
+bool wanted() noexcept;
+
+struct EnvOptions {
+  std::int64_t node_size = 0;  // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
+  bool shm = true;             // HYGASPI_SHM=0 puts every rank on a node of its own
+};
+
+class Env {
+public:
+  gaspi_return_t init(const EnvOptions& options);
+  void term() noexcept;  // frees our communicators; MPI itself stays up (see mpi_env.cpp)
+
+  [[nodiscard]] bool active() const noexcept { return active_; }
+  [[nodiscard]] int rank() const noexcept { return rank_; }
+  [[nodiscard]] int size() const noexcept { return size_; }
+  [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; }  // private duplicate of the world
+  [[nodiscard]] bool thread_multiple() const noexcept { return thread_multiple_; }
+  [[nodiscard]] const char* osc() const noexcept { return osc_.c_str(); }
+
+  // Node map: node_of[r] is the node id of global rank r; node_ranks are my node's global ranks.
+  std::vector<int> node_of;
+  std::vector<int> node_ranks;
+  int local_rank = 0;
+  std::string node_job;  // shared shm job id of my node (32 hex digits)
+
+  // Serialises MPI calls when MPI grants less than MPI_THREAD_MULTIPLE (DESIGN.md "Progress").
+  std::unique_lock<std::mutex> lock() {
+    return thread_multiple_ ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex_);
+  }
+
+private:
+  bool active_ = false;
+  bool we_initialised_ = false;
+  bool thread_multiple_ = false;
+  int rank_ = 0;
+  int size_ = 1;
+  MPI_Comm comm_ = MPI_COMM_NULL;
+  std::string osc_;
+  std::mutex mutex_;
+};
+
+// Turns an MPI error code into a message; returns GASPI_ERROR.
+gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept;
+
+}  // namespace hygaspi::mpi

@@ -1,0 +1,150 @@
+#include "mpi_rma/rma.hpp"
+
+#include <climits>
+
+#include "core/log.hpp"
+
+namespace hygaspi::mpi {
+
+namespace {
+constexpr std::uint64_t kChunk = 1ull << 30;  // MPI counts are int: move large transfers in chunks
+
+MPI_Aint address_of(const void* p) {
+  MPI_Aint a = 0;
+  MPI_Get_address(p, &a);
+  return a;
+}
+}  // namespace
+
+gaspi_return_t Rma::init(Env& env) {
+  env_ = &env;
+  auto lock = env.lock();
+  table_.assign(static_cast<std::size_t>(env.size()) * limits::kMaxSegments, RemoteSegment{});
+  table_at_.assign(static_cast<std::size_t>(env.size()), 0);
+  attached_.assign(limits::kMaxSegments, Attached{});
+  MPI_Info info;
+  MPI_Info_create(&info);
+  // No MPI_Accumulate is used on this window: let the component skip accumulate ordering.
+  MPI_Info_set(info, "accumulate_ordering", "none");
+  int rc = MPI_Win_create_dynamic(info, env.comm(), &win_);
+  MPI_Info_free(&info);
+  if (rc != MPI_SUCCESS)
+    return fail("gaspi_proc_init", "MPI_Win_create_dynamic", rc);
+  MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
+  if ((rc = MPI_Win_attach(win_, table_.data(), static_cast<MPI_Aint>(table_.size() * sizeof(RemoteSegment)))) !=
+      MPI_SUCCESS)
+    return fail("gaspi_proc_init", "MPI_Win_attach", rc);
+  std::uint64_t mine = static_cast<std::uint64_t>(address_of(table_.data()));
+  MPI_Allgather(&mine, 1, MPI_UINT64_T, table_at_.data(), 1, MPI_UINT64_T, env.comm());
+  if ((rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win_)) != MPI_SUCCESS)
+    return fail("gaspi_proc_init", "MPI_Win_lock_all", rc);
+  return GASPI_SUCCESS;
+}
+
+void Rma::term() noexcept {
+  if (win_ == MPI_WIN_NULL)
+    return;
+  auto lock = env_->lock();
+  MPI_Win_unlock_all(win_);
+  // Every rank reaches gaspi_proc_term; MPI_Win_free is collective and waits for all of them.
+  MPI_Win_free(&win_);
+  table_.clear();
+  attached_.clear();
+}
+
+gaspi_return_t Rma::attach(std::uint32_t seg, void* data, std::uint64_t size, void* notifications,
+                           std::uint64_t notif_bytes) {
+  auto lock = env_->lock();
+  int rc = MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes));
+  if (rc == MPI_SUCCESS && data != nullptr)
+    rc = MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size));
+  if (rc != MPI_SUCCESS)
+    return fail("gaspi_segment_alloc", "MPI_Win_attach", rc);
+  attached_[seg] = Attached{data, notifications};
+  return GASPI_SUCCESS;
+}
+
+void Rma::detach(std::uint32_t seg) noexcept {
+  auto lock = env_->lock();
+  if (attached_[seg].notifications != nullptr)
+    MPI_Win_detach(win_, attached_[seg].notifications);
+  if (attached_[seg].data != nullptr)
+    MPI_Win_detach(win_, attached_[seg].data);
+  attached_[seg] = Attached{};
+}
+
+gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegment& entry) {
+  auto lock = env_->lock();
+  const std::uint64_t slot = table_at_[static_cast<std::size_t>(rank)] +
+                             (static_cast<std::uint64_t>(env_->rank()) * limits::kMaxSegments + seg) * sizeof(RemoteSegment);
+  int rc = MPI_Put(&entry, sizeof entry, MPI_BYTE, rank, static_cast<MPI_Aint>(slot), sizeof entry, MPI_BYTE, win_);
+  if (rc == MPI_SUCCESS)
+    rc = MPI_Win_flush(rank, win_);
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_segment_register", "MPI_Put", rc);
+}
+
+const RemoteSegment* Rma::remote(int rank, std::uint32_t seg) {
+  RemoteSegment& e = table_[static_cast<std::size_t>(rank) * limits::kMaxSegments + seg];
+  if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0) {
+    sync();  // the owner's put may have landed without our loads seeing it yet
+    if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0)
+      return nullptr;
+  }
+  return &e;
+}
+
+void Rma::sync() noexcept {
+  auto lock = env_->lock();
+  MPI_Win_sync(win_);
+}
+
+gaspi_return_t Rma::put(int rank, std::uint64_t address, const void* src, std::uint64_t size) {
+  auto lock = env_->lock();
+  const char* p = static_cast<const char*>(src);
+  for (std::uint64_t done = 0; done < size; done += kChunk) {
+    const int n = static_cast<int>(std::min(kChunk, size - done));
+    int rc = MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
+    if (rc != MPI_SUCCESS)
+      return fail("gaspi_write", "MPI_Put", rc);
+  }
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Rma::get(void* dst, int rank, std::uint64_t address, std::uint64_t size) {
+  auto lock = env_->lock();
+  char* p = static_cast<char*>(dst);
+  for (std::uint64_t done = 0; done < size; done += kChunk) {
+    const int n = static_cast<int>(std::min(kChunk, size - done));
+    int rc = MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
+    if (rc != MPI_SUCCESS)
+      return fail("gaspi_read", "MPI_Get", rc);
+  }
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Rma::notify(int rank, const RemoteSegment& seg, std::uint32_t id, std::uint32_t value) {
+  auto lock = env_->lock();
+  int rc = MPI_Win_flush(rank, win_);  // earlier writes to `rank` land before the notification
+  if (rc == MPI_SUCCESS) {
+    rc = MPI_Put(&value, 1, MPI_UINT32_T, rank, static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1,
+                 MPI_UINT32_T, win_);
+    // Complete it now: `value` lives on this stack, and a waiting target should see it soon.
+    if (rc == MPI_SUCCESS)
+      rc = MPI_Win_flush(rank, win_);
+  }
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_notify", "MPI_Put", rc);
+}
+
+gaspi_return_t Rma::flush(int rank) {
+  auto lock = env_->lock();
+  int rc = MPI_Win_flush(rank, win_);
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_wait", "MPI_Win_flush", rc);
+}
+
+gaspi_return_t Rma::flush_all() {
+  auto lock = env_->lock();
+  int rc = MPI_Win_flush_all(win_);
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_wait", "MPI_Win_flush_all", rc);
+}
+
+}  // namespace hygaspi::mpi

@@ -1,0 +1,73 @@
+// Inter-node one-sided communication over one dynamic MPI window per process (DESIGN.md
+// "Windows for segments": gaspi_segment_alloc + register are not collective, so every segment is
+// attached locally and its address pushed to the peers it is registered with).
+//
+// Each process keeps a table of the remote segments registered with it: entry [owner][segment]
+// holds the owner's generation, size and the addresses of the data and of the notification array.
+// gaspi_segment_register(seg, rank) puts the entry into `rank`'s table with MPI_Put + flush; the
+// initiator of a transfer reads only its own table.
+//
+// Ordering (spec §8.3.2): a notification must not overtake earlier writes to the same rank.
+// MPI orders two puts to one target only across a flush, so notify = flush(target) + put.
+#pragma once
+#include <GASPI.h>
+#include <mpi.h>
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "core/limits.hpp"
+#include "mpi_rma/mpi_env.hpp"
+
+namespace hygaspi::mpi {
+
+struct RemoteSegment {
+  std::uint64_t generation;  // 0: not registered with us
+  std::uint64_t size;
+  std::uint64_t data;           // address of the data in the owner
+  std::uint64_t notifications;  // address of the notification array in the owner
+  std::uint32_t notification_num;
+  std::uint32_t reserved;
+  std::uint64_t reserved2[3];
+};
+static_assert(sizeof(RemoteSegment) == 64);
+
+class Rma {
+public:
+  gaspi_return_t init(Env& env);
+  void term() noexcept;
+
+  // Local segments: attach / detach their memory to the window.
+  gaspi_return_t attach(std::uint32_t seg, void* data, std::uint64_t size, void* notifications,
+                        std::uint64_t notif_bytes);
+  void detach(std::uint32_t seg) noexcept;
+
+  // Pushes the description of local segment `seg` into `rank`'s table (flushes).
+  gaspi_return_t register_with(std::uint32_t seg, int rank, const RemoteSegment& entry);
+  // Our copy of the entry of `rank`'s segment `seg`, or nullptr if it was never registered.
+  const RemoteSegment* remote(int rank, std::uint32_t seg);
+
+  gaspi_return_t put(int rank, std::uint64_t address, const void* src, std::uint64_t size);
+  gaspi_return_t get(void* dst, int rank, std::uint64_t address, std::uint64_t size);
+  // flush(rank), then the notification value (spec §8.3.2).
+  gaspi_return_t notify(int rank, const RemoteSegment& seg, std::uint32_t id, std::uint32_t value);
+  gaspi_return_t flush(int rank);
+  gaspi_return_t flush_all();
+  // Makes puts into our own memory by others visible to our loads (unified model).
+  void sync() noexcept;
+
+private:
+  Env* env_ = nullptr;
+  MPI_Win win_ = MPI_WIN_NULL;
+  std::vector<RemoteSegment> table_;      // size * kMaxSegments, attached to the window
+  std::vector<std::uint64_t> table_at_;   // address of every rank's table
+  struct Attached {
+    void* data = nullptr;
+    void* notifications = nullptr;
+  };
+  std::vector<Attached> attached_;
+};
+
+}  // namespace hygaspi::mpi
