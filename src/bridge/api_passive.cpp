@@ -139,7 +139,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     auto take = [&] {
       if (shm::passive_try_pop(ring, dst, size, msg))
         return true;
-      if (!rt().mpi.active())
+      if (!rt().rma.active())
         return false;
       int from = 0;
       from_mpi = rt().control.passive_try_receive(dst, size, from);
@@ -182,7 +182,7 @@ gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
     std::uint64_t discarded = 0;
     while (shm::passive_try_pop(ring, nullptr, 0, msg))
       ++discarded;
-    if (rt().mpi.active())
+    if (rt().rma.active())
       rt().control.passive_purge();
     log::debug("gaspi_passive_queue_purge", "discarded %lu pending passive messages",
                static_cast<unsigned long>(discarded));

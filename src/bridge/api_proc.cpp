@@ -97,9 +97,12 @@ gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& dea
   }
   r.node.unlink_bootstrap_objects(r.mpi.local_rank == 0);
   r.bootstrap_job.reset();
-  HYGASPI_TRY(r.rma.init(r.mpi));
   r.control.init(r.mpi, serve_atomic);
-  r.node.set_progress(progress_mpi);
+  // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
+  if (r.global_of.size() < r.nranks) {
+    HYGASPI_TRY(r.rma.init(r.mpi));
+    r.node.set_progress(progress_mpi);
+  }
   return GASPI_SUCCESS;
 }
 
@@ -180,7 +183,8 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
         r.reduce.drop(r.node, g, r.routes[g].my_node_index == 0);
     if (r.mpi.active()) {
       r.node.set_progress(nullptr);
-      r.rma.term();  // collective: waits for every rank's gaspi_proc_term
+      if (r.rma.active())
+        r.rma.term();  // collective: waits for every rank's gaspi_proc_term
       r.mpi.term();
     }
     r.node.term();

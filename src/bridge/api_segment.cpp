@@ -24,7 +24,7 @@ gaspi_return_t allocate(const char* fn, gaspi_segment_id_t seg, gaspi_size_t siz
   std::lock_guard lock(rt().segments);
   HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERROR, fn, "segment %u already exists", seg);
   HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory));
-  if (rt().mpi.active()) {
+  if (rt().rma.active()) {
     const shm::MappedSegment& m = *rt().node.local(seg);
     if (gaspi_return_t rc = rt().rma.attach(seg, m.data, m.size, m.notifications,
                                             std::uint64_t{m.notification_num} * sizeof(std::uint32_t));
@@ -133,7 +133,7 @@ gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
     HYGASPI_CHECK(rt().node.local(segment_id) != nullptr, GASPI_ERR_INV_SEG, "gaspi_segment_delete",
                   "segment %u does not exist", segment_id);
     g_pending_collective[segment_id].store(false);
-    if (rt().mpi.active()) {
+    if (rt().rma.active()) {
       // Peers of other nodes must not reach into memory that is about to be freed.
       for (gaspi_rank_t r : g_registered[segment_id])
         HYGASPI_TRY(rt().rma.register_with(segment_id, r, mpi::RemoteSegment{}));

@@ -28,8 +28,16 @@ gaspi_return_t Rma::init(Env& env) {
   MPI_Info_set(info, "accumulate_ordering", "none");
   int rc = MPI_Win_create_dynamic(info, env.comm(), &win_);
   MPI_Info_free(&info);
-  if (rc != MPI_SUCCESS)
+  if (rc != MPI_SUCCESS) {
+    // Typical in interop mode on Debian's Open MPI: the system file disables osc/ucx and
+    // osc/pt2pt, and osc/rdma cannot serve this job (PLATFORM-FACTS.md).
+    log::error("gaspi_proc_init",
+               "no MPI one-sided component can serve this job (OMPI_MCA_osc=%s). Run with "
+               "OMPI_MCA_osc=sm,rdma,pt2pt and MPI_THREAD_SERIALIZED or lower, or with OMPI_MCA_pml=ucx "
+               "OMPI_MCA_osc=ucx where UCX is available",
+               env.osc());
     return fail("gaspi_proc_init", "MPI_Win_create_dynamic", rc);
+  }
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   if ((rc = MPI_Win_attach(win_, table_.data(), static_cast<MPI_Aint>(table_.size() * sizeof(RemoteSegment)))) !=
       MPI_SUCCESS)

@@ -38,6 +38,8 @@ class Rma {
 public:
   gaspi_return_t init(Env& env);
   void term() noexcept;
+  // False when every rank shares one node: no window is created and no MPI RMA is used.
+  [[nodiscard]] bool active() const noexcept { return win_ != MPI_WIN_NULL; }
 
   // Local segments: attach / detach their memory to the window.
   gaspi_return_t attach(std::uint32_t seg, void* data, std::uint64_t size, void* notifications,
