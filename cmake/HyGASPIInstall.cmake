@@ -37,11 +37,12 @@ file(GLOB HYGASPI_PUBLIC_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include
 install(FILES ${HYGASPI_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
 
 # --- launchers and tools -------------------------------------------------------------------------
-foreach(tool IN ITEMS hygaspi-run gaspi_run hygaspi-info)
+foreach(tool IN ITEMS hygaspi-run hygaspi-info)
   if(TARGET ${tool})
     install(TARGETS ${tool} RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
   endif()
 endforeach()
+install(PROGRAMS ${PROJECT_SOURCE_DIR}/tools/gaspi_run DESTINATION ${CMAKE_INSTALL_BINDIR} COMPONENT runtime)
 
 # --- CMake package: find_package(HyGASPI) ----------------------------------------------------------
 install(EXPORT HyGASPITargets NAMESPACE HyGASPI:: FILE HyGASPITargets.cmake
