@@ -67,7 +67,7 @@ gaspi_return_t serve_atomic(const mpi::AtomicRequest& request, std::uint64_t& ol
 // Launched by mpirun, or inside an MPI program (spec §5.6): GASPI rank = MPI rank; node peers use
 // shm, other nodes MPI. The node's first rank creates the node's job block.
 gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& deadline) {
-  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm}));
+  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, knobs.progress_thread}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
   log::set_rank(static_cast<int>(r.rank));
@@ -102,6 +102,12 @@ gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& dea
   if (r.global_of.size() < r.nranks) {
     HYGASPI_TRY(r.rma.init(r.mpi));
     r.node.set_progress(progress_mpi);
+    if (knobs.progress_thread) {
+      if (r.mpi.thread_multiple())
+        r.control.start_thread();
+      else
+        log::warn("gaspi_proc_init", "HYGASPI_PROGRESS_THREAD=1 ignored: MPI did not grant MPI_THREAD_MULTIPLE");
+    }
   }
   return GASPI_SUCCESS;
 }
@@ -183,6 +189,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
         r.reduce.drop(r.node, g, r.routes[g].my_node_index == 0);
     if (r.mpi.active()) {
       r.node.set_progress(nullptr);
+      r.control.stop_thread();
       if (r.rma.active())
         r.rma.term();  // collective: waits for every rank's gaspi_proc_term
       r.mpi.term();

@@ -31,6 +31,7 @@ struct Knobs {
   std::int64_t init_timeout_ms = 60000;  // HYGASPI_INIT_TIMEOUT_MS
   std::int64_t node_size = 0;  // HYGASPI_NODE_SIZE: virtual nodes of k ranks (MPI jobs); 0 = real nodes
   bool shm = true;             // HYGASPI_SHM: 0 sends everything through MPI
+  bool progress_thread = false;  // HYGASPI_PROGRESS_THREAD: 1 runs an MPI progress thread
 };
 
 // Parses a decimal integer in [lo, hi]; nullopt on any malformation.

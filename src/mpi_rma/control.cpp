@@ -1,5 +1,6 @@
 #include "mpi_rma/control.hpp"
 
+#include <ctime>
 #include <sched.h>
 #include <algorithm>
 #include <memory>
@@ -10,18 +11,23 @@
 namespace hygaspi::mpi {
 
 void Control::drain_passive() {
+  // One drainer at a time: two threads that each match a message of the same sender could queue
+  // them out of order.
+  std::lock_guard box(mailbox_mutex_);
   for (;;) {
     auto lock = env_->lock();
+    // Matched probe: with a progress thread two threads may probe at once, and a plain
+    // Iprobe + Recv pair could hand one thread's message to the other.
     int pending = 0;
+    MPI_Message handle;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &status);
+    MPI_Improbe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &handle, &status);
     if (!pending)
       return;
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
-    MPI_Recv(m.data.data(), count, MPI_BYTE, m.from, kTagPassive, env_->comm(), MPI_STATUS_IGNORE);
-    std::lock_guard box(mailbox_mutex_);
+    MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
     mailbox_.push_back(std::move(m));
   }
 }
@@ -40,16 +46,35 @@ void Control::progress() {
   for (;;) {
     auto lock = env_->lock();
     int pending = 0;
+    MPI_Message handle;
     MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, kTagAtomicRequest, env_->comm(), &pending, &status);
+    MPI_Improbe(MPI_ANY_SOURCE, kTagAtomicRequest, env_->comm(), &pending, &handle, &status);
     if (!pending)
       return;
     AtomicRequest request;
-    MPI_Recv(&request, sizeof request, MPI_BYTE, status.MPI_SOURCE, kTagAtomicRequest, env_->comm(), MPI_STATUS_IGNORE);
+    MPI_Mrecv(&request, sizeof request, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
     std::uint64_t reply[2] = {0, 0};  // {gaspi_return_t, old value}
     reply[0] = static_cast<std::uint64_t>(static_cast<std::int64_t>(local_atomic_(request, reply[1])));
     MPI_Send(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, request.reply_tag, env_->comm());
   }
+}
+
+void Control::start_thread() {
+  stop_.store(false);
+  thread_ = std::thread([this] {
+    while (!stop_.load(std::memory_order_relaxed)) {
+      progress();
+      timespec nap{0, 50000};
+      nanosleep(&nap, nullptr);
+    }
+  });
+}
+
+void Control::stop_thread() noexcept {
+  if (!thread_.joinable())
+    return;
+  stop_.store(true);
+  thread_.join();
 }
 
 gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t& old, const Deadline& deadline) {

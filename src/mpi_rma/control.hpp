@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <thread>
 #include <memory>
 #include <mutex>
 #include <vector>
@@ -58,6 +59,11 @@ public:
   void progress();
   gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t& old, const Deadline& deadline);
 
+  // The opt-in progress thread (needs MPI_THREAD_MULTIPLE): serves requests and lets MPI move
+  // data while the application computes. Sleeps 50 us between rounds.
+  void start_thread();
+  void stop_thread() noexcept;
+
   gaspi_return_t passive_send(int rank, const void* data, std::uint64_t size, const Deadline& deadline);
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
@@ -69,6 +75,8 @@ private:
   Env* env_ = nullptr;
   LocalAtomic local_atomic_ = nullptr;
   std::atomic<std::uint32_t> next_reply_{0};
+  std::thread thread_;
+  std::atomic<bool> stop_{false};
   struct Abandoned {
     MPI_Request request;
     std::unique_ptr<std::uint64_t[]> reply;

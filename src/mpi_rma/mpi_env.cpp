@@ -56,9 +56,11 @@ gaspi_return_t Env::init(const EnvOptions& options) {
   int provided = MPI_THREAD_SINGLE;
   if (!initialised) {
     choose_osc();
-    // SERIALIZED, not MULTIPLE: osc/pt2pt, the one component that works across TCP hosts here,
-    // refuses MPI_THREAD_MULTIPLE, and we serialise MPI calls behind one lock anyway.
-    int rc = MPI_Init_thread(nullptr, nullptr, MPI_THREAD_SERIALIZED, &provided);
+    // SERIALIZED, not MULTIPLE, unless a progress thread is wanted: osc/pt2pt, the one component
+    // that works across TCP hosts here, refuses MPI_THREAD_MULTIPLE, and we serialise MPI calls
+    // behind one lock anyway.
+    const int want = options.progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    int rc = MPI_Init_thread(nullptr, nullptr, want, &provided);
     if (rc != MPI_SUCCESS)
       return fail("gaspi_proc_init", "MPI_Init_thread", rc);
     we_initialised_ = true;

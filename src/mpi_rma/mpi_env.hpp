@@ -20,6 +20,7 @@ bool wanted() noexcept;
 struct EnvOptions {
   std::int64_t node_size = 0;  // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
   bool shm = true;             // HYGASPI_SHM=0 puts every rank on a node of its own
+  bool progress_thread = false;  // HYGASPI_PROGRESS_THREAD: ask for MPI_THREAD_MULTIPLE
 };
 
 class Env {
