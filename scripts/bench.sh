@@ -4,6 +4,9 @@
 #   bench_shm      2 ranks   write_notify latency, gaspi_write bandwidth    vs raw shm / memcpy
 #   bench_atomics  2 ranks   global atomics, alone and contended            vs std::atomic on shm
 #   bench_collectives / mpi_collectives at N = ${BENCH_RANKS:-2 4 8}: barrier, allreduce 8 B, 64 KiB
+#   bench_mpi      under mpirun, every rank a node of its own (HYGASPI_NODE_SIZE=1): write, write_notify,
+#                  fetch_add at 2 ranks; barrier, allreduce 8 B at 2 and 4 ranks (and 4 ranks as 2
+#                  nodes of 2)                                  vs raw MPI RMA / collectives
 # Environment: BUILD_DIR (default build-bench), BUILD_TYPE (default Release), BENCH_RANKS,
 # BENCH_SCALE (multiplies the collectives' fixed counts; default 1), BENCH_PIN (default 1).
 # About 1 minute on 2 vCPUs once built. Logs of every run stay in $BUILD_DIR/bench-logs.
@@ -75,10 +78,24 @@ for n in $ranks; do
   fi
 done
 
+# The MPI transport: ranks on one host that are nodes of their own talk over MPI (bench_mpi.cpp).
+internode_logs=()
+if [ $have_mpi = 1 ] && [ -x "$bin/bench_mpi" ]; then
+  # internode NAME NODE_SIZE N WHAT: bench_mpi under mpirun, N ranks, nodes of NODE_SIZE ranks.
+  internode() {
+    internode_logs+=("$1")
+    step "$1.log" env OMPI_MCA_pml=ob1 HYGASPI_NODE_SIZE="$2" timeout 300 mpirun "${mpirun_args[@]}" \
+      -x OMPI_MCA_pml -x HYGASPI_NODE_SIZE -np "$3" "$bin/bench_mpi" "$4" "$scale"
+  }
+  internode internode-2 1 2 all
+  internode internode-4 1 4 coll
+  internode internode-4x2 2 4 coll
+fi
+
 echo
 echo "================================ summary ================================"
-for log in shm atomics; do
-  sed -n '/^figure/,$p' "$logs/$log.log"
+for log in shm atomics "${internode_logs[@]}"; do
+  sed -n '/^bench_mpi:/p; /^figure/,$p' "$logs/$log.log"
   echo
 done
 # Rows look like "    4 | barrier          |   2000 |    263.803"; join them on (N, op).
