@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages HyGASPI needs, only those that are missing.
 set -euo pipefail
 packages=(g++ gfortran cmake ninja-build pkg-config libboost-dev libhwloc-dev hwloc doctest-dev libbenchmark-dev
-          libopenmpi-dev openmpi-bin valgrind)
+          libopenmpi-dev openmpi-bin valgrind clang libclang-rt-14-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -51,8 +51,8 @@ void progress_mpi() { rt().control.progress(); }
 
 // Runs a global atomic that another node asked for, on one of our segments (mpi_rma/control.hpp).
 gaspi_return_t serve_atomic(const mpi::AtomicRequest& request, std::uint64_t& old) {
-  const shm::MappedSegment* seg = rt().node.local(request.segment);
-  if (seg == nullptr || seg->data == nullptr || request.offset % 8 != 0 || request.offset > seg->size - 8)
+  const shm::MappedSegment* seg = request.segment < limits::kMaxSegments ? rt().node.local(request.segment) : nullptr;
+  if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
     return GASPI_ERROR;  // the initiator checked what it could; the segment may have gone since
   std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t*>(seg->data + request.offset));
   if (request.op == mpi::AtomicOp::fetch_add) {

@@ -51,8 +51,10 @@ void Control::progress() {
     MPI_Improbe(MPI_ANY_SOURCE, kTagAtomicRequest, env_->comm(), &pending, &handle, &status);
     if (!pending)
       return;
-    AtomicRequest request;
-    MPI_Mrecv(&request, sizeof request, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+    AtomicRequest request{};
+    int rc = MPI_Mrecv(&request, sizeof request, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+    if (rc != MPI_SUCCESS || !valid_reply_tag(request.reply_tag))
+      continue;  // malformed (too long, or a tag no initiator posts): nobody to answer
     std::uint64_t reply[2] = {0, 0};  // {gaspi_return_t, old value}
     reply[0] = static_cast<std::uint64_t>(static_cast<std::int64_t>(local_atomic_(request, reply[1])));
     MPI_Send(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, request.reply_tag, env_->comm());

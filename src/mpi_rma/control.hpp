@@ -46,6 +46,18 @@ struct AtomicRequest {
   std::int32_t reserved;
 };
 
+// A request comes from another process, so the target checks all of it before it acts: a known op
+// on an aligned 8-byte word inside a segment of `segment_size` bytes (the segment id is checked by
+// the lookup, serve_atomic in api_proc.cpp), and a reply tag that the initiator can have posted.
+// Fuzzed by tests/fuzz/fuzz_atomic_request.cpp.
+[[nodiscard]] constexpr bool valid_reply_tag(std::int32_t tag) noexcept {
+  return tag >= kTagReply && tag < kTagReply + kReplyTags;
+}
+[[nodiscard]] constexpr bool valid_atomic_request(const AtomicRequest& request, std::uint64_t segment_size) noexcept {
+  return (request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap) && segment_size >= 8 &&
+         request.offset % 8 == 0 && request.offset <= segment_size - 8;
+}
+
 // Executes an atomic on a local segment word; set by the bridge (it knows the segments).
 using LocalAtomic = gaspi_return_t (*)(const AtomicRequest& request, std::uint64_t& old);
 

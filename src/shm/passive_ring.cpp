@@ -56,7 +56,12 @@ bool passive_try_push(PassiveRing& ring, std::uint32_t sender, const void* data,
     } else if (diff < 0) {
       return false;  // the slot still holds the message of position pos - slots: full
     } else {
-      pos = ring.tail.load(std::memory_order_relaxed);  // another sender claimed pos
+      // Another sender claimed pos, so tail has moved: its claim precedes the sequence we read. An
+      // unmoved tail means a corrupt sequence; give up rather than spin on it forever.
+      const std::uint64_t now = ring.tail.load(std::memory_order_relaxed);
+      if (now == pos)
+        return false;
+      pos = now;
     }
   }
 }
@@ -77,7 +82,7 @@ bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, Passi
       if (ring.head.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
         out.sender = slot.sender;
         out.size = slot.size;
-        const std::uint64_t n = out.size < capacity ? out.size : capacity;
+        const std::uint64_t n = passive_copy_size(out.size, capacity, ring.header.payload_max);
         if (n > 0)
           std::memcpy(dst, ring.payload(slot), n);
         // Free the slot for the sender of position pos + slots. seq_cst: one half of the Dekker
@@ -89,7 +94,12 @@ bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, Passi
     } else if (diff < 0) {
       return false;  // nothing published at the head
     } else {
-      pos = ring.head.load(std::memory_order_relaxed);  // another receiver took pos
+      // Another receiver took pos, so head has moved (as in passive_try_push); an unmoved head
+      // means a corrupt sequence.
+      const std::uint64_t now = ring.head.load(std::memory_order_relaxed);
+      if (now == pos)
+        return false;
+      pos = now;
     }
   }
 }

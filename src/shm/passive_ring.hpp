@@ -92,7 +92,16 @@ struct PassiveMessage {
   std::uint32_t size = 0;  // size of the message as sent (may exceed what was copied)
 };
 
-// Takes the message at the head, copies min(size, capacity) bytes to `dst`, frees the slot and
+// Bytes a receiver copies out of a slot: the slot's size field was written by another process, so
+// it is clamped to the slot's payload as well as to the receiver's buffer. Fuzzed by
+// tests/fuzz/fuzz_passive_slot.cpp.
+[[nodiscard]] constexpr std::uint64_t passive_copy_size(std::uint32_t size, std::uint64_t capacity,
+                                                        std::uint64_t payload_max) noexcept {
+  const std::uint64_t n = size < capacity ? size : capacity;
+  return n < payload_max ? n : payload_max;
+}
+
+// Takes the message at the head, copies passive_copy_size() bytes to `dst`, frees the slot and
 // rings `space`. Returns false, having changed nothing, when no message is published at the head.
 [[nodiscard]] bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, PassiveMessage& out) noexcept;
 

@@ -1,0 +1,70 @@
+// libFuzzer target: the check a target rank applies to a global atomic request that arrives from
+// another node over MPI (src/mpi_rma/control.hpp: valid_atomic_request, valid_reply_tag; used by
+// Control::progress and serve_atomic in src/bridge/api_proc.cpp).
+//
+// Input: the raw bytes of an AtomicRequest as MPI_Mrecv would leave them (short input: zero
+// padded, as the zero-initialised receive buffer), then 8 bytes of segment size. A request the
+// check accepts is executed the way serve_atomic executes it, on a heap buffer of exactly the
+// segment's size (sizes up to 64 KiB are allocated; larger ones are checked arithmetically), so
+// ASan reports any word the check lets through outside the segment.
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+
+#include "mpi_rma/control.hpp"
+
+using namespace hygaspi::mpi;
+
+namespace {
+[[noreturn]] void fail(const char* what) {
+  std::fprintf(stderr, "fuzz_atomic_request: invariant broken: %s\n", what);
+  std::abort();
+}
+#define CHECK(cond) \
+  do {              \
+    if (!(cond))    \
+      fail(#cond);  \
+  } while (0)
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  AtomicRequest request{};
+  std::memcpy(&request, data, size < sizeof request ? size : sizeof request);
+  std::uint64_t segment_size = 0;
+  if (size > sizeof request)
+    std::memcpy(&segment_size, data + sizeof request,
+                size - sizeof request < sizeof segment_size ? size - sizeof request : sizeof segment_size);
+
+  if (valid_reply_tag(request.reply_tag))
+    CHECK(request.reply_tag >= kTagReply && request.reply_tag < kTagReply + kReplyTags);
+
+  // Interesting sizes are small: fold most inputs into [0, 64 KiB] so the buffer can be allocated.
+  const bool allocate = (segment_size >> 63) == 0;
+  if (allocate)
+    segment_size %= 65537;
+  if (!valid_atomic_request(request, segment_size))
+    return 0;
+  CHECK(request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap);
+  CHECK(request.offset % 8 == 0);
+  CHECK(segment_size >= 8 && request.offset <= segment_size - 8);
+  if (!allocate)
+    return 0;
+  // Exactly segment_size bytes, so that ASan sees the first byte past the end; operator new[]
+  // aligns to 16, as a segment's data (page-aligned) is aligned.
+  auto bytes = std::make_unique<char[]>(segment_size);
+  char* seg = bytes.get();
+  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t*>(seg + request.offset));
+  std::uint64_t old = 0;
+  if (request.op == AtomicOp::fetch_add) {
+    old = word.fetch_add(request.a, std::memory_order_seq_cst);
+  } else {
+    old = request.a;
+    word.compare_exchange_strong(old, request.b, std::memory_order_seq_cst);
+  }
+  (void)old;
+  return 0;
+}
