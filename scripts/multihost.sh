@@ -46,11 +46,12 @@ export HYG_HOST_A=hyg-$$-host-a HYG_HOST_B=hyg-$$-host-b
 veth_a=hygv$$a veth_b=hygv$$b   # at most 15 characters
 work=$(mktemp -d)
 
-torn_down=0
+torn_down=0 child=
 teardown() {
   [ "$torn_down" -eq 1 ] && return
   torn_down=1
   local ns pid
+  [ -n "$child" ] && kill -TERM "$child" 2>/dev/null   # the running test's timeout process
   for ns in "$HYG_NS_A" "$HYG_NS_B"; do
     for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
     ip netns del "$ns" 2>/dev/null   # removes the veth pair with it
@@ -103,8 +104,11 @@ for t in "${tests[@]}"; do
   timeout -k 10 "$this_limit" ip netns exec "$HYG_NS_A" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$HYG_HOST_A" \
     "$mpirun" -np 4 --hostfile "$work/hostfile" --bind-to none \
       --mca plm_rsh_agent "$agent" --mca oob_tcp_if_include mpi0 --mca btl_tcp_if_include mpi0 \
-      --mca btl self,vader,tcp --mca pml ob1 "${extra[@]}" "$prog" > "$log" 2>&1
+      --mca btl self,vader,tcp --mca pml ob1 "${extra[@]}" "$prog" > "$log" 2>&1 &
+  child=$!
+  wait "$child"   # in the background so that INT/TERM run the trap at once, not after the test
   rc=$?
+  child=
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   secs=$((ms / 1000)).$(( ms % 1000 / 100 ))
   # A killed job can leave a daemon or rank behind in either namespace.
