@@ -1,6 +1,7 @@
 // Global atomics (spec §10) on node peers: CPU atomics on the 8-byte word in the target's
 // segment mapping, so node peers and the owner itself share one atomicity domain.
 #include "bridge/runtime.hpp"
+#include "core/statistics.hpp"
 
 using namespace hygaspi;
 
@@ -49,6 +50,7 @@ gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, cons
   return guarded("gaspi_atomic_fetch_add", [&] {
     std::uint64_t* word = nullptr;
     HYGASPI_TRY(atomic_target("gaspi_atomic_fetch_add", segment_id, offset, rank, val_old, word));
+    stats::atomic_op(rank);
     if (word == nullptr)
       return remote_atomic("gaspi_atomic_fetch_add", mpi::AtomicOp::fetch_add, segment_id, offset, rank, val_add, 0,
                            val_old, timeout);
@@ -64,6 +66,7 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
   return guarded("gaspi_atomic_compare_swap", [&] {
     std::uint64_t* word = nullptr;
     HYGASPI_TRY(atomic_target("gaspi_atomic_compare_swap", segment_id, offset, rank, val_old, word));
+    stats::atomic_op(rank);
     if (word == nullptr)
       return remote_atomic("gaspi_atomic_compare_swap", mpi::AtomicOp::compare_swap, segment_id, offset, rank,
                            comparator, val_new, val_old, timeout);

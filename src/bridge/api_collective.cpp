@@ -7,6 +7,7 @@
 
 #include "bridge/group_ops.hpp"
 #include "bridge/runtime.hpp"
+#include "core/statistics.hpp"
 
 using namespace hygaspi;
 
@@ -145,6 +146,7 @@ gaspi_return_t pgaspi_allreduce(gaspi_pointer_t const buffer_send, gaspi_pointer
                                 const gaspi_datatype_t datatype, const gaspi_group_t group,
                                 const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce", [&] {
+    stats::Timer timer(stats::collective_us);
     const char* fn = "gaspi_allreduce";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
@@ -166,6 +168,7 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
                                      gaspi_reduce_state_t const reduce_state, const gaspi_group_t group,
                                      const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce_user", [&] {
+    stats::Timer timer(stats::collective_us);
     const char* fn = "gaspi_allreduce_user";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));

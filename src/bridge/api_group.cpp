@@ -3,6 +3,7 @@
 
 #include "bridge/group_ops.hpp"
 #include "bridge/runtime.hpp"
+#include "core/statistics.hpp"
 #include "shm/node_barrier.hpp"
 
 using namespace hygaspi;
@@ -211,6 +212,7 @@ gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t* const
 
 gaspi_return_t pgaspi_barrier(const gaspi_group_t group, const gaspi_timeout_t timeout) {
   return guarded("gaspi_barrier", [&] {
+    stats::Timer timer(stats::collective_us);
     HYGASPI_TRY(check::init("gaspi_barrier"));
     return group_barrier("gaspi_barrier", group, timeout);
   });

@@ -9,6 +9,7 @@
 #include <x86intrin.h>
 
 #include "bridge/runtime.hpp"
+#include "core/statistics.hpp"
 
 using namespace hygaspi;
 
@@ -90,7 +91,7 @@ HYGASPI_GETTER(gaspi_network_type, gaspi_network_t, rt().config.network)
 HYGASPI_GETTER(gaspi_build_infrastructure, gaspi_number_t, rt().config.build_infrastructure)
 HYGASPI_GETTER(gaspi_initialized, gaspi_number_t, rt().initialized ? 1 : 0)
 HYGASPI_GETTER(gaspi_version, float, GASPI_MAJOR_VERSION + GASPI_MINOR_VERSION / 10.0f + GASPI_REVISION / 100.0f)
-HYGASPI_GETTER(gaspi_statistic_counter_max, gaspi_number_t, 0)
+HYGASPI_GETTER(gaspi_statistic_counter_max, gaspi_number_t, stats::counter_count)
 #undef HYGASPI_GETTER
 
 extern "C" {
@@ -155,23 +156,55 @@ gaspi_string_t pgaspi_error_str(gaspi_return_t error_code) { return const_cast<c
 
 gaspi_return_t pgaspi_pcontrol(gaspi_pointer_t) { return GASPI_SUCCESS; }
 
-// Statistics (spec §14.1): this build provides no counters (counter_max is 0), as the spec allows
-// for a high-speed implementation; a wrapper library may add its own.
-gaspi_return_t pgaspi_statistic_counter_info(const gaspi_statistic_counter_t counter, gaspi_statistic_argument_t* const,
-                                             gaspi_string_t* const, gaspi_string_t* const, gaspi_number_t* const) {
-  log::error("gaspi_statistic_counter_info", "counter %u does not exist", counter);
-  return GASPI_ERROR;
+// Statistics (spec §14.1): the counters of core/statistics.hpp. Any phase; the verbosity level
+// starts at 0, so nothing is counted until the program raises it.
+gaspi_return_t pgaspi_statistic_counter_info(const gaspi_statistic_counter_t counter,
+                                             gaspi_statistic_argument_t* const counter_argument,
+                                             gaspi_string_t* const counter_name,
+                                             gaspi_string_t* const counter_description,
+                                             gaspi_number_t* const verbosity_level) {
+  return guarded("gaspi_statistic_counter_info", [&] {
+    const char* fn = "gaspi_statistic_counter_info";
+    if (counter >= stats::counter_count) {  // the spec's answer, so not one of the optional checks
+      log::error(fn, "counter %u does not exist (counter_max %u)", counter, unsigned{stats::counter_count});
+      return GASPI_ERROR;
+    }
+    HYGASPI_TRY(check::not_null(fn, counter_argument, "counter_argument"));
+    HYGASPI_TRY(check::not_null(fn, counter_name, "counter_name"));
+    HYGASPI_TRY(check::not_null(fn, counter_description, "counter_description"));
+    HYGASPI_TRY(check::not_null(fn, verbosity_level, "verbosity_level"));
+    const stats::CounterInfo& info = stats::info(static_cast<stats::Counter>(counter));
+    *counter_argument = info.argument;
+    *counter_name = const_cast<char*>(info.name);
+    *counter_description = const_cast<char*>(info.description);
+    *verbosity_level = info.min_level;
+    return GASPI_SUCCESS;
+  });
 }
 
-gaspi_return_t pgaspi_statistic_verbosity_level(const gaspi_number_t) { return GASPI_SUCCESS; }
+gaspi_return_t pgaspi_statistic_verbosity_level(const gaspi_number_t verbosity_level) {
+  stats::set_level(verbosity_level);
+  return GASPI_SUCCESS;
+}
 
-gaspi_return_t pgaspi_statistic_counter_get(const gaspi_statistic_counter_t counter, const gaspi_number_t,
-                                            gaspi_ulong* const) {
-  log::error("gaspi_statistic_counter_get", "counter %u does not exist", counter);
-  return GASPI_ERROR;
+gaspi_return_t pgaspi_statistic_counter_get(const gaspi_statistic_counter_t counter, const gaspi_number_t argument,
+                                            gaspi_ulong* const value) {
+  return guarded("gaspi_statistic_counter_get", [&] {
+    const char* fn = "gaspi_statistic_counter_get";
+    HYGASPI_TRY(check::not_null(fn, value, "value"));
+    std::uint64_t v = 0;
+    if (!stats::get(counter, argument, v)) {
+      log::error(fn, "counter %u does not exist, or its rank argument %u is out of range", counter, argument);
+      return GASPI_ERROR;
+    }
+    *value = v;
+    return GASPI_SUCCESS;
+  });
 }
 
 gaspi_return_t pgaspi_statistic_counter_reset(const gaspi_statistic_counter_t counter) {
+  if (stats::reset(counter))
+    return GASPI_SUCCESS;
   log::error("gaspi_statistic_counter_reset", "counter %u does not exist", counter);
   return GASPI_ERROR;
 }

@@ -23,6 +23,7 @@
 //   `size` bytes land in the target, the message is consumed (so it cannot block the ring
 //   forever), and the call returns GASPI_ERROR, naming sender and size in the log.
 #include "bridge/runtime.hpp"
+#include "core/statistics.hpp"
 
 using namespace hygaspi;
 
@@ -88,7 +89,8 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     const shm::MappedSegment* local = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
     if (!rt().on_node(rank))  // another node: an MPI message, delivered once matched
-      return rt().control.passive_send(rank, local->data + offset_local, size, Deadline(timeout));
+      return stats::passive_sent(rank, size,
+                                 rt().control.passive_send(rank, local->data + offset_local, size, Deadline(timeout)));
     shm::Node& node = rt().node;
     const std::uint32_t target = rt().local(rank);
     shm::PassiveRing* ring = node.passive_ring(target);
@@ -114,7 +116,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
       }
     }
     node.ring(target);  // after the seq_cst publication in passive_try_push (doorbell.hpp)
-    return GASPI_SUCCESS;
+    return stats::passive_sent(rank, size);
   });
 }
 

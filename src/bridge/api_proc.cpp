@@ -8,6 +8,7 @@
 
 #include "bridge/runtime.hpp"
 #include "bridge/group_ops.hpp"
+#include "core/statistics.hpp"
 
 using namespace hygaspi;
 
@@ -172,6 +173,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
       r.node.term();
       return area;
     }
+    stats::start(r.nranks);  // per-rank counter arrays, all counters zero
     r.start = std::chrono::steady_clock::now();
     r.initialized.store(true, std::memory_order_release);
     return GASPI_SUCCESS;

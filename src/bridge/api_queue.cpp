@@ -3,6 +3,7 @@
 #include <atomic>
 
 #include "bridge/runtime.hpp"
+#include "core/statistics.hpp"
 
 using namespace hygaspi;
 
@@ -34,7 +35,10 @@ gaspi_return_t drain(const char* fn, gaspi_queue_id_t q, gaspi_timeout_t timeout
 extern "C" {
 
 gaspi_return_t pgaspi_wait(const gaspi_queue_id_t queue, const gaspi_timeout_t timeout) {
-  return guarded("gaspi_wait", [&] { return drain("gaspi_wait", queue, timeout); });
+  return guarded("gaspi_wait", [&] {
+    stats::Timer timer(stats::wait_us);
+    return drain("gaspi_wait", queue, timeout);
+  });
 }
 
 gaspi_return_t pgaspi_queue_purge(const gaspi_queue_id_t queue, const gaspi_timeout_t timeout) {
@@ -80,6 +84,7 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
                                       const gaspi_notification_id_t notification_begin, const gaspi_number_t num,
                                       gaspi_notification_id_t* const first_id, const gaspi_timeout_t timeout) {
   return guarded("gaspi_notify_waitsome", [&] {
+    stats::Timer timer(stats::notify_wait_us);
     const char* fn = "gaspi_notify_waitsome";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, first_id, "first_id"));

@@ -3,6 +3,7 @@
 // mapping), so queue entries only count towards GASPI_QUEUE_FULL until gaspi_wait releases them.
 // Every argument is checked before the queue is touched: a rejected call posts nothing.
 #include "bridge/runtime.hpp"
+#include "core/statistics.hpp"
 
 using namespace hygaspi;
 
@@ -96,7 +97,7 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
     HYGASPI_TRY(check_transfer("gaspi_write", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
                                size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return Mover{queue, false}(t, offset_local, rank, offset_remote, size);
+    return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, rank, offset_remote, size));
   });
 }
 
@@ -111,7 +112,7 @@ gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gasp
     HYGASPI_TRY(check_transfer("gaspi_read", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
                                size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return Mover{queue, true}(t, offset_local, rank, offset_remote, size);
+    return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, rank, offset_remote, size));
   });
 }
 
@@ -128,7 +129,7 @@ gaspi_return_t pgaspi_notify(const gaspi_segment_id_t segment_id_remote, const g
     HYGASPI_TRY(check::remote_segment("gaspi_notify", rank, segment_id_remote, 0, 0, seg));
     HYGASPI_TRY(check::notification("gaspi_notify", seg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return route_notify(seg, rank, notification_id, notification_value);
+    return stats::posted(rank, 0, stats::notify, route_notify(seg, rank, notification_id, notification_value));
   });
 }
 
@@ -148,6 +149,7 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
     HYGASPI_TRY(check::notification("gaspi_write_notify", t.remote.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
     HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
+    stats::posted(rank, size, stats::write);
     // spec §8.4.1: the notification becomes visible only after the data.
     return route_notify(t.remote, rank, notification_id, notification_value);
   });
@@ -165,7 +167,8 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t* c
     ListPlan plan;
     HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    return plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false});
+    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
+    return stats::posted_list(rank, num, size, stats::write);
   });
 }
 
@@ -190,6 +193,7 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
     HYGASPI_TRY(check::notification(fn, nseg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
+    stats::posted_list(rank, num, size, stats::write);
     return route_notify(nseg, rank, notification_id, notification_value);
   });
 }
@@ -208,6 +212,7 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
     HYGASPI_TRY(check::notification("gaspi_read_notify", t.local->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
     HYGASPI_TRY((Mover{queue, true}(t, offset_local, rank, offset_remote, size)));
+    stats::posted(rank, size, stats::read);
     // The notification is local and carries the value 1 (read_list_notify proposal).
     return notify_after_read(t.remote, rank, *t.local, notification_id);
   });
@@ -225,7 +230,8 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t* co
     ListPlan plan;
     HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    return plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true});
+    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
+    return stats::posted_list(rank, num, size, stats::read);
   });
 }
 
@@ -247,6 +253,7 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
     HYGASPI_TRY(check::notification(fn, nseg->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
+    stats::posted_list(rank, num, size, stats::read);
     RemoteRef from;
     HYGASPI_TRY(check::remote_segment(fn, rank, segment_id_remote[0], 0, 0, from));
     return notify_after_read(from, rank, *nseg, notification_id);

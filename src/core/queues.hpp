@@ -11,6 +11,7 @@
 #include <mutex>
 
 #include "core/limits.hpp"
+#include "core/statistics.hpp"
 
 namespace hygaspi {
 
@@ -41,8 +42,10 @@ public:
     auto& posted = queues_[q].posted;
     std::uint32_t cur = posted.load(std::memory_order_relaxed);
     do {
-      if (entries > size_max_ - cur)
+      if (entries > size_max_ - cur) {
+        stats::queue_full();
         return GASPI_QUEUE_FULL;
+      }
     } while (!posted.compare_exchange_weak(cur, cur + entries, std::memory_order_acq_rel, std::memory_order_relaxed));
     return GASPI_SUCCESS;
   }
