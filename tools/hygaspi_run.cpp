@@ -146,8 +146,16 @@ bool Launcher::setup() {
 
 void Launcher::start_ranks() {
   pids_.assign(options_.nranks, 0);
+  std::vector<cpu_set_t> affinity;  // --bind: one CPU set per rank, empty without
+  if (std::string error; !bind_sets(options_.bind, options_.nranks, affinity, error)) {
+    std::fprintf(stderr, "hygaspi-run: %s\n", error.c_str());
+    end_job(kExitLauncher);
+    return;
+  }
   for (std::uint32_t r = 0; r < options_.nranks; ++r) {
     RankSpawn spawn{r, options_.nranks, &job_.job(), &options_.command, &child_mask_};
+    if (!affinity.empty())
+      spawn.affinity = &affinity[r];
     int out_pipe[2] = {-1, -1};
     int err_pipe[2] = {-1, -1};
     if (options_.prefix) {

@@ -16,6 +16,8 @@ void print_usage(std::FILE* to) {
                "  -n, --np N        number of ranks (1..%u), required\n"
                "  -p, --prefix      prefix every output line of rank r with \"[r] \"\n"
                "      --timeout S   kill the job after S seconds (exit code 124)\n"
+               "      --bind WHAT   pin rank r before exec: core (core r %% ncores), numa (the CPUs\n"
+               "                    of NUMA node r %% nnuma) or none (the default)\n"
                "  -h, --help        this text\n"
                "Exit code: that of the first rank that failed (128+signal when killed), 0 if all\n"
                "succeeded, 124 on timeout, 128+signal when the launcher was interrupted.\n",
@@ -77,6 +79,12 @@ ParseResult parse_options(int argc, char** argv, Options& out, std::string& erro
       return ParseResult::help;
     } else if ((word.name == "-p" && word.value == nullptr) || (word.name == "--prefix" && word.value == nullptr)) {
       out.prefix = true;
+    } else if (word.name == "--bind") {
+      const char* text = value();
+      if (text == nullptr || !parse_bind(text, out.bind)) {
+        error = "--bind needs core, numa or none";
+        return ParseResult::error;
+      }
     } else if (word.name == "-n" || word.name == "--np") {
       const char* text = value();
       auto n = text ? parse_int(text, 1, kMaxLauncherRanks) : std::nullopt;

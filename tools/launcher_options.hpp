@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include "launcher_bind.hpp"
+
 namespace hygaspi::launcher {
 
 inline constexpr std::uint32_t kMaxLauncherRanks = 4096;
@@ -13,6 +15,7 @@ struct Options {
   std::uint32_t nranks = 0;
   bool prefix = false;          // prefix each output line of rank r with "[r] "
   double timeout_s = 0;         // 0: no timeout
+  Bind bind = Bind::none;       // --bind: pin rank r to core r % ncores or NUMA node r % nnuma
   std::vector<std::string> command;  // prog and its arguments
 };
 

@@ -48,6 +48,8 @@ pid_t spawn_rank(const RankSpawn& spawn) {
   setenv("GASPI_NRANKS", nranks.c_str(), 1);
 
   const std::string& prog = spawn.command->front();
+  if (spawn.affinity != nullptr && sched_setaffinity(0, sizeof(cpu_set_t), spawn.affinity) != 0)
+    child_fail("cannot bind", prog, errno);
   if (spawn.stdout_fd >= 0 && dup2(spawn.stdout_fd, STDOUT_FILENO) < 0)
     child_fail("cannot redirect the output of", prog, errno);
   if (spawn.stderr_fd >= 0 && dup2(spawn.stderr_fd, STDERR_FILENO) < 0)

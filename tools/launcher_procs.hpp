@@ -1,6 +1,7 @@
 // Starting ranks and ending every process of the job.
 #pragma once
 #include <csignal>
+#include <sched.h>
 #include <cstdint>
 #include <string>
 #include <sys/types.h>
@@ -16,6 +17,7 @@ struct RankSpawn {
   const sigset_t* child_sigmask;  // the mask the launcher had before it blocked its signals
   int stdout_fd = -1;             // --prefix: write ends of the rank's pipes; -1: inherit
   int stderr_fd = -1;
+  const cpu_set_t* affinity = nullptr;  // --bind: the CPUs the rank may run on; null: inherit
 };
 
 // Forks one rank. The child sets the job's environment, dies with the launcher

@@ -17,13 +17,22 @@ std::array<std::atomic<bool>, limits::kMaxSegments> g_pending_collective{};
 
 constexpr gaspi_alloc_t kKnownPolicies = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
 
-gaspi_return_t allocate(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory) {
+// GASPI_ALLOC_NUMA_LOCAL and GASPI_ALLOC_NUMA_INTERLEAVE place the same pages two ways.
+gaspi_return_t check_numa_policy(const char* fn, gaspi_alloc_t policy) {
+  constexpr gaspi_alloc_t both = GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
+  HYGASPI_CHECK((policy & both) != both, GASPI_ERROR, fn,
+                "GASPI_ALLOC_NUMA_LOCAL and GASPI_ALLOC_NUMA_INTERLEAVE exclude each other");
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t allocate(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory,
+                        gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
   HYGASPI_TRY(check::init(fn));
   HYGASPI_TRY(check::segment_id(fn, seg));
   HYGASPI_CHECK(size > 0, GASPI_ERR_INV_SEGSIZE, fn, "segment %u: size 0", seg);
   std::lock_guard lock(rt().segments);
   HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERROR, fn, "segment %u already exists", seg);
-  HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory));
+  HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory, alloc_policy));
   if (rt().rma.active()) {
     const shm::MappedSegment& m = *rt().node.local(seg);
     if (gaspi_return_t rc = rt().rma.attach(seg, m.data, m.size, m.notifications,
@@ -56,12 +65,13 @@ gaspi_return_t register_with(gaspi_segment_id_t seg, gaspi_rank_t rank) {
 }
 
 gaspi_return_t collective(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory,
-                          gaspi_group_t group, gaspi_timeout_t timeout) {
+                          gaspi_group_t group, gaspi_timeout_t timeout,
+                          gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
   HYGASPI_TRY(check::init(fn));
   HYGASPI_TRY(check::segment_id(fn, seg));
   HYGASPI_TRY(check_committed_group(fn, group));
   if (!g_pending_collective[seg].load()) {
-    HYGASPI_TRY(allocate(fn, seg, size, user_memory));
+    HYGASPI_TRY(allocate(fn, seg, size, user_memory, alloc_policy));
     for (gaspi_rank_t member : rt().groups.groups[group].members)
       HYGASPI_TRY(register_with(seg, member));
     g_pending_collective[seg].store(true);
@@ -82,8 +92,9 @@ gaspi_return_t pgaspi_segment_alloc(const gaspi_segment_id_t segment_id, const g
   return guarded("gaspi_segment_alloc", [&] {
     HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "gaspi_segment_alloc",
                   "unknown allocation policy %lu", alloc_policy);
+    HYGASPI_TRY(check_numa_policy("gaspi_segment_alloc", alloc_policy));
     // A new shm object is zero-filled, so GASPI_MEM_INITIALIZED costs nothing extra.
-    return allocate("gaspi_segment_alloc", segment_id, size, nullptr);
+    return allocate("gaspi_segment_alloc", segment_id, size, nullptr, alloc_policy);
   });
 }
 
@@ -104,7 +115,8 @@ gaspi_return_t pgaspi_segment_create(const gaspi_segment_id_t segment_id, const 
   return guarded("gaspi_segment_create", [&] {
     HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "gaspi_segment_create",
                   "unknown allocation policy %lu", alloc_policy);
-    return collective("gaspi_segment_create", segment_id, size, nullptr, group, timeout);
+    HYGASPI_TRY(check_numa_policy("gaspi_segment_create", alloc_policy));
+    return collective("gaspi_segment_create", segment_id, size, nullptr, group, timeout, alloc_policy);
   });
 }
 

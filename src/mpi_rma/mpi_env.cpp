@@ -21,10 +21,7 @@ bool launched_by_mpirun() noexcept {
 // Open MPI disables osc/ucx and osc/pt2pt in its system file, so across real hosts no RMA works.
 // An explicit OMPI_MCA_osc of the user wins. On one host the default (osc/rdma over shared
 // memory) works; across hosts pt2pt is the component that needs nothing but TCP.
-void choose_osc() {
-  if (std::getenv("OMPI_MCA_osc") == nullptr)
-    setenv("OMPI_MCA_osc", "sm,rdma,pt2pt", 0);
-}
+void choose_osc() { setenv("OMPI_MCA_osc", chosen_osc(), 0); }
 
 void finalize_at_exit() {
   int finalized = 0;
@@ -33,6 +30,18 @@ void finalize_at_exit() {
     MPI_Finalize();
 }
 }  // namespace
+
+const char* chosen_osc() noexcept {
+  const char* user = std::getenv("OMPI_MCA_osc");
+  return user != nullptr ? user : "sm,rdma,pt2pt";
+}
+
+// SERIALIZED, not MULTIPLE, unless a progress thread is wanted: osc/pt2pt, the one component
+// that works across TCP hosts here, refuses MPI_THREAD_MULTIPLE, and we serialise MPI calls
+// behind one lock anyway.
+int requested_thread_level(bool progress_thread) noexcept {
+  return progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+}
 
 gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
@@ -56,10 +65,7 @@ gaspi_return_t Env::init(const EnvOptions& options) {
   int provided = MPI_THREAD_SINGLE;
   if (!initialised) {
     choose_osc();
-    // SERIALIZED, not MULTIPLE, unless a progress thread is wanted: osc/pt2pt, the one component
-    // that works across TCP hosts here, refuses MPI_THREAD_MULTIPLE, and we serialise MPI calls
-    // behind one lock anyway.
-    const int want = options.progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
+    const int want = requested_thread_level(options.progress_thread);
     int rc = MPI_Init_thread(nullptr, nullptr, want, &provided);
     if (rc != MPI_SUCCESS)
       return fail("gaspi_proc_init", "MPI_Init_thread", rc);

@@ -57,6 +57,11 @@ private:
   std::mutex mutex_;
 };
 
+// What the library asks of MPI when it starts MPI itself (hygaspi-info reports the same):
+// the OMPI_MCA_osc value it sets (the user's own, or its default list), and the thread level.
+const char* chosen_osc() noexcept;
+int requested_thread_level(bool progress_thread) noexcept;
+
 // Turns an MPI error code into a message; returns GASPI_ERROR.
 gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept;
 

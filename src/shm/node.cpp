@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "core/log.hpp"
+#include "shm/numa.hpp"
 
 namespace hygaspi::shm {
 
@@ -203,7 +204,7 @@ void Node::term() noexcept {
 }
 
 gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
-                                    void* user_memory) {
+                                    void* user_memory, std::uint64_t alloc_policy) {
   SegmentEntry& entry = my_block().segments[seg];
   const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed) + 1;
   const std::uint64_t notif_bytes = page_round(std::uint64_t{notification_num} * sizeof(std::uint32_t));
@@ -211,7 +212,17 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   auto m = std::make_unique<MappedSegment>();
   std::string error;
   const std::string name = object_name("s", rank_, seg, gen);
-  if (!ShmObject::create(name, notif_bytes + (user ? 0 : page_round(size)), m->object, error)) {
+  // GASPI_ALLOC_NUMA_*: the data pages get their policy before fallocate creates them
+  // (shm/numa.hpp). A refusal (no hwloc support, mbind filtered by seccomp) keeps the default.
+  ShmObject::PlaceFn place;
+  if (!user && (alloc_policy & (GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE)) != 0)
+    place = [&](void* base, std::size_t, std::string&) {
+      std::string why;
+      if (!set_numa_policy(static_cast<char*>(base) + notif_bytes, page_round(size), alloc_policy, why))
+        log::warn("gaspi_segment_alloc", "segment %u: NUMA policy not applied: %s", seg, why.c_str());
+      return true;
+    };
+  if (!ShmObject::create(name, notif_bytes + (user ? 0 : page_round(size)), m->object, error, place)) {
     log::error("gaspi_segment_alloc", "segment %u: %s", seg, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }

@@ -67,8 +67,9 @@ public:
   [[nodiscard]] RankBlock& my_block() const noexcept { return *peers_[rank_].block; }
 
   // ---- segments of this rank
+  // `alloc_policy`: GASPI_ALLOC_* bits; the NUMA ones place the data of an allocated segment.
   gaspi_return_t segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
-                                void* user_memory);
+                                void* user_memory, std::uint64_t alloc_policy = 0);
   gaspi_return_t segment_delete(std::uint32_t seg);
   // The published mapping of a segment of this rank, or nullptr.
   [[nodiscard]] const MappedSegment* local(std::uint32_t seg) const noexcept {

@@ -32,12 +32,24 @@ std::size_t page_round(std::size_t bytes) noexcept {
   return (bytes + page - 1) / page * page;
 }
 
-bool ShmObject::create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error) {
+bool ShmObject::create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error,
+                       const PlaceFn& place) {
   bytes = page_round(bytes);
   try {
     bip::permissions owner_only(0600);
     bip::shared_memory_object object(bip::create_only, name.c_str(), bip::read_write, owner_only);
     int fd = object.get_mapping_handle().handle;
+    std::unique_ptr<Impl, ImplDeleter> impl(new Impl);
+    if (place) {
+      // The pages must not exist yet when `place` sets a memory policy: fallocate allocates them,
+      // and the kernel does not move pages that exist. So size, map, place, then reserve.
+      object.truncate(static_cast<bip::offset_t>(bytes));
+      impl->region = bip::mapped_region(object, bip::read_write, 0, bytes);
+      if (!place(impl->region.get_address(), bytes, error)) {
+        bip::shared_memory_object::remove(name.c_str());
+        return false;
+      }
+    }
     // posix_fallocate reserves the pages now: a /dev/shm that is too small fails here (ENOSPC),
     // not with SIGBUS at the first store into the mapping.
     if (int rc = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); rc != 0) {
@@ -46,8 +58,8 @@ bool ShmObject::create(const std::string& name, std::size_t bytes, ShmObject& ou
       bip::shared_memory_object::remove(name.c_str());
       return false;
     }
-    std::unique_ptr<Impl, ImplDeleter> impl(new Impl);
-    impl->region = bip::mapped_region(object, bip::read_write, 0, bytes);
+    if (!place)
+      impl->region = bip::mapped_region(object, bip::read_write, 0, bytes);
     out.data_ = impl->region.get_address();
     out.size_ = bytes;
     out.impl_ = std::move(impl);

@@ -3,6 +3,7 @@
 // at first touch. Built on Boost.Interprocess.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -17,7 +18,11 @@ public:
 
   // Creates and maps `bytes` (rounded up to pages). Fails if the name exists or space is short;
   // `error` then says why.
-  static bool create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error);
+  // `place`, when given, runs on the mapping before its pages are reserved (NUMA placement,
+  // shm/numa.hpp); its false fails the creation.
+  using PlaceFn = std::function<bool(void* base, std::size_t bytes, std::string& error)>;
+  static bool create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error,
+                     const PlaceFn& place = {});
   // Maps an existing object of at least `bytes`.
   static bool open(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error);
   // Removes the name; the mapping stays valid.

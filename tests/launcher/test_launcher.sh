@@ -116,9 +116,32 @@ job=$(sort -u "$TMP/out" | head -1)
 check "leftover objects: exit 1" [ "$rc" = 1 ]
 check "leftover objects: removed from /dev/shm" shm_clean "$job"
 
+# --- --bind: rank r on core r % ncores / NUMA node r % nnuma ---------------------------------
+cpus_of_ranks() { sort -n "$TMP/out" | cut -d' ' -f2 | tr '\n' ' '; }
+unbound=$(grep Cpus_allowed_list /proc/self/status | cut -f2)
+rc=$(run_rc "$TMP/out" "$TMP/err" --bind none -n 2 -- sh -c 'echo $HYGASPI_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)')
+check "--bind none: ranks keep the launcher's CPUs" [ "$rc" = 0 -a "$(cpus_of_ranks)" = "$unbound $unbound " ]
+ncpus=$(nproc)
+rc=$(run_rc "$TMP/out" "$TMP/err" --bind core -n 2 -- sh -c 'echo $HYGASPI_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)')
+read -r cpu0 cpu1 <<<"$(cpus_of_ranks)"
+echo "     --bind core -n 2: rank 0 on $cpu0, rank 1 on $cpu1 (launcher: $unbound)"
+check "--bind core: exit 0" [ "$rc" = 0 ]
+if [ "$ncpus" -ge 2 ]; then
+  check "--bind core: the ranks' CPU sets differ" [ -n "$cpu0" -a "$cpu0" != "$cpu1" ]
+  if [ "$(lscpu 2>/dev/null | awk -F: '/^Thread\(s\) per core/ {gsub(/ /, "", $2); print $2}')" = 1 ]; then
+    check "--bind core: one CPU each (no SMT here)" bash -c '[[ $1 =~ ^[0-9]+$ && $2 =~ ^[0-9]+$ ]]' _ "$cpu0" "$cpu1"
+  fi
+fi
+nodes_with_cpus=$(cat /sys/devices/system/node/node*/cpulist 2>/dev/null | grep -c . || true)
+rc=$(run_rc "$TMP/out" "$TMP/err" --bind=numa -n 2 -- sh -c 'echo $HYGASPI_RANK $(grep Cpus_allowed_list /proc/self/status | cut -f2)')
+check "--bind numa: exit 0" [ "$rc" = 0 ]
+if [ "$nodes_with_cpus" = 1 ]; then  # one NUMA node: both ranks get all of its CPUs
+  check "--bind numa: one node, every rank on its CPUs" [ "$(cpus_of_ranks)" = "$unbound $unbound " ]
+fi
+
 # --- malformed command lines ----------------------------------------------------------------
 for args in "" "-n 0 true" "-n 4097 true" "-n x true" "-n 2" "true" "--bogus -n 1 true" \
-            "--timeout -n 1 true" "--timeout 0 -n 1 true"; do
+            "--timeout -n 1 true" "--timeout 0 -n 1 true" "--bind socket -n 1 true" "-n 1 --bind"; do
   # shellcheck disable=SC2086
   rc=$(run_rc "$TMP/out" "$TMP/err" $args)
   check "usage error for '$args': exit 2 with usage" bash -c '[ "$1" = 2 ] && grep -q usage "$2"' _ "$rc" "$TMP/err"

@@ -1,0 +1,248 @@
+// hygaspi-info: what this HyGASPI was built with and what it would do on this host. Prints the
+// version and build options, every environment knob (from the one table, core/knobs.cpp), the
+// configuration defaults and hard limits, the hwloc topology, and the MPI library with the thread
+// level and osc component the library asks for when it starts MPI (mpi_rma/mpi_env.cpp).
+// MPI is initialised only under mpirun or with --mpi-init; MPI_Get_library_version needs no init.
+#include <GASPI.h>
+#include <GPI2_VERSION.h>
+#include <hwloc.h>
+#include <mpi.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <string_view>
+
+#include "core/config.hpp"
+#include "core/knobs.hpp"
+#include "core/limits.hpp"
+#include "mpi_rma/mpi_env.hpp"
+
+#ifndef HYGASPI_VERSION
+#define HYGASPI_VERSION "unknown"
+#endif
+#ifndef HYGASPI_BUILD_TYPE
+#define HYGASPI_BUILD_TYPE "unknown"
+#endif
+#ifndef HYGASPI_SANITIZE
+#define HYGASPI_SANITIZE ""
+#endif
+#ifndef HYGASPI_ARG_CHECKS
+#define HYGASPI_ARG_CHECKS 1
+#endif
+
+namespace {
+
+using namespace hygaspi;
+
+void usage(std::FILE* to) {
+  std::fprintf(to,
+               "usage: hygaspi-info [--mpi-init]\n"
+               "Prints the version, build options, environment knobs, limits, hwloc topology and\n"
+               "MPI library of this HyGASPI.\n"
+               "  --mpi-init  initialise MPI (a singleton outside mpirun) to report the thread level\n"
+               "              MPI grants; under mpirun this happens anyway, and rank 0 prints\n"
+               "  -h, --help  this text\n");
+}
+
+const char* type_name(KnobType type) {
+  switch (type) {
+  case KnobType::integer:
+    return "integer";
+  case KnobType::boolean:
+    return "boolean";
+  case KnobType::string:
+    break;
+  }
+  return "string";
+}
+
+const char* thread_level_name(int level) {
+  switch (level) {
+  case MPI_THREAD_SINGLE:
+    return "MPI_THREAD_SINGLE";
+  case MPI_THREAD_FUNNELED:
+    return "MPI_THREAD_FUNNELED";
+  case MPI_THREAD_SERIALIZED:
+    return "MPI_THREAD_SERIALIZED";
+  case MPI_THREAD_MULTIPLE:
+    return "MPI_THREAD_MULTIPLE";
+  default:
+    return "unknown";
+  }
+}
+
+void print_build() {
+  std::printf("HyGASPI %s (GPI-2 interface %d.%d.%d)\n\n", HYGASPI_VERSION, GASPI_MAJOR_VERSION,
+              GASPI_MINOR_VERSION, GASPI_REVISION);
+  std::printf("== Build\n");
+  std::printf("  build type:       %s\n", HYGASPI_BUILD_TYPE);
+  std::printf("  sanitizers:       %s\n", std::strlen(HYGASPI_SANITIZE) > 0 ? HYGASPI_SANITIZE : "none");
+  std::printf("  argument checks:  %s\n", HYGASPI_ARG_CHECKS ? "on (every argument of every call)" : "off");
+#if defined(__clang__)
+  std::printf("  compiler:         clang %s\n", __clang_version__);
+#elif defined(__GNUC__)
+  std::printf("  compiler:         GCC %d.%d.%d\n", __GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__);
+#endif
+#ifdef HWLOC_VERSION
+  std::printf("  hwloc (headers):  %s (API %u.%u.%u)\n", HWLOC_VERSION, HWLOC_API_VERSION >> 16,
+              (HWLOC_API_VERSION >> 8) & 0xff, HWLOC_API_VERSION & 0xff);
+#endif
+  std::printf("  MPI (headers):    MPI %d.%d\n\n", MPI_VERSION, MPI_SUBVERSION);
+}
+
+void print_knobs() {
+  std::printf("== Environment knobs\n");
+  for (const KnobInfo* k = knob_table(); k->name != nullptr; ++k) {
+    std::printf("  %s (%s, default \"%s\")", k->name, type_name(k->type), k->default_value);
+    if (const char* now = std::getenv(k->name))
+      std::printf(" now \"%s\"", now);
+    std::printf("\n      %s\n", k->meaning);
+  }
+  std::printf("\n");
+}
+
+void print_limits() {
+  using namespace limits;
+  const gaspi_config_t c = default_config();
+  std::printf("== Limits (gaspi_config_t default; larger proposals are clamped to the maximum)\n");
+  std::printf("  %-26s %12s %12s\n", "", "default", "maximum");
+  auto row = [](const char* name, unsigned long long value, unsigned long long max) {
+    std::printf("  %-26s %12llu %12llu\n", name, value, max);
+  };
+  row("queue_num", c.queue_num, kMaxQueues);
+  row("queue_size_max", c.queue_size_max, kMaxQueueSize);
+  row("group_max", c.group_max, kMaxGroups);
+  row("segment_max", c.segment_max, kMaxSegments);
+  row("transfer_size_max", c.transfer_size_max, kMaxTransferSize);
+  row("notification_num", c.notification_num, kMaxNotifications);
+  row("passive_queue_size_max", c.passive_queue_size_max, kMaxPassiveQueueSize);
+  row("passive_transfer_size_max", c.passive_transfer_size_max, kMaxPassiveTransferSize);
+  row("allreduce_buf_size", c.allreduce_buf_size, kMaxAllreduceBuf);
+  row("allreduce_elem_max", c.allreduce_elem_max, kMaxAllreduceElems);
+  row("rw_list_elem_max", c.rw_list_elem_max, kMaxListElems);
+  std::printf("  %-26s %12s %12u\n", "ranks", "-", kMaxRanks);
+  std::printf("  sn_timeout %llu ms, sn_port %u, build_infrastructure %d\n\n",
+              static_cast<unsigned long long>(c.sn_timeout),
+              static_cast<unsigned>(c.sn_port), static_cast<int>(c.build_infrastructure));
+}
+
+void print_topology() {
+  std::printf("== Topology (hwloc)\n");
+  hwloc_topology_t topology = nullptr;
+  if (hwloc_topology_init(&topology) != 0 || hwloc_topology_load(topology) != 0) {
+    std::printf("  hwloc cannot read the topology of this host\n\n");
+    if (topology != nullptr)
+      hwloc_topology_destroy(topology);
+    return;
+  }
+  const unsigned api = hwloc_get_api_version();
+  std::printf("  hwloc library:    API %u.%u.%u\n", api >> 16, (api >> 8) & 0xff, api & 0xff);
+  std::printf("  packages:         %d\n", hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PACKAGE));
+  std::printf("  NUMA nodes:       %d\n", hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_NUMANODE));
+  std::printf("  cores:            %d\n", hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_CORE));
+  std::printf("  PUs:              %d\n", hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU));
+  for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, nullptr); node != nullptr;
+       node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)) {
+    char* cpus = nullptr;
+    hwloc_bitmap_list_asprintf(&cpus, node->cpuset);
+    std::printf("  NUMA node %u:      CPUs %s, %llu MiB\n", node->os_index, cpus != nullptr ? cpus : "?",
+                static_cast<unsigned long long>(node->attr->numanode.local_memory >> 20));
+    std::free(cpus);
+  }
+  hwloc_bitmap_t bound = hwloc_bitmap_alloc();
+  if (bound != nullptr && hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) == 0) {
+    char* cpus = nullptr;
+    hwloc_bitmap_list_asprintf(&cpus, bound);
+    std::printf("  this process:     bound to CPUs %s\n", cpus != nullptr ? cpus : "?");
+    std::free(cpus);
+  }
+  hwloc_bitmap_free(bound);
+  hwloc_topology_destroy(topology);
+  std::printf("\n");
+}
+
+// Returns the rank in MPI_COMM_WORLD when this call initialised MPI, else 0.
+int print_mpi(std::FILE* out, bool force_init) {
+  std::fprintf(out, "== MPI\n");
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len = 0;
+  MPI_Get_library_version(version, &len);  // allowed before MPI_Init
+  std::string_view text(version, static_cast<std::size_t>(len));
+  while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
+    text.remove_suffix(1);
+  std::fprintf(out, "  library:          %.*s\n", static_cast<int>(text.size()), text.data());
+  const int want = mpi::requested_thread_level(false);
+  std::fprintf(out, "  thread level:     requests %s (%s with HYGASPI_PROGRESS_THREAD=1)\n", thread_level_name(want),
+              thread_level_name(mpi::requested_thread_level(true)));
+  std::fprintf(out, "  osc component:    OMPI_MCA_osc=%s%s\n", mpi::chosen_osc(),
+              std::getenv("OMPI_MCA_osc") != nullptr ? " (from the environment)"
+                                                     : " (set by the library when it starts MPI)");
+  int rank = 0;
+  if (force_init || mpi::wanted()) {
+    int initialised = 0;
+    MPI_Initialized(&initialised);
+    if (!initialised) {
+      setenv("OMPI_MCA_osc", mpi::chosen_osc(), 0);
+      const char* progress = std::getenv("HYGASPI_PROGRESS_THREAD");
+      const bool thread = progress != nullptr && std::string_view(progress) == "1";
+      int provided = MPI_THREAD_SINGLE;
+      if (MPI_Init_thread(nullptr, nullptr, mpi::requested_thread_level(thread), &provided) != MPI_SUCCESS) {
+        std::fprintf(out, "  MPI_Init_thread failed\n\n");
+        return 0;
+      }
+      int size = 1;
+      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      if (rank == 0)
+        std::fprintf(out, "  granted:          %s (%d MPI ranks)\n", thread_level_name(provided), size);
+    }
+  } else {
+    std::fprintf(out, "  granted:          not queried (not under mpirun; --mpi-init initialises MPI)\n");
+  }
+  std::fprintf(out, "\n");
+  return rank;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool force_init = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string_view arg(argv[i]);
+    if (arg == "-h" || arg == "--help") {
+      usage(stdout);
+      return 0;
+    } else if (arg == "--mpi-init") {
+      force_init = true;
+    } else {
+      std::fprintf(stderr, "hygaspi-info: unknown option %s\n", argv[i]);
+      usage(stderr);
+      return 2;
+    }
+  }
+  // Under mpirun only rank 0 prints. MPI's section comes last but is found out first (it may
+  // initialise MPI, which tells the rank), so it goes to a buffer.
+  char* buffer = nullptr;
+  std::size_t size = 0;
+  std::FILE* mem = open_memstream(&buffer, &size);
+  if (mem == nullptr)
+    return 1;
+  const int rank = print_mpi(mem, force_init);
+  std::fclose(mem);
+  if (rank == 0) {
+    print_build();
+    print_knobs();
+    print_limits();
+    print_topology();
+    std::fwrite(buffer, 1, size, stdout);
+  }
+  std::free(buffer);
+  int initialised = 0, finalized = 0;
+  MPI_Initialized(&initialised);
+  MPI_Finalized(&finalized);
+  if (initialised && !finalized)
+    MPI_Finalize();
+  return 0;
+}
