@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sanitizer passes for CI: the whole suite under ASan+UBSan, and the tests that exercise the
-# lock-free paths (notifications, queues, passive ring, atomics, collectives) under TSan.
+# lock-free paths (notifications, queues, passive ring, atomics, collectives, the mixed stress
+# test) under TSan.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/deps.sh
@@ -8,5 +9,6 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1
 BUILD_DIR=build-asan scripts/build.sh -DHYGASPI_SANITIZE=address,undefined -DHYGASPI_BUILD_BENCH=OFF
 (cd build-asan && ctest --output-on-failure --timeout 600)
 BUILD_DIR=build-tsan scripts/build.sh -DHYGASPI_SANITIZE=thread -DHYGASPI_BUILD_BENCH=OFF
-(cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest --output-on-failure --timeout 600 \
-  -R "mr_(notify|queue|passive|atomics|collectives)\.n(2|4)")
+# mr_stress: 2 threads per rank mixing every call; a short budget keeps TSan's slowdown in bounds.
+(cd build-tsan && TSAN_OPTIONS=halt_on_error=1 HYGASPI_STRESS_SECONDS=2 ctest --output-on-failure --timeout 600 \
+  -R "mr_(notify|queue|passive|atomics|collectives|stress)\.n(2|4)")

@@ -7,7 +7,8 @@
 // all read from a signalfd so that no work happens in a signal handler), rank output (--prefix),
 // and deadlines (--timeout, and the SIGTERM -> SIGKILL grace period). When a rank exits it
 // records the exit in the job block and marks the rank dead unless it ended through
-// gaspi_proc_term, so that survivors stop waiting for it. The first failure ends the job.
+// gaspi_proc_term, so that survivors stop waiting for it. The first failure ends the job
+// (with --keep-going the others run on; the exit code is still the first failure's).
 // Whatever happens, every process of the job is gone and /dev/shm holds nothing of the job when
 // the launcher returns.
 #include <cerrno>
@@ -286,6 +287,11 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
     std::fprintf(stderr, "hygaspi-run: rank %u killed by signal SIG%s\n", rank, signal_name(WTERMSIG(status)));
   else
     std::fprintf(stderr, "hygaspi-run: rank %u exited with code %d\n", rank, code);
+  if (options_.keep_going) {  // the survivors see it dead and handle the failure themselves
+    if (!exit_code_)
+      exit_code_ = code;
+    return;
+  }
   end_job(code);
 }
 

@@ -16,6 +16,9 @@ void print_usage(std::FILE* to) {
                "  -n, --np N        number of ranks (1..%u), required\n"
                "  -p, --prefix      prefix every output line of rank r with \"[r] \"\n"
                "      --timeout S   kill the job after S seconds (exit code 124)\n"
+               "      --keep-going  when a rank fails, let the others run on (they see it dead in\n"
+               "                    gaspi_state_vec_get and their waits fail); the exit code is still\n"
+               "                    that of the first failed rank\n"
                "      --bind WHAT   pin rank r before exec: core (core r %% ncores), numa (the CPUs\n"
                "                    of NUMA node r %% nnuma) or none (the default)\n"
                "  -h, --help        this text\n"
@@ -79,6 +82,8 @@ ParseResult parse_options(int argc, char** argv, Options& out, std::string& erro
       return ParseResult::help;
     } else if ((word.name == "-p" && word.value == nullptr) || (word.name == "--prefix" && word.value == nullptr)) {
       out.prefix = true;
+    } else if (word.name == "--keep-going" && word.value == nullptr) {
+      out.keep_going = true;
     } else if (word.name == "--bind") {
       const char* text = value();
       if (text == nullptr || !parse_bind(text, out.bind)) {

@@ -15,6 +15,7 @@ struct Options {
   std::uint32_t nranks = 0;
   bool prefix = false;          // prefix each output line of rank r with "[r] "
   double timeout_s = 0;         // 0: no timeout
+  bool keep_going = false;      // a failing rank does not end the job (survivors handle it)
   Bind bind = Bind::none;       // --bind: pin rank r to core r % ncores or NUMA node r % nnuma
   std::vector<std::string> command;  // prog and its arguments
 };

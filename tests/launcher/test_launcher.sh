@@ -139,6 +139,26 @@ if [ "$nodes_with_cpus" = 1 ]; then  # one NUMA node: both ranks get all of its 
   check "--bind numa: one node, every rank on its CPUs" [ "$(cpus_of_ranks)" = "$unbound $unbound " ]
 fi
 
+# --- --keep-going: a failing rank does not end the job --------------------------------------
+t0=$(now_ms)
+rc=$(run_rc "$TMP/out" "$TMP/err" --keep-going -n 3 -- sh -c \
+  'if [ $HYGASPI_RANK = 1 ]; then kill -KILL $$; fi; if [ $HYGASPI_RANK = 2 ]; then sleep 0.2; exit 4; fi
+   sleep 0.5; echo "survivor $HYGASPI_RANK done"')
+t1=$(now_ms)
+check "--keep-going: exit code of the first failed rank (137)" [ "$rc" = 137 ]
+check "--keep-going: the other ranks ran to their end" grep -q "survivor 0 done" "$TMP/out"
+check "--keep-going: both failures reported" \
+  bash -c 'grep -q "rank 1 killed by signal SIGKILL" "$1" && grep -q "rank 2 exited with code 4" "$1"' _ "$TMP/err"
+check "--keep-going: no SIGTERM, the job ended with its last rank" [ $((t1 - t0)) -ge 450 ]
+t0=$(now_ms)
+rc=$(run_rc "$TMP/out" "$TMP/err" --keep-going --timeout 1 -n 2 -- sh -c \
+  'if [ $HYGASPI_RANK = 1 ]; then exit 3; fi; sleep '"$NAP")
+t1=$(now_ms)
+check "--keep-going: --timeout still ends the job, exit code of the first failure (3)" \
+  bash -c '[ "$1" = 3 ] && grep -q timeout "$2"' _ "$rc" "$TMP/err"
+check "--keep-going: --timeout after about 1 s" [ $((t1 - t0)) -ge 900 -a $((t1 - t0)) -lt 2500 ]
+check "--keep-going: no sleeps left" no_naps
+
 # --- malformed command lines ----------------------------------------------------------------
 for args in "" "-n 0 true" "-n 4097 true" "-n x true" "-n 2" "true" "--bogus -n 1 true" \
             "--timeout -n 1 true" "--timeout 0 -n 1 true" "--bind socket -n 1 true" "-n 1 --bind"; do
