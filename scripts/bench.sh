@@ -123,4 +123,7 @@ if ls "$logs"/nospin-*.log >/dev/null 2>&1; then
   echo "oversubscribed HyGASPI with HYGASPI_SPIN=0 (wait by sched_yield at once):"
   grep -h '^ *[0-9]* |' "$logs"/nospin-*.log
 fi
+# Every figure beside its floor as CSV (path,figure,ours,floor,unit,floor_name), for
+# scripts/plot_bench.py (which draws docs/bench.png from these logs) and other tools.
+python3 scripts/plot_bench.py --logs "$logs" --png "" --csv "$logs/summary.csv" || true
 exit $failed

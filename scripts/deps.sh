@@ -3,6 +3,7 @@
 set -euo pipefail
 packages=(g++ gfortran cmake ninja-build pkg-config libboost-dev libhwloc-dev hwloc doctest-dev libbenchmark-dev
           libopenmpi-dev openmpi-bin valgrind clang libclang-rt-14-dev)
+packages+=(python3-matplotlib)  # scripts/plot_bench.py
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
