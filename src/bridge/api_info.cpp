@@ -97,11 +97,11 @@ HYGASPI_GETTER(gaspi_statistic_counter_max, gaspi_number_t, stats::counter_count
 extern "C" {
 
 gaspi_return_t pgaspi_proc_local_rank(gaspi_rank_t* const local_rank) {
-  return guarded("gaspi_proc_local_rank", [&] { return get_value("gaspi_proc_local_rank", local_rank, rt().rank); });
+  return guarded("gaspi_proc_local_rank", [&] { return get_value("gaspi_proc_local_rank", local_rank, rt().node.rank()); });
 }
 
 gaspi_return_t pgaspi_proc_local_num(gaspi_rank_t* const local_num) {
-  return guarded("gaspi_proc_local_num", [&] { return get_value("gaspi_proc_local_num", local_num, rt().nranks); });
+  return guarded("gaspi_proc_local_num", [&] { return get_value("gaspi_proc_local_num", local_num, rt().node.nranks()); });
 }
 
 gaspi_return_t pgaspi_proc_ping(const gaspi_rank_t rank, const gaspi_timeout_t) {

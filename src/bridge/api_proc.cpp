@@ -9,6 +9,7 @@
 #include "bridge/runtime.hpp"
 #include "bridge/group_ops.hpp"
 #include "core/statistics.hpp"
+#include "shm/reclaim.hpp"
 
 using namespace hygaspi;
 
@@ -32,6 +33,8 @@ std::int64_t effective_spin(const Knobs& knobs) {
 
 // One node, started by hygaspi-run (or alone): global rank = node-local index.
 gaspi_return_t start_node_job(Runtime& r, const Knobs& knobs, const Deadline& deadline) {
+  if (knobs.job.empty())
+    shm::reclaim_stale_objects();  // a standalone process: nobody else sweeps
   r.rank = static_cast<std::uint32_t>(knobs.rank);
   r.nranks = static_cast<std::uint32_t>(knobs.nranks);
   log::set_rank(static_cast<int>(r.rank));
@@ -48,7 +51,7 @@ gaspi_return_t start_node_job(Runtime& r, const Knobs& knobs, const Deadline& de
   return r.node.init(options, deadline);
 }
 
-void progress_mpi() { rt().control.progress(); }
+bool progress_mpi() { return rt().control.progress(); }
 
 // Runs a global atomic that another node asked for, on one of our segments (mpi_rma/control.hpp).
 gaspi_return_t serve_atomic(const mpi::AtomicRequest& request, std::uint64_t& old) {
@@ -68,7 +71,7 @@ gaspi_return_t serve_atomic(const mpi::AtomicRequest& request, std::uint64_t& ol
 // Launched by mpirun, or inside an MPI program (spec §5.6): GASPI rank = MPI rank; node peers use
 // shm, other nodes MPI. The node's first rank creates the node's job block.
 gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& deadline) {
-  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, knobs.progress_thread}));
+  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, knobs.progress_thread == 1}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
   log::set_rank(static_cast<int>(r.rank));
@@ -79,8 +82,10 @@ gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& dea
     r.global_of.push_back(static_cast<std::uint32_t>(g));
   }
   const auto node_size = static_cast<std::uint32_t>(r.global_of.size());
-  if (r.mpi.local_rank == 0)
+  if (r.mpi.local_rank == 0) {
+    shm::reclaim_stale_objects();  // no launcher sweeps /dev/shm after a crashed MPI job
     HYGASPI_TRY(shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job));
+  }
   {
     auto lock = r.mpi.lock();
     MPI_Barrier(r.mpi.comm());  // the job blocks exist
@@ -98,16 +103,19 @@ gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& dea
   }
   r.node.unlink_bootstrap_objects(r.mpi.local_rank == 0);
   r.bootstrap_job.reset();
-  r.control.init(r.mpi, serve_atomic);
+  r.control.init(r.mpi, serve_atomic, effective_spin(knobs));
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
   if (r.global_of.size() < r.nranks) {
     HYGASPI_TRY(r.rma.init(r.mpi));
     r.node.set_progress(progress_mpi);
-    if (knobs.progress_thread) {
-      if (r.mpi.thread_multiple())
+    // On by default across nodes: osc/pt2pt (TCP) needs the target's CPU, and a rank that spins
+    // on its own memory would otherwise never serve its peers (measured: a deadlock across hosts).
+    if (knobs.progress_thread != 0) {
+      if (r.mpi.progress_thread_allowed())
         r.control.start_thread();
-      else
-        log::warn("gaspi_proc_init", "HYGASPI_PROGRESS_THREAD=1 ignored: MPI did not grant MPI_THREAD_MULTIPLE");
+      else if (knobs.progress_thread == 1)
+        log::warn("gaspi_proc_init",
+                  "HYGASPI_PROGRESS_THREAD=1 ignored: the application started MPI without MPI_THREAD_MULTIPLE");
     }
   }
   return GASPI_SUCCESS;

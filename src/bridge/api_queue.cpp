@@ -105,7 +105,11 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
         }
       return false;
     };
-    return rt().node.await(fn, found, Deadline(timeout), {});
+    // Any rank may notify, so no partner is known. A bounded wait just times out; an unbounded one
+    // must not hang on a dead notifier, so it fails once any node peer has died.
+    if (timeout != GASPI_BLOCK)
+      return rt().node.await(fn, found, Deadline(timeout), {});
+    return rt().node.await(fn, found, Deadline(timeout), rt().node.peers());
   });
 }
 

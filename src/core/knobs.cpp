@@ -18,9 +18,10 @@ constexpr KnobInfo kTable[] = {
     {"HYGASPI_NODE_SIZE", KnobType::integer, "0",
      "MPI jobs: split the ranks of a host into virtual nodes of k ranks (1: every pair crosses MPI)"},
     {"HYGASPI_SHM", KnobType::boolean, "1", "MPI jobs: 0 sends all traffic through MPI, even on one host"},
-    {"HYGASPI_PROGRESS_THREAD", KnobType::boolean, "0",
-     "MPI jobs: 1 runs a thread that drives MPI progress, so puts and atomics aimed at a rank that is "
-     "computing complete; used only when MPI grants MPI_THREAD_MULTIPLE"},
+    {"HYGASPI_PROGRESS_THREAD", KnobType::integer, "-1",
+     "MPI jobs: a thread that drives MPI progress, so that operations aimed at a rank that computes "
+     "(or spins on local memory) complete: -1 on when the job spans nodes, 0 off, 1 on. Never beside an "
+     "application's own MPI calls unless MPI grants MPI_THREAD_MULTIPLE"},
     {nullptr, KnobType::string, nullptr, nullptr},
 };
 
@@ -71,10 +72,8 @@ bool read_knobs(Knobs& out, std::string& error) {
   if (!read_int("HYGASPI_SHM", 0, 1, shm, error))
     return false;
   out.shm = shm == 1;
-  std::int64_t thread = 0;
-  if (!read_int("HYGASPI_PROGRESS_THREAD", 0, 1, thread, error))
+  if (!read_int("HYGASPI_PROGRESS_THREAD", -1, 1, out.progress_thread, error))
     return false;
-  out.progress_thread = thread == 1;
   if (out.job.empty() && out.nranks != 1) {
     error = "HYGASPI_NRANKS=" + std::to_string(out.nranks) + " but HYGASPI_JOB is not set; start with hygaspi-run";
     return false;

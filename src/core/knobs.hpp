@@ -31,7 +31,7 @@ struct Knobs {
   std::int64_t init_timeout_ms = 60000;  // HYGASPI_INIT_TIMEOUT_MS
   std::int64_t node_size = 0;  // HYGASPI_NODE_SIZE: virtual nodes of k ranks (MPI jobs); 0 = real nodes
   bool shm = true;             // HYGASPI_SHM: 0 sends everything through MPI
-  bool progress_thread = false;  // HYGASPI_PROGRESS_THREAD: 1 runs an MPI progress thread
+  std::int64_t progress_thread = -1;  // HYGASPI_PROGRESS_THREAD: -1 auto, 0 off, 1 on
 };
 
 // Parses a decimal integer in [lo, hi]; nullopt on any malformation.

@@ -10,10 +10,11 @@
 
 namespace hygaspi::mpi {
 
-void Control::drain_passive() {
+bool Control::drain_passive() {
   // One drainer at a time: two threads that each match a message of the same sender could queue
   // them out of order.
   std::lock_guard box(mailbox_mutex_);
+  bool took = false;
   for (;;) {
     auto lock = env_->lock();
     // Matched probe: with a progress thread two threads may probe at once, and a plain
@@ -23,17 +24,18 @@ void Control::drain_passive() {
     MPI_Status status;
     MPI_Improbe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &handle, &status);
     if (!pending)
-      return;
+      return took;
     int count = 0;
     MPI_Get_count(&status, MPI_BYTE, &count);
     Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
     MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
     mailbox_.push_back(std::move(m));
+    took = true;
   }
 }
 
-void Control::progress() {
-  drain_passive();
+bool Control::progress() {
+  bool served = drain_passive();
   {
     std::lock_guard abandon(abandoned_mutex_);
     auto lock = env_->lock();
@@ -50,7 +52,7 @@ void Control::progress() {
     MPI_Status status;
     MPI_Improbe(MPI_ANY_SOURCE, kTagAtomicRequest, env_->comm(), &pending, &handle, &status);
     if (!pending)
-      return;
+      return served;
     AtomicRequest request{};
     int rc = MPI_Mrecv(&request, sizeof request, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || !valid_reply_tag(request.reply_tag))
@@ -58,6 +60,7 @@ void Control::progress() {
     std::uint64_t reply[2] = {0, 0};  // {gaspi_return_t, old value}
     reply[0] = static_cast<std::uint64_t>(static_cast<std::int64_t>(local_atomic_(request, reply[1])));
     MPI_Send(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, request.reply_tag, env_->comm());
+    served = true;
   }
 }
 
@@ -93,6 +96,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t& o
       return fail("gaspi_atomic", "MPI_Send", rc);
     }
   }
+  std::int64_t round = 0;
   for (;;) {
     int done = 0;
     {
@@ -109,7 +113,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t& o
       return GASPI_TIMEOUT;
     }
     progress();
-    sched_yield();
+    pause(round);
   }
   old = reply[1];
   return static_cast<gaspi_return_t>(static_cast<std::int64_t>(reply[0]));
@@ -124,6 +128,7 @@ gaspi_return_t Control::passive_send(int rank, const void* data, std::uint64_t s
     if (rc != MPI_SUCCESS)
       return fail("gaspi_passive_send", "MPI_Isend", rc);
   }
+  std::int64_t round = 0;
   for (;;) {
     int done = 0;
     {
@@ -142,7 +147,7 @@ gaspi_return_t Control::passive_send(int rank, const void* data, std::uint64_t s
       return cancelled ? GASPI_TIMEOUT : GASPI_SUCCESS;  // not cancelled: it was delivered
     }
     progress();
-    sched_yield();
+    pause(round);
   }
 }
 

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <sched.h>
 #include <thread>
 #include <memory>
 #include <mutex>
@@ -63,12 +64,21 @@ using LocalAtomic = gaspi_return_t (*)(const AtomicRequest& request, std::uint64
 
 class Control {
 public:
-  void init(Env& env, LocalAtomic local_atomic) noexcept {
+  void init(Env& env, LocalAtomic local_atomic, std::int64_t spin) noexcept {
     env_ = &env;
     local_atomic_ = local_atomic;
+    spin_ = spin;
   }
-  // Serves pending requests; called from every wait loop.
-  void progress();
+  // Serves pending requests; called from every wait loop. True if it served or took anything.
+  bool progress();
+  // Between two looks of an MPI wait: busy-poll for the first `spin` rounds, then yield (a
+  // sched_yield costs about 1 us here, and each message is only seen after the partner's yield).
+  void pause(std::int64_t& round) const noexcept {
+    if (round++ < spin_)
+      __builtin_ia32_pause();
+    else
+      sched_yield();
+  }
   gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t& old, const Deadline& deadline);
 
   // The opt-in progress thread (needs MPI_THREAD_MULTIPLE): serves requests and lets MPI move
@@ -86,6 +96,7 @@ public:
 private:
   Env* env_ = nullptr;
   LocalAtomic local_atomic_ = nullptr;
+  std::int64_t spin_ = 0;
   std::atomic<std::uint32_t> next_reply_{0};
   std::thread thread_;
   std::atomic<bool> stop_{false};
@@ -101,7 +112,7 @@ private:
   };
   std::mutex mailbox_mutex_;
   std::deque<Message> mailbox_;
-  void drain_passive();
+  bool drain_passive();
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_;  // replies of atomics that timed out, still to be drained
 };

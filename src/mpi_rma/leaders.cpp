@@ -10,6 +10,7 @@ namespace hygaspi::mpi {
 namespace {
 // Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted.
 gaspi_return_t wait_all(Env& env, Control& control, MPI_Request* requests, int count, const Deadline& deadline) {
+  std::int64_t round = 0;
   for (bool first = true;; first = false) {
     int done = 0;
     {
@@ -21,7 +22,7 @@ gaspi_return_t wait_all(Env& env, Control& control, MPI_Request* requests, int c
     if (!first && (deadline.test_only() || deadline.expired()))
       return GASPI_TIMEOUT;
     control.progress();
-    sched_yield();
+    control.pause(round);
   }
 }
 }  // namespace
@@ -49,52 +50,84 @@ gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group,
                                 std::uint32_t me, void* acc, std::size_t bytes, CombineFn combine, void* ctx,
                                 LeaderReduce& state, const Deadline& deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
-  const int tag = kTagReduce + static_cast<int>(group);
-  const int count = static_cast<int>(bytes);
   if (n == 1)
     return GASPI_SUCCESS;
-  if (state.phase == 0) {
-    auto lock = env.lock();
-    if (me == 0) {
-      state.buffers.assign(bytes * (n - 1), 0);
-      state.requests.assign(n - 1, MPI_REQUEST_NULL);
-      for (std::uint32_t i = 1; i < n; ++i)
-        MPI_Irecv(state.buffers.data() + (i - 1) * bytes, count, MPI_BYTE, leaders[i], tag, env.comm(),
-                  &state.requests[i - 1]);
-    } else {
-      state.buffers.assign(2 * bytes, 0);
-      std::memcpy(state.buffers.data(), acc, bytes);
-      state.requests.assign(2, MPI_REQUEST_NULL);
-      MPI_Isend(state.buffers.data(), count, MPI_BYTE, leaders[0], tag, env.comm(), &state.requests[0]);
-      MPI_Irecv(state.buffers.data() + bytes, count, MPI_BYTE, leaders[0], tag, env.comm(), &state.requests[1]);
-    }
-    state.phase = 1;
-  }
-  if (state.phase == 1) {
-    gaspi_return_t rc =
-        wait_all(env, control, state.requests.data(), static_cast<int>(state.requests.size()), deadline);
-    if (rc != GASPI_SUCCESS)
-      return rc;
-    if (me != 0) {
-      std::memcpy(acc, state.buffers.data() + bytes, bytes);
-      state = LeaderReduce{};
-      return GASPI_SUCCESS;
-    }
-    for (std::uint32_t i = 1; i < n; ++i)
-      if ((rc = combine(ctx, acc, state.buffers.data() + (i - 1) * bytes)) != GASPI_SUCCESS) {
-        state = LeaderReduce{};
-        return rc;
+  const int tag = kTagReduce + static_cast<int>(group);
+  const int count = static_cast<int>(bytes);
+  std::uint32_t p = 1;
+  while (p * 2 <= n)
+    p *= 2;
+  std::uint32_t rounds = 0;
+  while ((1u << rounds) < p)
+    ++rounds;
+  char* const value = static_cast<char*>(acc);
+  state.send.resize(bytes);
+  state.receive.resize(bytes);
+
+  // Posts this step's messages once; GASPI_TIMEOUT leaves them posted for the next call.
+  auto exchange = [&](int send_to, int receive_from) -> gaspi_return_t {
+    if (!state.posted) {
+      auto lock = env.lock();
+      state.requests[0] = state.requests[1] = MPI_REQUEST_NULL;
+      if (receive_from >= 0)
+        MPI_Irecv(state.receive.data(), count, MPI_BYTE, receive_from, tag, env.comm(), &state.requests[0]);
+      if (send_to >= 0) {
+        std::memcpy(state.send.data(), value, bytes);
+        MPI_Isend(state.send.data(), count, MPI_BYTE, send_to, tag, env.comm(), &state.requests[1]);
       }
-    auto lock = env.lock();
-    state.buffers.assign(static_cast<const char*>(acc), static_cast<const char*>(acc) + bytes);
-    for (std::uint32_t i = 1; i < n; ++i)
-      MPI_Isend(state.buffers.data(), count, MPI_BYTE, leaders[i], tag, env.comm(), &state.requests[i - 1]);
-    state.phase = 2;
+      state.posted = true;
+    }
+    gaspi_return_t rc = wait_all(env, control, state.requests, 2, deadline);
+    if (rc == GASPI_SUCCESS)
+      state.posted = false;
+    return rc;
+  };
+  auto fail = [&](gaspi_return_t rc) {
+    if (rc != GASPI_TIMEOUT)
+      state = LeaderReduce{};
+    return rc;
+  };
+
+  const std::uint32_t last = rounds + 1;  // step index of the unfold
+  for (; state.step <= static_cast<int>(last); ++state.step) {
+    const auto step = static_cast<std::uint32_t>(state.step);
+    if (step == 0) {  // fold: leader p + i sends to leader i
+      if (me >= p) {
+        if (gaspi_return_t rc = exchange(leaders[me - p], -1); rc != GASPI_SUCCESS)
+          return fail(rc);
+      } else if (me + p < n) {
+        if (gaspi_return_t rc = exchange(-1, leaders[me + p]); rc != GASPI_SUCCESS)
+          return fail(rc);
+        if (gaspi_return_t rc = combine(ctx, value, state.receive.data()); rc != GASPI_SUCCESS)
+          return fail(rc);
+      }
+    } else if (step < last) {  // doubling among the first p leaders
+      if (me >= p)
+        continue;
+      const std::uint32_t partner = me ^ (1u << (step - 1));
+      if (gaspi_return_t rc = exchange(leaders[partner], leaders[partner]); rc != GASPI_SUCCESS)
+        return fail(rc);
+      if (me < partner) {
+        if (gaspi_return_t rc = combine(ctx, value, state.receive.data()); rc != GASPI_SUCCESS)
+          return fail(rc);
+      } else {  // partner's part first: result = received (op) mine
+        if (gaspi_return_t rc = combine(ctx, state.receive.data(), value); rc != GASPI_SUCCESS)
+          return fail(rc);
+        std::memcpy(value, state.receive.data(), bytes);
+      }
+    } else {  // unfold: leader i returns the result to leader p + i
+      if (me >= p) {
+        if (gaspi_return_t rc = exchange(-1, leaders[me - p]); rc != GASPI_SUCCESS)
+          return fail(rc);
+        std::memcpy(value, state.receive.data(), bytes);
+      } else if (me + p < n) {
+        if (gaspi_return_t rc = exchange(leaders[me + p], -1); rc != GASPI_SUCCESS)
+          return fail(rc);
+      }
+    }
   }
-  gaspi_return_t rc = wait_all(env, control, state.requests.data(), static_cast<int>(state.requests.size()), deadline);
-  if (rc == GASPI_SUCCESS)
-    state = LeaderReduce{};
-  return rc;
+  state = LeaderReduce{};
+  return GASPI_SUCCESS;
 }
 
 }  // namespace hygaspi::mpi

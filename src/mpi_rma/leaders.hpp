@@ -29,13 +29,17 @@ gaspi_return_t leader_barrier(Env& env, Control& control, std::uint32_t group, s
 using CombineFn = gaspi_return_t (*)(void* ctx, void* acc, const void* other);
 
 struct LeaderReduce {
-  int phase = 0;  // 0: nothing posted, 1: exchanging, 2: result going out (root)
-  std::vector<MPI_Request> requests;
-  std::vector<char> buffers;
+  int step = 0;         // 0: fold in the leaders beyond the power of two; 1..: doubling; then unfold
+  bool posted = false;  // this step's messages are out
+  MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  std::vector<char> send, receive;
 };
 
-// Allreduce of `acc` (bytes) among leaders: gathered at leaders[0], combined in leader order,
-// sent back. On success `acc` holds the result on every leader.
+// Allreduce of `acc` (bytes) among leaders by recursive doubling: log2(n) exchanges instead of a
+// gather and a broadcast. Leaders beyond the largest power of two p first fold their value into
+// leader i - p and get the result back at the end. Every combine puts the lower leaders' part
+// first, so all leaders compute the bit-identical result even for a user operation that is not
+// commutative. On success `acc` holds the result on every leader.
 gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group, std::span<const int> leaders,
                                 std::uint32_t me, void* acc, std::size_t bytes, CombineFn combine, void* ctx,
                                 LeaderReduce& state, const Deadline& deadline);

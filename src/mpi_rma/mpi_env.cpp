@@ -36,12 +36,10 @@ const char* chosen_osc() noexcept {
   return user != nullptr ? user : "sm,rdma,pt2pt";
 }
 
-// SERIALIZED, not MULTIPLE, unless a progress thread is wanted: osc/pt2pt, the one component
-// that works across TCP hosts here, refuses MPI_THREAD_MULTIPLE, and we serialise MPI calls
-// behind one lock anyway.
-int requested_thread_level(bool progress_thread) noexcept {
-  return progress_thread ? MPI_THREAD_MULTIPLE : MPI_THREAD_SERIALIZED;
-}
+// SERIALIZED, not MULTIPLE: osc/pt2pt, the one component that works across TCP hosts here,
+// refuses MPI_THREAD_MULTIPLE, and every MPI call of the library (the progress thread's too) goes
+// through one lock, which is what SERIALIZED asks for.
+int requested_thread_level(bool) noexcept { return MPI_THREAD_SERIALIZED; }
 
 gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
@@ -77,6 +75,9 @@ gaspi_return_t Env::init(const EnvOptions& options) {
     MPI_Query_thread(&provided);
   }
   thread_multiple_ = provided == MPI_THREAD_MULTIPLE;
+  // Our progress thread may call MPI beside the application's threads only if MPI allows that, or
+  // if the application never calls MPI itself (we started it).
+  progress_thread_allowed_ = we_initialised_ || thread_multiple_;
   MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
   MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
   MPI_Comm_rank(comm_, &rank_);

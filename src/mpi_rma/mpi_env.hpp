@@ -20,7 +20,7 @@ bool wanted() noexcept;
 struct EnvOptions {
   std::int64_t node_size = 0;  // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
   bool shm = true;             // HYGASPI_SHM=0 puts every rank on a node of its own
-  bool progress_thread = false;  // HYGASPI_PROGRESS_THREAD: ask for MPI_THREAD_MULTIPLE
+  bool progress_thread = false;  // HYGASPI_PROGRESS_THREAD (see knobs.cpp)
 };
 
 class Env {
@@ -33,6 +33,7 @@ public:
   [[nodiscard]] int size() const noexcept { return size_; }
   [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; }  // private duplicate of the world
   [[nodiscard]] bool thread_multiple() const noexcept { return thread_multiple_; }
+  [[nodiscard]] bool progress_thread_allowed() const noexcept { return progress_thread_allowed_; }
   [[nodiscard]] const char* osc() const noexcept { return osc_.c_str(); }
 
   // Node map: node_of[r] is the node id of global rank r; node_ranks are my node's global ranks.
@@ -50,6 +51,7 @@ private:
   bool active_ = false;
   bool we_initialised_ = false;
   bool thread_multiple_ = false;
+  bool progress_thread_allowed_ = false;
   int rank_ = 0;
   int size_ = 1;
   MPI_Comm comm_ = MPI_COMM_NULL;

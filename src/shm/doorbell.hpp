@@ -80,6 +80,7 @@ WaitResult wait_until(Ready&& ready, Doorbell& bell, const Deadline& deadline, c
 // Waiting when part of the traffic arrives through MPI, which has no asynchronous progress and
 // rings no futex: poll, driving `progress()` on every look, and sleep with a growing interval
 // (20 us up to 1 ms) once spinning and yielding found nothing, so a long wait does not burn a core.
+// `progress()` returns true when it served a peer; the wait then starts its backoff afresh.
 template <class Ready, class Alive, class Progress>
 WaitResult poll_until(Ready&& ready, const Deadline& deadline, const WaitPolicy& policy, Alive&& alive,
                       Progress&& progress) {
@@ -91,7 +92,10 @@ WaitResult poll_until(Ready&& ready, const Deadline& deadline, const WaitPolicy&
   std::int64_t round = 0;
   auto nap = std::chrono::microseconds(20);
   for (;;) {
-    progress();
+    if (progress()) {  // a peer is active: look often again
+      round = 0;
+      nap = std::chrono::microseconds(20);
+    }
     if (ready())
       return WaitResult::ready;
     ++round;

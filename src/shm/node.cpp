@@ -25,8 +25,11 @@ void retire(const MappedSegment& m) noexcept {
 
 Node::~Node() { term(); }
 
+// The owner's pid ends every name, so that reclaim_stale_objects() can tell the objects of a
+// crashed process from those of a live one by name alone.
 std::string Node::object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const {
-  return "hygaspi-" + job_ + "-" + kind + std::to_string(rank) + "-" + std::to_string(a) + "-" + std::to_string(b);
+  return "hygaspi-" + job_ + "-" + kind + std::to_string(rank) + "-" + std::to_string(a) + "-" + std::to_string(b) +
+         "-p" + std::to_string(pid_of(rank));
 }
 
 bool Node::alive(std::uint32_t rank) const noexcept {
@@ -83,7 +86,12 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
 
   JobRankSlot& me = job_block_->slot(rank_);
   epoch_ = me.init_epoch.load(std::memory_order_relaxed) + 1;
+  me.pid.store(getpid(), std::memory_order_release);  // before any object name is formed
   peers_.resize(nranks_);
+  others_.clear();
+  for (std::uint32_t r = 0; r < nranks_; ++r)
+    if (r != rank_)
+      others_.push_back(r);
   for (auto& p : peers_) {
     p.segments = std::make_unique<std::atomic<const MappedSegment*>[]>(limits::kMaxSegments);
     for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
@@ -172,7 +180,8 @@ gaspi_return_t Node::create_job_block(const std::string& job, std::uint32_t nran
     log::error("gaspi_proc_init", "%s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
-  static_cast<JobBlock*>(out.data())->header = JobHeader{kJobMagic, kLayoutVersion, nranks, 0, 0};
+  // The creator stands in for a launcher: while it lives, reclaim_stale_objects() keeps the block.
+  static_cast<JobBlock*>(out.data())->header = JobHeader{kJobMagic, kLayoutVersion, nranks, getpid(), 0};
   return GASPI_SUCCESS;
 }
 

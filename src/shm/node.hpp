@@ -62,6 +62,8 @@ public:
   [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
   [[nodiscard]] const WaitPolicy& wait_policy() const noexcept { return wait_; }
   [[nodiscard]] bool alive(std::uint32_t rank) const noexcept;
+  // Every other rank of the node (node-local indices).
+  [[nodiscard]] std::span<const std::uint32_t> peers() const noexcept { return others_; }
   [[nodiscard]] std::int32_t pid_of(std::uint32_t rank) const noexcept;
   [[nodiscard]] RankBlock& block(std::uint32_t rank) const noexcept { return *peers_[rank].block; }
   [[nodiscard]] RankBlock& my_block() const noexcept { return *peers_[rank_].block; }
@@ -103,7 +105,7 @@ public:
     return wait_until(ready, my_block().bell, deadline, wait_, partners_alive);
   }
   // Installs the progress function of another transport: waits then poll and drive it.
-  void set_progress(void (*progress)()) noexcept { progress_ = progress; }
+  void set_progress(bool (*progress)()) noexcept { progress_ = progress; }
   // wait() as a GASPI return code: GASPI_SUCCESS, GASPI_TIMEOUT, or GASPI_ERROR after logging
   // which partner died.
   template <class Ready>
@@ -145,7 +147,7 @@ private:
   gaspi_return_t map_peers(const Deadline& deadline);
 
   std::string job_;
-  void (*progress_)() = nullptr;
+  bool (*progress_)() = nullptr;
   bool solo_ = false;
   std::uint32_t rank_ = 0;
   std::uint32_t nranks_ = 0;
@@ -154,6 +156,7 @@ private:
   ShmObject job_object_;
   JobBlock* job_block_ = nullptr;
   std::vector<Peer> peers_;
+  std::vector<std::uint32_t> others_;
   std::mutex map_mutex_;                                // serialises mapping and unmapping
   std::vector<std::unique_ptr<MappedSegment>> mappings_;  // owns every MappedSegment ever published
   std::vector<ShmObject> passive_objects_;                 // per rank; written under map_mutex_

@@ -92,10 +92,11 @@ void user_reduction() {
     MR_CHECK(recv[i].value == best.value);
     MR_CHECK(recv[i].rank == best.rank);
   }
-  // n contributions take exactly n - 1 combines, wherever the runtime performs them.
+  // n contributions take at least n - 1 combines, wherever the runtime performs them (recursive
+  // doubling between nodes does more, redundantly, to save messages); the state reached them.
   long my_calls = calls, all_calls = 0;
   MR_OK(gaspi_allreduce(&my_calls, &all_calls, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_BLOCK));
-  MR_CHECK(all_calls == n - 1);
+  MR_CHECK(all_calls >= n - 1);
   gaspi_size_t buf = 0;
   MR_OK(gaspi_allreduce_buf_size(&buf));
   std::vector<char> big(buf + sizeof(MinLoc));
