@@ -332,6 +332,11 @@ void bad_management(gaspi_rank_t me, gaspi_rank_t n) {
 
   // Segment size 0, existing ids, bad ids.
   MR_EXPECT(GASPI_ERR_INV_SEGSIZE, gaspi_segment_alloc(5, 0, GASPI_ALLOC_DEFAULT));
+  // More than /dev/shm holds: refused at allocation (the object is fallocate'd before it is
+  // mapped), not a SIGBUS at first touch; the id stays free.
+  MR_EXPECT(GASPI_ERR_MEMALLOC, gaspi_segment_alloc(5, 1ul << 46, GASPI_ALLOC_DEFAULT));
+  gaspi_pointer_t none = nullptr;
+  MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_segment_ptr(5, &none));
   MR_EXPECT(GASPI_ERR_INV_SEGSIZE, gaspi_segment_create(5, 0, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
   std::vector<unsigned char> user(64);
   MR_EXPECT(GASPI_ERR_INV_SEGSIZE, gaspi_segment_bind(5, user.data(), 0, 0));
