@@ -99,12 +99,8 @@ gaspi_return_t run(const char* fn, gaspi_group_t group, const void* send, void* 
   HYGASPI_TRY(check_committed_group(fn, group));
   Group& g = rt().groups.groups[group];
   std::unique_lock lock(g.reducing, std::defer_lock);
-  if (timeout == GASPI_TEST) {
-    if (!lock.try_lock())
-      return GASPI_TIMEOUT;
-  } else {
-    lock.lock();
-  }
+  if (!lock_for(lock, timeout))
+    return GASPI_TIMEOUT;
   GroupRoute& route = rt().routes[group];
   // The node leader's inter-node step: allreduce of the node's partial result among the leaders.
   struct Leaders {

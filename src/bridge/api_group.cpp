@@ -45,12 +45,8 @@ gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_
   HYGASPI_TRY(check_committed_group(fn, group));
   Group& g = rt().groups.groups[group];
   std::unique_lock lock(g.collective, std::defer_lock);
-  if (timeout == GASPI_TEST) {
-    if (!lock.try_lock())
-      return GASPI_TIMEOUT;
-  } else {
-    lock.lock();
-  }
+  if (!lock_for(lock, timeout))
+    return GASPI_TIMEOUT;
   GroupRoute& route = rt().routes[group];
   const Deadline deadline(timeout);
   auto node_part = [&] {

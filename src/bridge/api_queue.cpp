@@ -16,12 +16,8 @@ gaspi_return_t drain(const char* fn, gaspi_queue_id_t q, gaspi_timeout_t timeout
   HYGASPI_TRY(check::queue(fn, q));
   Queue& queue = rt().queues[q];
   std::unique_lock lock(queue.waiting, std::defer_lock);
-  if (timeout == GASPI_TEST) {
-    if (!lock.try_lock())
-      return GASPI_TIMEOUT;
-  } else {
-    lock.lock();  // gaspi_wait is exclusive per queue; the holder returns without blocking
-  }
+  if (!lock_for(lock, timeout))
+    return GASPI_TIMEOUT;
   const std::uint32_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
   if (rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))

@@ -78,6 +78,15 @@ struct Runtime {
 extern Runtime g_runtime;
 inline Runtime& rt() noexcept { return g_runtime; }
 
+// Takes a per-group or per-queue lock for a blocking call. GASPI_TEST only tries: another thread
+// in the same call means "not done yet", so the caller returns GASPI_TIMEOUT.
+[[nodiscard]] inline bool lock_for(std::unique_lock<std::mutex>& lock, gaspi_timeout_t timeout) {
+  if (timeout == GASPI_TEST)
+    return lock.try_lock();
+  lock.lock();
+  return true;
+}
+
 // Runs an entry point's body; a stray exception becomes GASPI_ERROR plus a message.
 template <class Body>
 gaspi_return_t guarded(const char* fn, Body&& body) noexcept {

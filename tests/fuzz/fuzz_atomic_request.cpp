@@ -7,6 +7,7 @@
 // check accepts is executed the way serve_atomic executes it, on a heap buffer of exactly the
 // segment's size (sizes up to 64 KiB are allocated; larger ones are checked arithmetically), so
 // ASan reports any word the check lets through outside the segment.
+#include "fuzz_check.hpp"
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
@@ -19,17 +20,6 @@
 
 using namespace hygaspi::mpi;
 
-namespace {
-[[noreturn]] void fail(const char* what) {
-  std::fprintf(stderr, "fuzz_atomic_request: invariant broken: %s\n", what);
-  std::abort();
-}
-#define CHECK(cond) \
-  do {              \
-    if (!(cond))    \
-      fail(#cond);  \
-  } while (0)
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   AtomicRequest request{};
@@ -40,7 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
                 size - sizeof request < sizeof segment_size ? size - sizeof request : sizeof segment_size);
 
   if (valid_reply_tag(request.reply_tag))
-    CHECK(request.reply_tag >= kTagReply && request.reply_tag < kTagReply + kReplyTags);
+    FUZZ_CHECK(request.reply_tag >= kTagReply && request.reply_tag < kTagReply + kReplyTags);
 
   // Interesting sizes are small: fold most inputs into [0, 64 KiB] so the buffer can be allocated.
   const bool allocate = (segment_size >> 63) == 0;
@@ -48,9 +38,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     segment_size %= 65537;
   if (!valid_atomic_request(request, segment_size))
     return 0;
-  CHECK(request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap);
-  CHECK(request.offset % 8 == 0);
-  CHECK(segment_size >= 8 && request.offset <= segment_size - 8);
+  FUZZ_CHECK(request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap);
+  FUZZ_CHECK(request.offset % 8 == 0);
+  FUZZ_CHECK(segment_size >= 8 && request.offset <= segment_size - 8);
   if (!allocate)
     return 0;
   // Exactly segment_size bytes, so that ASan sees the first byte past the end; operator new[]

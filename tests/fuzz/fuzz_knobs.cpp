@@ -5,6 +5,7 @@
 // Every run starts from an environment without any knob. Checks: read_knobs never crashes, fails
 // only with a message, and on success every value lies in its documented range. parse_int is also
 // fuzzed directly with bounds taken from the input.
+#include "fuzz_check.hpp"
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -20,15 +21,6 @@ using namespace hygaspi;
 
 namespace {
 
-[[noreturn]] void fail(const char* what) {
-  std::fprintf(stderr, "fuzz_knobs: invariant broken: %s\n", what);
-  std::abort();
-}
-#define CHECK(cond) \
-  do {              \
-    if (!(cond))    \
-      fail(#cond);  \
-  } while (0)
 
 std::vector<const char*> knob_names() {
   std::vector<const char*> names;
@@ -57,12 +49,12 @@ void fuzz_parse_int(const std::uint8_t* data, std::size_t size) {
   std::string_view text(reinterpret_cast<const char*>(data + 16), size - 16);
   auto value = parse_int(text, lo, hi);
   if (value) {
-    CHECK(lo <= *value && *value <= hi);
-    CHECK(decimal(text));
+    FUZZ_CHECK(lo <= *value && *value <= hi);
+    FUZZ_CHECK(decimal(text));
   }
   // The ranges read_knobs uses, on the same text.
   if (auto v = parse_int(text, 0, 3))
-    CHECK(*v >= 0 && *v <= 3);
+    FUZZ_CHECK(*v >= 0 && *v <= 3);
 }
 
 }  // namespace
@@ -93,20 +85,20 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   Knobs knobs;
   std::string error;
   if (!read_knobs(knobs, error)) {
-    CHECK(!error.empty());
+    FUZZ_CHECK(!error.empty());
     return 0;
   }
-  CHECK(error.empty());
-  CHECK(knobs.job.size() <= 32);
+  FUZZ_CHECK(error.empty());
+  FUZZ_CHECK(knobs.job.size() <= 32);
   for (char c : knobs.job)
-    CHECK((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
-  CHECK(knobs.nranks >= 1 && knobs.nranks <= 65535);
-  CHECK(knobs.rank >= 0 && knobs.rank < knobs.nranks);
-  CHECK(!knobs.job.empty() || knobs.nranks == 1);
-  CHECK(knobs.spin >= 0 && knobs.spin <= (1 << 30));
-  CHECK(knobs.yields >= 0 && knobs.yields <= (1 << 30));
-  CHECK(knobs.log_level >= 0 && knobs.log_level <= 3);
-  CHECK(knobs.init_timeout_ms >= 1 && knobs.init_timeout_ms <= (1ll << 40));
-  CHECK(knobs.node_size >= 0 && knobs.node_size <= 65535);
+    FUZZ_CHECK((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'));
+  FUZZ_CHECK(knobs.nranks >= 1 && knobs.nranks <= 65535);
+  FUZZ_CHECK(knobs.rank >= 0 && knobs.rank < knobs.nranks);
+  FUZZ_CHECK(!knobs.job.empty() || knobs.nranks == 1);
+  FUZZ_CHECK(knobs.spin >= 0 && knobs.spin <= (1 << 30));
+  FUZZ_CHECK(knobs.yields >= 0 && knobs.yields <= (1 << 30));
+  FUZZ_CHECK(knobs.log_level >= 0 && knobs.log_level <= 3);
+  FUZZ_CHECK(knobs.init_timeout_ms >= 1 && knobs.init_timeout_ms <= (1ll << 40));
+  FUZZ_CHECK(knobs.node_size >= 0 && knobs.node_size <= 65535);
   return 0;
 }

@@ -4,6 +4,7 @@
 // (argv[argc] is nullptr, as from the kernel). Checks: no crash or over-read, an error always
 // comes with a message, and a run has 1..kMaxLauncherRanks ranks, a timeout in [0, 1e9] s and a
 // non-empty command that is exactly the tail of argv.
+#include "fuzz_check.hpp"
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -18,17 +19,6 @@
 
 using namespace hygaspi::launcher;
 
-namespace {
-[[noreturn]] void fail(const char* what) {
-  std::fprintf(stderr, "fuzz_launcher_options: invariant broken: %s\n", what);
-  std::abort();
-}
-#define CHECK(cond) \
-  do {              \
-    if (!(cond))    \
-      fail(#cond);  \
-  } while (0)
-}  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   // Each word in its own heap allocation, so that ASan sees a read past its terminating NUL.
@@ -58,18 +48,18 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string error;
   switch (parse_options(argc, argv.data(), options, error)) {
   case ParseResult::error:
-    CHECK(!error.empty());
+    FUZZ_CHECK(!error.empty());
     break;
   case ParseResult::help:
     break;
   case ParseResult::run: {
-    CHECK(options.nranks >= 1 && options.nranks <= kMaxLauncherRanks);
-    CHECK(std::isfinite(options.timeout_s) && options.timeout_s >= 0 && options.timeout_s <= 1e9);
-    CHECK(!options.command.empty());
-    CHECK(options.command.size() < words.size());
+    FUZZ_CHECK(options.nranks >= 1 && options.nranks <= kMaxLauncherRanks);
+    FUZZ_CHECK(std::isfinite(options.timeout_s) && options.timeout_s >= 0 && options.timeout_s <= 1e9);
+    FUZZ_CHECK(!options.command.empty());
+    FUZZ_CHECK(options.command.size() < words.size());
     const std::size_t first = words.size() - options.command.size();
     for (std::size_t k = 0; k < options.command.size(); ++k)
-      CHECK(options.command[k] == words[first + k].get());
+      FUZZ_CHECK(options.command[k] == words[first + k].get());
     break;
   }
   }

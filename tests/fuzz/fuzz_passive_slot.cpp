@@ -11,6 +11,7 @@
 // min(size, capacity, payload_max) bytes of the slot's payload and leaves the rest of the buffer
 // alone, reports the slot's size and sender, and advances the head by one; a push advances the
 // tail by one and stores the message.
+#include "fuzz_check.hpp"
 #include <fuzzer/FuzzedDataProvider.h>
 
 #include <cstddef>
@@ -27,15 +28,6 @@
 using namespace hygaspi::shm;
 
 namespace {
-[[noreturn]] void fail(const char* what) {
-  std::fprintf(stderr, "fuzz_passive_slot: invariant broken: %s\n", what);
-  std::abort();
-}
-#define CHECK(cond) \
-  do {              \
-    if (!(cond))    \
-      fail(#cond);  \
-  } while (0)
 
 struct AlignedFree {
   void operator()(char* p) const noexcept { ::operator delete[](p, std::align_val_t{kCacheLine}); }
@@ -52,7 +44,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::memset(memory.get(), 0, bytes);  // as a fresh shm object
   auto& ring = *reinterpret_cast<PassiveRing*>(memory.get());
   passive_ring_init(ring, 0, 1, slots, payload_max);
-  CHECK(ring.header.total_bytes == bytes);
+  FUZZ_CHECK(ring.header.total_bytes == bytes);
 
   // Positions near 0 or near the wrap of the 64-bit counters.
   const std::uint64_t head = in.ConsumeBool() ? in.ConsumeIntegral<std::uint64_t>()
@@ -89,16 +81,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::vector<char> payload(ring.payload(slot), ring.payload(slot) + payload_max);
       PassiveMessage msg;
       if (!passive_try_pop(ring, dst.get(), capacity, msg)) {
-        CHECK(ring.head.load() == pos);
+        FUZZ_CHECK(ring.head.load() == pos);
         break;
       }
-      CHECK(ring.head.load() == pos + 1);
-      CHECK(msg.size == sent && msg.sender == sender);
+      FUZZ_CHECK(ring.head.load() == pos + 1);
+      FUZZ_CHECK(msg.size == sent && msg.sender == sender);
       const std::uint64_t n = passive_copy_size(sent, capacity, payload_max);
-      CHECK(n <= capacity && n <= payload_max && n <= sent);
-      CHECK(n == 0 || std::memcmp(dst.get(), payload.data(), n) == 0);
+      FUZZ_CHECK(n <= capacity && n <= payload_max && n <= sent);
+      FUZZ_CHECK(n == 0 || std::memcmp(dst.get(), payload.data(), n) == 0);
       for (std::uint64_t k = n; k < capacity; ++k)
-        CHECK(static_cast<unsigned char>(dst[k]) == 0xA5);
+        FUZZ_CHECK(static_cast<unsigned char>(dst[k]) == 0xA5);
       break;
     }
     case 1: {  // push
@@ -113,13 +105,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       std::memcpy(src.get(), message.data(), message.size());
       const std::uint64_t pos = ring.tail.load();
       if (!passive_try_push(ring, 7, src.get(), static_cast<std::uint32_t>(message.size()))) {
-        CHECK(ring.tail.load() == pos);
+        FUZZ_CHECK(ring.tail.load() == pos);
         break;
       }
-      CHECK(ring.tail.load() == pos + 1);
+      FUZZ_CHECK(ring.tail.load() == pos + 1);
       PassiveSlot& slot = ring.slot(pos);
-      CHECK(slot.sequence.load() == pos + 1 && slot.sender == 7 && slot.size == message.size());
-      CHECK(std::memcmp(ring.payload(slot), message.data(), message.size()) == 0);
+      FUZZ_CHECK(slot.sequence.load() == pos + 1 && slot.sender == 7 && slot.size == message.size());
+      FUZZ_CHECK(std::memcmp(ring.payload(slot), message.data(), message.size()) == 0);
       break;
     }
     default:
