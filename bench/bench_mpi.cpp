@@ -556,16 +556,44 @@ int main(int argc, char** argv) {
   g_peer = g_n - 1;
   const bool p2p = what != "coll";
   const char* node_size = std::getenv("HYGASPI_NODE_SIZE");
+  // The nodes as the library sees them: virtual nodes of HYGASPI_NODE_SIZE ranks, or else the real
+  // shared-memory nodes (hosts; under scripts/multihost.sh --bench, the two namespace "hosts").
+  const int virtual_size = node_size ? std::atoi(node_size) : 0;
+  MPI_Comm shared = MPI_COMM_NULL;
+  if (virtual_size > 0)
+    mpi_ok(MPI_Comm_split(MPI_COMM_WORLD, g_rank / virtual_size, g_rank, &shared), "MPI_Comm_split");
+  else
+    mpi_ok(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, g_rank, MPI_INFO_NULL, &shared),
+           "MPI_Comm_split_type");
+  int local_rank = 0, first_local = 0, nodes = 0, peer_local = 0;
+  MPI_Comm_rank(shared, &local_rank);
+  first_local = local_rank == 0 ? 1 : 0;
+  mpi_ok(MPI_Allreduce(&first_local, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+  {  // does rank 0's node hold the peer?
+    MPI_Group world_group, node_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(shared, &node_group);
+    int in_node = MPI_UNDEFINED;
+    MPI_Group_translate_ranks(world_group, 1, &g_peer, node_group, &in_node);
+    peer_local = in_node != MPI_UNDEFINED ? 1 : 0;
+    MPI_Group_free(&node_group);
+    MPI_Group_free(&world_group);
+  }
+  MPI_Comm_free(&shared);
   if (g_rank == 0) {
     int level = 0;
     MPI_Query_thread(&level);
     const char* osc = std::getenv("OMPI_MCA_osc");
     const char* pml = std::getenv("OMPI_MCA_pml");
-    std::printf("bench_mpi: %d ranks, HYGASPI_NODE_SIZE=%s, OMPI_MCA_osc=%s, OMPI_MCA_pml=%s, thread level %d, "
-                "scale %g\n",
-                g_n, node_size ? node_size : "(unset)", osc ? osc : "(unset)", pml ? pml : "(unset)", level, g_scale);
-    if (p2p && (g_n < 2 || node_size == nullptr || std::atoi(node_size) * 2 > g_n))
-      std::printf("WARNING: rank 0 and rank %d may share a node (shm, not MPI): set HYGASPI_NODE_SIZE=1\n", g_peer);
+    char host[MPI_MAX_PROCESSOR_NAME] = "";
+    int host_len = 0;
+    MPI_Get_processor_name(host, &host_len);
+    std::printf("bench_mpi: %d ranks on %d nodes, HYGASPI_NODE_SIZE=%s, OMPI_MCA_osc=%s, OMPI_MCA_pml=%s, "
+                "thread level %d, scale %g, rank 0 on %s\n",
+                g_n, nodes, node_size ? node_size : "(unset)", osc ? osc : "(unset)", pml ? pml : "(unset)", level,
+                g_scale, host);
+    if (p2p && (g_n < 2 || peer_local))
+      std::printf("WARNING: rank 0 and rank %d share a node (shm, not MPI): set HYGASPI_NODE_SIZE=1\n", g_peer);
     std::fflush(stdout);
   }
 

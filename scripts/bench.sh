@@ -7,6 +7,9 @@
 #   bench_mpi      under mpirun, every rank a node of its own (HYGASPI_NODE_SIZE=1): write, write_notify,
 #                  fetch_add at 2 ranks; barrier, allreduce 8 B at 2 and 4 ranks (and 4 ranks as 2
 #                  nodes of 2)                                  vs raw MPI RMA / collectives
+#   bench_mpi      across two network-namespace hosts (scripts/multihost.sh --bench; root only): the
+#                  same figures at 2 ranks, 1 per host, over TCP on a veth pair; barrier, allreduce at
+#                  4 ranks as 2 hosts of 2                      vs raw MPI RMA / collectives
 # Environment: BUILD_DIR (default build-bench), BUILD_TYPE (default Release), BENCH_RANKS,
 # BENCH_SCALE (multiplies the collectives' fixed counts; default 1), BENCH_PIN (default 1).
 # About 1 minute on 2 vCPUs once built. Logs of every run stay in $BUILD_DIR/bench-logs.
@@ -91,6 +94,16 @@ if [ $have_mpi = 1 ] && [ -x "$bin/bench_mpi" ]; then
   internode internode-4 1 4 coll
   internode internode-4x2 2 4 coll
 fi
+# The same across two "hosts" (network namespaces, scripts/multihost.sh): needs root and ip netns.
+multihost_log=
+if [ $have_mpi = 0 ] || [ ! -x "$bin/bench_mpi" ]; then
+  echo "bench.sh: multihost bench skipped: no mpirun or bench_mpi"
+elif [ "$(id -u)" != 0 ]; then
+  echo "bench.sh: multihost bench skipped: not root (network namespaces need CAP_SYS_ADMIN)"
+else
+  multihost_log=multihost
+  step multihost.log env HYG_MH_BENCH_SCALE="$scale" scripts/multihost.sh "$BUILD_DIR" --bench  # prints why if skipped
+fi
 
 echo
 echo "================================ summary ================================"
@@ -98,6 +111,11 @@ for log in shm atomics "${internode_logs[@]}"; do
   sed -n '/^bench_mpi:/p; /^figure/,$p' "$logs/$log.log"
   echo
 done
+if [ -n "$multihost_log" ]; then
+  echo "across two namespace hosts (scripts/multihost.sh --bench):"
+  sed -n '/^multihost: skipped/p; /^==> bench_mpi/,/^(bench_mpi/p; /^FAIL/p' "$logs/$multihost_log.log"
+  echo
+fi
 # Rows look like "    4 | barrier          |   2000 |    263.803"; join them on (N, op).
 cat "$logs"/gaspi-*.log >"$logs/gaspi-rows" 2>/dev/null || true
 cat "$logs"/mpi-*.log >"$logs/mpi-rows" 2>/dev/null || true

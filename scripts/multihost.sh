@@ -7,12 +7,18 @@
 # interfaces inside the namespaces are lo and the veth ends, and there is no route elsewhere.
 #
 # Usage: scripts/multihost.sh BUILD_DIR [TEST ...]
+#        scripts/multihost.sh BUILD_DIR --bench
 #   TEST: a program name under BUILD_DIR/tests (default: every mr_* program there except mr_rma,
 #   whose 1 B..64 MiB sweep between every pair takes minutes over veth + osc/pt2pt; name it to run it).
+#   --bench: instead of the tests, the MPI-path benchmark across the two hosts, each figure beside raw
+#   MPI (issue 4): BUILD_DIR/bench/bench_mpi all with 2 ranks, one per host (p2p, atomics,
+#   collectives), then bench_mpi coll with 4 ranks as 2 nodes of 2; prints both tables. Real nodes
+#   (HYGASPI_NODE_SIZE unset), so every rank-0 -> peer figure crosses the veth over TCP.
 # Knobs: HYG_MH_TIMEOUT (seconds per test, default 120), HYG_MH_BUDGET (seconds for all tests,
 # default 540, under ctest's 600: a test that would start past it is reported as not run, so the
 # script always gets to tear down), HYG_MH_MPIRUN_ARGS (extra mpirun arguments), HYG_MH_VERBOSE=1
-# (print every test's output, not only a failing one's).
+# (print every test's output, not only a failing one's). With --bench: HYG_MH_BENCH_TIMEOUT (seconds
+# per bench_mpi run, default 300), HYG_MH_BENCH_SCALE (bench_mpi's scale, default 1).
 # Needs root (ip netns); without it, or where namespaces cannot be made, prints
 # "multihost: skipped: <reason>" and exits 0.
 set -uo pipefail
@@ -20,11 +26,19 @@ set -uo pipefail
 skip() { echo "multihost: skipped: $*"; exit 0; }
 
 if [ $# -lt 1 ]; then
-  echo "usage: $0 BUILD_DIR [TEST ...]" >&2
+  echo "usage: $0 BUILD_DIR [TEST ... | --bench]" >&2
   exit 2
 fi
 build=$(cd "$1" 2>/dev/null && pwd) || { echo "multihost: no build directory '$1'" >&2; exit 2; }
 shift
+bench=0
+if [ "${1:-}" = --bench ]; then
+  [ $# -eq 1 ] || { echo "usage: $0 BUILD_DIR --bench (no test names with it)" >&2; exit 2; }
+  bench=1
+  shift
+  [ -x "$build/bench/bench_mpi" ] ||
+    { echo "multihost: no $build/bench/bench_mpi (configure with HYGASPI_BUILD_BENCH=ON and MPI)" >&2; exit 2; }
+fi
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 agent=$here/netns-rsh
 
@@ -34,12 +48,12 @@ command -v unshare >/dev/null || skip "no 'unshare' command (util-linux)"
 mpirun=$(command -v mpirun) || skip "no mpirun"
 
 tests=("$@")
-if [ ${#tests[@]} -eq 0 ]; then
+if [ $bench -eq 0 ] && [ ${#tests[@]} -eq 0 ]; then
   for f in "$build"/tests/mr_*; do
     [ -f "$f" ] && [ -x "$f" ] && [ "$(basename "$f")" != mr_rma ] && tests+=("$(basename "$f")")
   done
 fi
-[ ${#tests[@]} -gt 0 ] || { echo "multihost: no test programs in $build/tests" >&2; exit 1; }
+[ $bench -eq 1 ] || [ ${#tests[@]} -gt 0 ] || { echo "multihost: no test programs in $build/tests" >&2; exit 1; }
 
 export HYG_NS_A=hyg-$$-a HYG_NS_B=hyg-$$-b
 export HYG_HOST_A=hyg-$$-host-a HYG_HOST_B=hyg-$$-host-b
@@ -85,6 +99,66 @@ limit=${HYG_MH_TIMEOUT:-120}
 budget_end=$(( $(date +%s) + ${HYG_MH_BUDGET:-540} ))
 read -r -a extra <<< "${HYG_MH_MPIRUN_ARGS:-}"
 
+# launch LIMIT LOG NP HOSTFILE PROG ARGS...: mpirun from host A with NP ranks placed by HOSTFILE,
+# output to LOG, killed after LIMIT seconds; sets rc. Runs in the background and waits, so that
+# INT/TERM run the trap at once, not after the job; afterwards kills whatever the job left behind.
+launch() {
+  local lim=$1 log=$2 np=$3 hosts=$4 ns pid
+  shift 4
+  timeout -k 10 "$lim" ip netns exec "$HYG_NS_A" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$HYG_HOST_A" \
+    "$mpirun" -np "$np" --hostfile "$hosts" --bind-to none \
+      --mca plm_rsh_agent "$agent" --mca oob_tcp_if_include mpi0 --mca btl_tcp_if_include mpi0 \
+      --mca btl self,vader,tcp --mca pml ob1 "${extra[@]}" "$@" > "$log" 2>&1 &
+  child=$!
+  wait "$child"
+  rc=$?
+  child=
+  # A killed job can leave a daemon or rank behind in either namespace.
+  for ns in "$HYG_NS_A" "$HYG_NS_B"; do
+    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
+  done
+}
+
+if [ $bench -eq 1 ]; then
+  printf '10.199.0.1 slots=1\n10.199.0.2 slots=1\n' > "$work/hostfile1"
+  blimit=${HYG_MH_BENCH_TIMEOUT:-300}
+  bscale=${HYG_MH_BENCH_SCALE:-1}
+  export OMPI_MCA_pml=ob1   # as --mca pml ob1 says; set here too so that bench_mpi's header shows it
+  unset HYGASPI_NODE_SIZE   # real nodes: the two namespace hosts
+  echo "multihost: $HYG_HOST_A (10.199.0.1, netns $HYG_NS_A) + $HYG_HOST_B (10.199.0.2, netns $HYG_NS_B): bench_mpi"
+  failed=0
+  # what NP HOSTFILE LABEL
+  for run in "all 2 $work/hostfile1 2 ranks, 1 per host" "coll 4 $work/hostfile 4 ranks, 2 per host"; do
+    read -r what np hosts label <<< "$run"
+    log=$work/bench-$what-$np.log
+    echo
+    echo "==> bench_mpi $what $bscale: $label"
+    start=$(date +%s%N)
+    launch "$blimit" "$log" "$np" "$hosts" "$build/bench/bench_mpi" "$what" "$bscale"
+    ms=$(( ($(date +%s%N) - start) / 1000000 ))
+    cat "$log"
+    why=""
+    if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
+      why="timed out after ${blimit} s"
+    elif [ "$rc" -ne 0 ]; then
+      why="mpirun exited with $rc"
+    elif grep -q '^ERROR' "$log"; then
+      why="an ERROR line"
+    elif ! grep -q '^figure (median of 5)' "$log"; then
+      why="no table"
+    fi
+    if [ -n "$why" ]; then
+      echo "FAIL bench_mpi $what, $np ranks ($((ms / 1000)) s): $why"
+      failed=$((failed + 1))
+    else
+      echo "(bench_mpi $what, $np ranks: $((ms / 1000)) s)"
+    fi
+  done
+  echo "multihost: bench $([ $failed -eq 0 ] && echo done || echo "$failed failed")"
+  [ "$failed" -eq 0 ]
+  exit
+fi
+
 echo "multihost: $HYG_HOST_A (10.199.0.1, netns $HYG_NS_A) + $HYG_HOST_B (10.199.0.2, netns $HYG_NS_B), 2 ranks each"
 passed=0 failed=0
 for t in "${tests[@]}"; do
@@ -101,20 +175,9 @@ for t in "${tests[@]}"; do
   this_limit=$(( left - 12 < limit ? left - 12 : limit ))
   log=$work/$t.log
   start=$(date +%s%N)
-  timeout -k 10 "$this_limit" ip netns exec "$HYG_NS_A" unshare --uts sh -c 'hostname "$0"; exec "$@"' "$HYG_HOST_A" \
-    "$mpirun" -np 4 --hostfile "$work/hostfile" --bind-to none \
-      --mca plm_rsh_agent "$agent" --mca oob_tcp_if_include mpi0 --mca btl_tcp_if_include mpi0 \
-      --mca btl self,vader,tcp --mca pml ob1 "${extra[@]}" "$prog" > "$log" 2>&1 &
-  child=$!
-  wait "$child"   # in the background so that INT/TERM run the trap at once, not after the test
-  rc=$?
-  child=
+  launch "$this_limit" "$log" 4 "$work/hostfile" "$prog"
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   secs=$((ms / 1000)).$(( ms % 1000 / 100 ))
-  # A killed job can leave a daemon or rank behind in either namespace.
-  for ns in "$HYG_NS_A" "$HYG_NS_B"; do
-    for pid in $(ip netns pids "$ns" 2>/dev/null); do kill -KILL "$pid" 2>/dev/null; done
-  done
   why=""
   if [ "$rc" -eq 124 ] || [ "$rc" -eq 137 ]; then
     why="timed out after ${this_limit} s"
