@@ -50,7 +50,9 @@ mpirun=$(command -v mpirun) || skip "no mpirun"
 tests=("$@")
 if [ $bench -eq 0 ] && [ ${#tests[@]} -eq 0 ]; then
   for f in "$build"/tests/mr_*; do
-    [ -f "$f" ] && [ -x "$f" ] && [ "$(basename "$f")" != mr_rma ] && tests+=("$(basename "$f")")
+    # mr_rma is slow over veth; mr_dead_peer needs hygaspi-run --keep-going (Open MPI aborts the job).
+    case $(basename "$f") in mr_rma | mr_dead_peer) continue ;; esac
+    [ -f "$f" ] && [ -x "$f" ] && tests+=("$(basename "$f")")
   done
 fi
 [ $bench -eq 1 ] || [ ${#tests[@]} -gt 0 ] || { echo "multihost: no test programs in $build/tests" >&2; exit 1; }
@@ -175,7 +177,11 @@ for t in "${tests[@]}"; do
   this_limit=$(( left - 12 < limit ? left - 12 : limit ))
   log=$work/$t.log
   start=$(date +%s%N)
-  launch "$this_limit" "$log" 4 "$work/hostfile" "$prog"
+  # mr_interop starts MPI itself, so the library cannot choose the one-sided component: pass the
+  # setting its error message names (osc/pt2pt is the one that works across TCP hosts here).
+  osc=()
+  [ "$t" = mr_interop ] && osc=(-x OMPI_MCA_osc=sm,rdma,pt2pt)
+  launch "$this_limit" "$log" 4 "$work/hostfile" "${osc[@]}" "$prog"
   ms=$(( ($(date +%s%N) - start) / 1000000 ))
   secs=$((ms / 1000)).$(( ms % 1000 / 100 ))
   why=""
