@@ -29,7 +29,7 @@ using bench::ok;
 
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_offset_t kWord = 0;      // uncontended word in rank 1's segment
-constexpr gaspi_offset_t kHotWord = 128;  // contended word, on its own cache line
+constexpr gaspi_offset_t kHotWord = 128; // contended word, on its own cache line
 constexpr std::uint64_t kContendedOps = 1000000;
 constexpr int kContendedReps = 5;
 
@@ -41,14 +41,14 @@ struct alignas(128) RawWords {
   alignas(128) std::atomic<std::uint64_t> hot;
 };
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
-RawWords* g_raw = nullptr;
+RawWords *g_raw = nullptr;
 
-void set_ns_per_op(benchmark::State& state) {
+void set_ns_per_op(benchmark::State &state) {
   state.counters["ns_per_op"] = bench::seconds_per(static_cast<double>(state.iterations()));
 }
 
 // ---- uncontended, rank 0 alone.
-void BM_raw_fetch_add(benchmark::State& state) {
+void BM_raw_fetch_add(benchmark::State &state) {
   std::uint64_t sink = 0;
   for (auto _ : state)
     sink += g_raw->word.fetch_add(1, std::memory_order_seq_cst);
@@ -56,7 +56,7 @@ void BM_raw_fetch_add(benchmark::State& state) {
   set_ns_per_op(state);
 }
 
-void BM_gaspi_fetch_add(benchmark::State& state) {
+void BM_gaspi_fetch_add(benchmark::State &state) {
   std::uint64_t sink = 0;
   for (auto _ : state) {
     gaspi_atomic_value_t old = 0;
@@ -68,7 +68,7 @@ void BM_gaspi_fetch_add(benchmark::State& state) {
 }
 
 // Each swap succeeds: the comparator is the value the previous one left.
-void BM_raw_compare_swap(benchmark::State& state) {
+void BM_raw_compare_swap(benchmark::State &state) {
   std::uint64_t k = g_raw->word.load(std::memory_order_relaxed);
   for (auto _ : state) {
     std::uint64_t expected = k;
@@ -80,7 +80,7 @@ void BM_raw_compare_swap(benchmark::State& state) {
 
 std::uint64_t g_cas_misses = 0;
 
-void BM_gaspi_compare_swap(benchmark::State& state) {
+void BM_gaspi_compare_swap(benchmark::State &state) {
   gaspi_atomic_value_t k = 0;
   ok(gaspi_atomic_fetch_add(kSeg, kWord, 1, 0, &k, GASPI_BLOCK), "atomic_fetch_add");
   for (auto _ : state) {
@@ -89,7 +89,7 @@ void BM_gaspi_compare_swap(benchmark::State& state) {
     if (old == k) {
       k = k + 1;
     } else {
-      ++g_cas_misses;  // nobody else touches this word: a miss is a wrong result
+      ++g_cas_misses; // nobody else touches this word: a miss is a wrong result
       k = old;
     }
   }
@@ -100,8 +100,7 @@ void BM_gaspi_compare_swap(benchmark::State& state) {
 // the smaller share of a rank's run in which the other rank's ops landed (from the old values the
 // rank saw: 1.0 = the two runs interleaved throughout, 0 = they ran one after the other, which a
 // busy 2-vCPU machine can do, and then the figure shows no contention).
-template <class Op>
-double contended(Op&& op, double& overlap) {
+template <class Op> double contended(Op &&op, double &overlap) {
   ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
   const auto t0 = std::chrono::steady_clock::now();
   const std::uint64_t first = op();
@@ -121,9 +120,9 @@ double median(std::vector<double> v) {
   return v[v.size() / 2];
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   g_rank = bench::two_rank_init(argv[0], "bench_atomics");
   ok(gaspi_segment_create(kSeg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
   g_raw = bench::map_raw<RawWords>("benchatomic");
@@ -132,11 +131,11 @@ int main(int argc, char** argv) {
   bench::Collector collector;
   if (g_rank == 0) {
     benchmark::Initialize(&argc, argv);
-    using Fn = void (*)(benchmark::State&);
-    const std::pair<const char*, Fn> runs[] = {{"raw_fetch_add", BM_raw_fetch_add},
-                                               {"gaspi_fetch_add", BM_gaspi_fetch_add},
-                                               {"raw_compare_swap", BM_raw_compare_swap},
-                                               {"gaspi_compare_swap", BM_gaspi_compare_swap}};
+    using Fn = void (*)(benchmark::State &);
+    const std::pair<const char *, Fn> runs[] = {{"raw_fetch_add", BM_raw_fetch_add},
+                                                {"gaspi_fetch_add", BM_gaspi_fetch_add},
+                                                {"raw_compare_swap", BM_raw_compare_swap},
+                                                {"gaspi_compare_swap", BM_gaspi_compare_swap}};
     for (auto [name, fn] : runs)
       bench::median_of_5(benchmark::RegisterBenchmark(name, fn)->MinTime(0.3));
     benchmark::RunSpecifiedBenchmarks(&collector);
@@ -172,7 +171,7 @@ int main(int argc, char** argv) {
       std::printf("ERROR: contended gaspi_atomic_fetch_add lost updates: %lu of %lu arrived\n", after - before, expect);
     if (g_cas_misses)
       std::printf("ERROR: gaspi_atomic_compare_swap returned an unexpected old value %lu times\n", g_cas_misses);
-    auto c = [&](const char* run) { return 1e9 * collector.get(run, "ns_per_op"); };
+    auto c = [&](const char *run) { return 1e9 * collector.get(run, "ns_per_op"); };
     bench::header();
     bench::row("fetch_add, rank 0 alone", c("gaspi_fetch_add"), c("raw_fetch_add"), "ns", 1,
                "<= 2 (std::atomic fetch_add)");

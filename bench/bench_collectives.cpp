@@ -17,9 +17,9 @@
 
 namespace {
 
-constexpr gaspi_number_t kLargeElems = 8192;  // 64 KiB of doubles
+constexpr gaspi_number_t kLargeElems = 8192; // 64 KiB of doubles
 
-void ok(gaspi_return_t rc, const char* what) {
+void ok(gaspi_return_t rc, const char *what) {
   if (rc != GASPI_SUCCESS) {
     std::fprintf(stderr, "bench: %s failed: %s\n", what, gaspi_error_str(rc));
     std::exit(1);
@@ -27,8 +27,7 @@ void ok(gaspi_return_t rc, const char* what) {
 }
 
 // Runs `op` warm-up + count times on every rank; returns the slowest rank's µs per op.
-template <class Op>
-double timed(long count, Op&& op) {
+template <class Op> double timed(long count, Op &&op) {
   return bench::timed(
       count, op, [] { ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier"); },
       [](double us) {
@@ -39,9 +38,9 @@ double timed(long count, Op&& op) {
       });
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
   gaspi_config_t config;
   ok(gaspi_config_get(&config), "config_get");

@@ -41,11 +41,11 @@
 namespace {
 
 constexpr gaspi_segment_id_t kSeg = 0;
-constexpr std::size_t kBig = 1u << 20;          // the large transfer; [0, kBig) receives
-constexpr std::size_t kSource = kBig;           // [kBig, 2 kBig) is the source of every put
-constexpr std::size_t kWords = 2 * kBig;        // raw notification words and the atomic word
-constexpr std::size_t kPingWord = kWords;       // raw: uint32 ping flag
-constexpr std::size_t kPongWord = kWords + 64;  // raw: uint32 pong flag
+constexpr std::size_t kBig = 1u << 20;         // the large transfer; [0, kBig) receives
+constexpr std::size_t kSource = kBig;          // [kBig, 2 kBig) is the source of every put
+constexpr std::size_t kWords = 2 * kBig;       // raw notification words and the atomic word
+constexpr std::size_t kPingWord = kWords;      // raw: uint32 ping flag
+constexpr std::size_t kPongWord = kWords + 64; // raw: uint32 pong flag
 constexpr std::size_t kAtomicWord = kWords + 128;
 constexpr std::size_t kBytes = 2 * kBig + 4096;
 constexpr gaspi_notification_id_t kPing = 0, kPong = 1, kStop = 2;
@@ -55,11 +55,9 @@ int g_rank = 0, g_n = 0, g_peer = 0;
 double g_scale = 1;
 
 using Clock = std::chrono::steady_clock;
-double us_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::micro>(Clock::now() - t0).count();
-}
+double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
 
-void ok(gaspi_return_t rc, const char* what) {
+void ok(gaspi_return_t rc, const char *what) {
   if (rc != GASPI_SUCCESS) {
     std::fprintf(stderr, "bench_mpi: %s failed: %s\n", what, gaspi_error_str(rc));
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -73,7 +71,7 @@ std::string mpi_error(int rc) {
   return std::string(text, static_cast<std::size_t>(len));
 }
 
-void mpi_ok(int rc, const char* what) {
+void mpi_ok(int rc, const char *what) {
   if (rc != MPI_SUCCESS) {
     std::fprintf(stderr, "bench_mpi: %s failed: %s\n", what, mpi_error(rc).c_str());
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -85,23 +83,23 @@ long count_of(long base) { return std::max(10l, static_cast<long>(static_cast<do
 // ---- the raw windows
 
 struct RawWin {
-  const char* name = "";
+  const char *name = "";
   MPI_Win win = MPI_WIN_NULL;
-  char* base = nullptr;
-  std::vector<MPI_Aint> at;  // displacement of every rank's buffer
+  char *base = nullptr;
+  std::vector<MPI_Aint> at; // displacement of every rank's buffer
 };
 
 MPI_Info window_info() {
   MPI_Info info;
   MPI_Info_create(&info);
-  MPI_Info_set(info, "accumulate_ordering", "none");  // as the library sets it on its window
+  MPI_Info_set(info, "accumulate_ordering", "none"); // as the library sets it on its window
   return info;
 }
 
 RawWin make_dynamic() {
   RawWin w;
   w.name = "dynamic";
-  w.base = static_cast<char*>(std::aligned_alloc(4096, kBytes));
+  w.base = static_cast<char *>(std::aligned_alloc(4096, kBytes));
   std::memset(w.base, 0, kBytes);
   MPI_Info info = window_info();
   mpi_ok(MPI_Win_create_dynamic(info, MPI_COMM_WORLD, &w.win), "MPI_Win_create_dynamic");
@@ -130,21 +128,21 @@ RawWin make_allocated() {
   return w;
 }
 
-void free_window(RawWin& w) {
+void free_window(RawWin &w) {
   MPI_Win_unlock_all(w.win);
   MPI_Win_free(&w.win);
   if (std::strcmp(w.name, "dynamic") == 0)
     std::free(w.base);
 }
 
-MPI_Aint disp(const RawWin& w, int rank, std::size_t offset) {
+MPI_Aint disp(const RawWin &w, int rank, std::size_t offset) {
   return w.at[static_cast<std::size_t>(rank)] + static_cast<MPI_Aint>(offset);
 }
 
 // Waits until our uint32 at `offset` is non-zero, then resets it: MPI_Win_sync makes the origin's
 // put visible to our loads (unified model), MPI_Iprobe drives progress for components that need it.
-std::uint32_t raw_wait(const RawWin& w, std::size_t offset) {
-  std::atomic_ref<std::uint32_t> word(*reinterpret_cast<std::uint32_t*>(w.base + offset));
+std::uint32_t raw_wait(const RawWin &w, std::size_t offset) {
+  std::atomic_ref<std::uint32_t> word(*reinterpret_cast<std::uint32_t *>(w.base + offset));
   for (;;) {
     MPI_Win_sync(w.win);
     if (word.load(std::memory_order_acquire) != 0)
@@ -155,7 +153,7 @@ std::uint32_t raw_wait(const RawWin& w, std::size_t offset) {
 }
 
 // put + flush + notification put + flush: what gaspi_write_notify does on its window.
-void raw_write_notify(const RawWin& w, int to, std::size_t data, std::size_t word, std::uint32_t value) {
+void raw_write_notify(const RawWin &w, int to, std::size_t data, std::size_t word, std::uint32_t value) {
   int rc = MPI_Put(w.base + kSource, 8, MPI_BYTE, to, disp(w, to, data), 8, MPI_BYTE, w.win);
   if (rc == MPI_SUCCESS)
     rc = MPI_Win_flush(to, w.win);
@@ -171,22 +169,22 @@ void raw_write_notify(const RawWin& w, int to, std::size_t data, std::size_t wor
 // A variant's body: every rank runs it with the same count after a world barrier; it returns this
 // rank's µs per op (ranks that only serve return 0). NaN marks a variant that failed.
 struct Variant {
-  const char* name;
+  const char *name;
   std::function<double(long)> body;
 };
 
 // Warm-up, then kReps repetitions with the variants interleaved; the median over repetitions of
 // the slowest rank's µs per op, per variant.
-std::vector<double> measure(long count, std::vector<Variant>& variants) {
+std::vector<double> measure(long count, std::vector<Variant> &variants) {
   std::vector<std::vector<double>> runs(variants.size());
-  auto once = [&](Variant& v, long c) {
+  auto once = [&](Variant &v, long c) {
     mpi_ok(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
     double mine = v.body(c);
     double in[2] = {std::isnan(mine) ? 0 : mine, std::isnan(mine) ? 1.0 : 0.0}, out[2] = {0, 0};
     mpi_ok(MPI_Allreduce(in, out, 2, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD), "MPI_Allreduce");
     return out[1] > 0 ? std::nan("") : out[0];
   };
-  for (auto& v : variants)
+  for (auto &v : variants)
     if (v.body)
       once(v, std::max(1l, count / 10));
   for (int r = 0; r < kReps; ++r)
@@ -194,7 +192,7 @@ std::vector<double> measure(long count, std::vector<Variant>& variants) {
       if (variants[i].body)
         runs[i].push_back(once(variants[i], count));
   std::vector<double> medians;
-  for (auto& r : runs) {
+  for (auto &r : runs) {
     if (r.empty()) {
       medians.push_back(-1);
       continue;
@@ -216,7 +214,7 @@ void header() {
   std::fflush(stdout);
 }
 
-std::string cell(double v, const char* unit, int decimals) {
+std::string cell(double v, const char *unit, int decimals) {
   char s[64];
   if (v < 0)
     std::snprintf(s, sizeof s, "-");
@@ -236,7 +234,7 @@ std::string ratio(double ours, double floor) {
   return s;
 }
 
-void row(const char* figure, double ours, double dyn, double alloc, const char* unit, int decimals, double target,
+void row(const char *figure, double ours, double dyn, double alloc, const char *unit, int decimals, double target,
          bool bandwidth) {
   if (g_rank != 0)
     return;
@@ -273,7 +271,7 @@ double gaspi_write_wait(long count, gaspi_size_t size) {
   return us;
 }
 
-double raw_put_flush(const RawWin& w, long count, int size) {
+double raw_put_flush(const RawWin &w, long count, int size) {
   double us = 0;
   if (g_rank == 0) {
     const auto t0 = Clock::now();
@@ -294,8 +292,8 @@ double gaspi_pingpong(long count) {
   double us = 0;
   auto write_notify = [](int to, gaspi_notification_id_t id) {
     gaspi_return_t rc;
-    while ((rc = gaspi_write_notify(kSeg, kSource, static_cast<gaspi_rank_t>(to), kSeg, 0, 8, id, 1, 0,
-                                    GASPI_BLOCK)) == GASPI_QUEUE_FULL)
+    while ((rc = gaspi_write_notify(kSeg, kSource, static_cast<gaspi_rank_t>(to), kSeg, 0, 8, id, 1, 0, GASPI_BLOCK)) ==
+           GASPI_QUEUE_FULL)
       ok(gaspi_wait(0, GASPI_BLOCK), "wait");
     ok(rc, "write_notify");
   };
@@ -323,7 +321,7 @@ double gaspi_pingpong(long count) {
   return us;
 }
 
-double raw_pingpong(const RawWin& w, long count) {
+double raw_pingpong(const RawWin &w, long count) {
   double us = 0;
   long wrong = 0;
   if (g_rank == 0) {
@@ -354,7 +352,7 @@ double gaspi_fetch_add(long count, bool target_in_waitsome) {
   double us = 0;
   if (g_rank == 0) {
     gaspi_atomic_value_t first = 0, old = 0;
-    if (target_in_waitsome)  // let the target settle into its long-wait state first
+    if (target_in_waitsome) // let the target settle into its long-wait state first
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
     const auto t0 = Clock::now();
     for (long i = 0; i < count; ++i) {
@@ -380,17 +378,18 @@ double gaspi_fetch_add(long count, bool target_in_waitsome) {
 
 // A crash inside MPI_Fetch_and_op (osc/rdma's MPI_Compare_and_swap segfaults here) is reported,
 // not left as a bare signal; the atomic figures run last so the others are already printed.
-const char* g_in_raw_atomic = nullptr;
+const char *g_in_raw_atomic = nullptr;
 void on_crash(int sig) {
   char text[200];
-  const int len = std::snprintf(text, sizeof text, "\nbench_mpi: rank %d: raw MPI_Fetch_and_op on the %s window crashed (signal %d)\n",
+  const int len = std::snprintf(text, sizeof text,
+                                "\nbench_mpi: rank %d: raw MPI_Fetch_and_op on the %s window crashed (signal %d)\n",
                                 g_rank, g_in_raw_atomic ? g_in_raw_atomic : "?", sig);
   if (len > 0)
     (void)!write(STDERR_FILENO, text, static_cast<std::size_t>(len));
   _exit(3);
 }
 
-double raw_fetch_add(const RawWin& w, long count) {
+double raw_fetch_add(const RawWin &w, long count) {
   double us = 0;
   int failed = 0;
   if (g_rank == 0) {
@@ -422,11 +421,11 @@ double raw_fetch_add(const RawWin& w, long count) {
       failed = 1;
     }
   }
-  mpi_ok(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");  // the target waits in MPI here
+  mpi_ok(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast"); // the target waits in MPI here
   return failed ? std::nan("") : us;
 }
 
-void p2p_figures(RawWin& dyn, RawWin& alloc) {
+void p2p_figures(RawWin &dyn, RawWin &alloc) {
   {
     std::vector<Variant> v{{"gaspi", [](long c) { return gaspi_write_wait(c, 8); }},
                            {"dyn", [&](long c) { return raw_put_flush(dyn, c, 8); }},
@@ -452,7 +451,7 @@ void p2p_figures(RawWin& dyn, RawWin& alloc) {
   }
 }
 
-void atomic_figures(RawWin& dyn, RawWin& alloc) {
+void atomic_figures(RawWin &dyn, RawWin &alloc) {
   std::vector<Variant> v{{"gaspi", [](long c) { return gaspi_fetch_add(c, false); }},
                          {"dyn", [&](long c) { return raw_fetch_add(dyn, c); }},
                          {"alloc", [&](long c) { return raw_fetch_add(alloc, c); }}};
@@ -496,28 +495,27 @@ void collective_figures() {
   }
   {
     double one = g_rank + 1;
-    std::vector<Variant> v{{"gaspi",
-                            [&](long c) {
-                              double sum = 0;
-                              const auto t0 = Clock::now();
-                              for (long i = 0; i < c; ++i) {
-                                ok(gaspi_allreduce(&one, &sum, 1, GASPI_OP_SUM, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL,
-                                                   GASPI_BLOCK),
-                                   "allreduce");
-                                wrong += sum != expect;
-                              }
-                              return us_since(t0) / static_cast<double>(c);
-                            }},
-                           {"mpi", [&](long c) {
-                              double sum = 0;
-                              const auto t0 = Clock::now();
-                              for (long i = 0; i < c; ++i) {
-                                mpi_ok(MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
-                                       "MPI_Allreduce");
-                                wrong += sum != expect;
-                              }
-                              return us_since(t0) / static_cast<double>(c);
-                            }}};
+    std::vector<Variant> v{
+        {"gaspi",
+         [&](long c) {
+           double sum = 0;
+           const auto t0 = Clock::now();
+           for (long i = 0; i < c; ++i) {
+             ok(gaspi_allreduce(&one, &sum, 1, GASPI_OP_SUM, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK),
+                "allreduce");
+             wrong += sum != expect;
+           }
+           return us_since(t0) / static_cast<double>(c);
+         }},
+        {"mpi", [&](long c) {
+           double sum = 0;
+           const auto t0 = Clock::now();
+           for (long i = 0; i < c; ++i) {
+             mpi_ok(MPI_Allreduce(&one, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
+             wrong += sum != expect;
+           }
+           return us_since(t0) / static_cast<double>(c);
+         }}};
     auto m = measure(count_of(2000), v);
     char name[64];
     std::snprintf(name, sizeof name, "allreduce 8 B, %d ranks", g_n);
@@ -529,16 +527,16 @@ void collective_figures() {
     std::printf("ERROR: %ld allreduce results were wrong\n", wrong_all);
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   const std::string what = argc > 1 ? argv[1] : "all";
   g_scale = argc > 2 ? std::atof(argv[2]) : 1.0;
   if (what != "all" && what != "p2p" && what != "coll") {
     std::fprintf(stderr, "usage: %s [all|p2p|coll] [scale]\n", argv[0]);
     return 2;
   }
-  ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");  // starts MPI (launched by mpirun)
+  ok(gaspi_proc_init(GASPI_BLOCK), "proc_init"); // starts MPI (launched by mpirun)
   int initialised = 0;
   MPI_Initialized(&initialised);
   if (!initialised) {
@@ -555,7 +553,7 @@ int main(int argc, char** argv) {
     mpi_ok(MPI_ERR_OTHER, "GASPI rank == MPI rank");
   g_peer = g_n - 1;
   const bool p2p = what != "coll";
-  const char* node_size = std::getenv("HYGASPI_NODE_SIZE");
+  const char *node_size = std::getenv("HYGASPI_NODE_SIZE");
   // The nodes as the library sees them: virtual nodes of HYGASPI_NODE_SIZE ranks, or else the real
   // shared-memory nodes (hosts; under scripts/multihost.sh --bench, the two namespace "hosts").
   const int virtual_size = node_size ? std::atoi(node_size) : 0;
@@ -569,7 +567,7 @@ int main(int argc, char** argv) {
   MPI_Comm_rank(shared, &local_rank);
   first_local = local_rank == 0 ? 1 : 0;
   mpi_ok(MPI_Allreduce(&first_local, &nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD), "MPI_Allreduce");
-  {  // does rank 0's node hold the peer?
+  { // does rank 0's node hold the peer?
     MPI_Group world_group, node_group;
     MPI_Comm_group(MPI_COMM_WORLD, &world_group);
     MPI_Comm_group(shared, &node_group);
@@ -583,8 +581,8 @@ int main(int argc, char** argv) {
   if (g_rank == 0) {
     int level = 0;
     MPI_Query_thread(&level);
-    const char* osc = std::getenv("OMPI_MCA_osc");
-    const char* pml = std::getenv("OMPI_MCA_pml");
+    const char *osc = std::getenv("OMPI_MCA_osc");
+    const char *pml = std::getenv("OMPI_MCA_pml");
     char host[MPI_MAX_PROCESSOR_NAME] = "";
     int host_len = 0;
     MPI_Get_processor_name(host, &host_len);
@@ -598,9 +596,9 @@ int main(int argc, char** argv) {
   }
 
   ok(gaspi_segment_create(kSeg, kBytes, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
-  char* seg = nullptr;
-  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&seg)), "segment_ptr");
-  std::memset(seg, 0, kBytes);  // touch every page before timing
+  char *seg = nullptr;
+  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t *>(&seg)), "segment_ptr");
+  std::memset(seg, 0, kBytes); // touch every page before timing
   RawWin dyn = make_dynamic();
   RawWin alloc = make_allocated();
 

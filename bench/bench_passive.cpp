@@ -25,7 +25,7 @@ constexpr gaspi_offset_t kOut = 0, kIn = 4096;
 constexpr std::uint64_t kStop = ~0ull;
 
 gaspi_rank_t g_rank = 0;
-char* g_seg = nullptr;
+char *g_seg = nullptr;
 
 // ---- raw floor: one slot each way, as the passive ring's slot (sequence + payload) but with a
 // single producer and consumer and no doorbell.
@@ -38,7 +38,7 @@ struct RawExchange {
   RawSlot pong;
 };
 static_assert(sizeof(RawExchange) == 256);
-RawExchange* g_raw = nullptr;
+RawExchange *g_raw = nullptr;
 
 void echo_raw() {
   for (std::uint64_t k = 1;; ++k) {
@@ -60,7 +60,7 @@ void raw_exchange(std::uint64_t value) {
   g_raw->ping.sequence.store(g_raw_k, std::memory_order_release);
 }
 
-void BM_raw_ring_roundtrip(benchmark::State& state) {
+void BM_raw_ring_roundtrip(benchmark::State &state) {
   for (auto _ : state) {
     raw_exchange(g_raw_k);
     while (g_raw->pong.sequence.load(std::memory_order_acquire) != g_raw_k)
@@ -84,7 +84,7 @@ void echo_gaspi() {
   }
 }
 
-void BM_gaspi_passive_roundtrip(benchmark::State& state) {
+void BM_gaspi_passive_roundtrip(benchmark::State &state) {
   std::uint64_t k = 0;
   for (auto _ : state) {
     ++k;
@@ -103,13 +103,13 @@ void BM_gaspi_passive_roundtrip(benchmark::State& state) {
   state.counters["roundtrip_ns"] = bench::seconds_per(static_cast<double>(state.iterations()));
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   g_rank = bench::two_rank_init(argv[0], "bench_passive");
   ok(gaspi_segment_create(kSeg, 8192, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
-  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&g_seg)), "segment_ptr");
-  g_raw = bench::map_raw<RawExchange>("benchpassive");  // created (zeroed) by rank 0 before rank 1 opens it
+  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t *>(&g_seg)), "segment_ptr");
+  g_raw = bench::map_raw<RawExchange>("benchpassive"); // created (zeroed) by rank 0 before rank 1 opens it
 
   if (g_rank == 1) {
     echo_raw();
@@ -121,7 +121,8 @@ int main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks(&collector);
     raw_exchange(kStop);
     benchmark::ClearRegisteredBenchmarks();
-    bench::median_of_5(benchmark::RegisterBenchmark("gaspi_passive_roundtrip", BM_gaspi_passive_roundtrip)->MinTime(0.5));
+    bench::median_of_5(
+        benchmark::RegisterBenchmark("gaspi_passive_roundtrip", BM_gaspi_passive_roundtrip)->MinTime(0.5));
     benchmark::RunSpecifiedBenchmarks(&collector);
     std::memcpy(g_seg + kOut, &kStop, 8);
     ok(gaspi_passive_send(kSeg, kOut, 1, 8, GASPI_BLOCK), "passive_send stop");

@@ -12,14 +12,14 @@
 #include <vector>
 
 namespace {
-void ok(gaspi_return_t rc, const char* what) {
+void ok(gaspi_return_t rc, const char *what) {
   if (rc != GASPI_SUCCESS) {
     std::fprintf(stderr, "bench_progress: %s failed: %s\n", what, gaspi_error_str(rc));
     std::exit(1);
   }
 }
 using Clock = std::chrono::steady_clock;
-}  // namespace
+} // namespace
 
 int main() {
   ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
@@ -48,7 +48,7 @@ int main() {
   ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
   if (me == 0) {
     std::sort(us.begin(), us.end());
-    const char* thread = std::getenv("HYGASPI_PROGRESS_THREAD");
+    const char *thread = std::getenv("HYGASPI_PROGRESS_THREAD");
     std::printf("fetch_add to a rank computing for %lld ms, progress thread %s: median %.1f us, max %.1f us\n",
                 static_cast<long long>(kBusy.count()), thread != nullptr && thread[0] == '1' ? "on " : "off",
                 us[us.size() / 2], us.back());

@@ -24,7 +24,7 @@ constexpr gaspi_size_t kBig = 64ul << 20;
 constexpr gaspi_notification_id_t kPing = 0, kPong = 1, kStop = 2;
 
 gaspi_rank_t g_rank = 0;
-char* g_seg = nullptr;
+char *g_seg = nullptr;
 
 // ---- raw floor: a flag ping-pong in a shm object of our own (named after the job, so the
 // launcher removes it).
@@ -33,7 +33,7 @@ struct alignas(128) RawFlags {
   alignas(128) std::atomic<std::uint64_t> pong;
   alignas(128) std::atomic<std::uint64_t> stop;
 };
-RawFlags* g_raw = nullptr;
+RawFlags *g_raw = nullptr;
 
 void echo_raw() {
   std::uint64_t seen = 0;
@@ -48,7 +48,7 @@ void echo_raw() {
   }
 }
 
-void BM_raw_flag_pingpong(benchmark::State& state) {
+void BM_raw_flag_pingpong(benchmark::State &state) {
   std::uint64_t k = g_raw->pong.load();
   for (auto _ : state) {
     ++k;
@@ -77,7 +77,7 @@ void echo_gaspi() {
   }
 }
 
-void BM_gaspi_write_notify_pingpong(benchmark::State& state) {
+void BM_gaspi_write_notify_pingpong(benchmark::State &state) {
   for (auto _ : state) {
     gaspi_return_t rc;
     while ((rc = gaspi_write_notify(kSeg, 0, 1, kSeg, 64, 8, kPing, 1, 0, GASPI_BLOCK)) == GASPI_QUEUE_FULL)
@@ -93,7 +93,7 @@ void BM_gaspi_write_notify_pingpong(benchmark::State& state) {
 
 // ---- bandwidth: gaspi_write (plus gaspi_wait) into rank 1's segment vs memcpy between two
 // buffers of this process.
-void BM_gaspi_write(benchmark::State& state) {
+void BM_gaspi_write(benchmark::State &state) {
   const auto size = static_cast<gaspi_size_t>(state.range(0));
   for (auto _ : state) {
     ok(gaspi_write(kSeg, kBig, 1, kSeg, 0, size, 1, GASPI_BLOCK), "write");
@@ -102,7 +102,7 @@ void BM_gaspi_write(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * size));
 }
 
-void BM_memcpy(benchmark::State& state) {
+void BM_memcpy(benchmark::State &state) {
   const auto size = static_cast<std::size_t>(state.range(0));
   static std::vector<char> a(kBig, 1), b(kBig, 2);
   for (auto _ : state) {
@@ -112,13 +112,13 @@ void BM_memcpy(benchmark::State& state) {
   state.SetBytesProcessed(static_cast<std::int64_t>(state.iterations() * size));
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   g_rank = bench::two_rank_init(argv[0], "bench_shm");
   ok(gaspi_segment_create(kSeg, 2 * kBig, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
-  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&g_seg)), "segment_ptr");
-  std::memset(g_seg, 3, 2 * kBig);  // touch every page before timing
+  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t *>(&g_seg)), "segment_ptr");
+  std::memset(g_seg, 3, 2 * kBig); // touch every page before timing
   g_raw = bench::map_raw<RawFlags>("bench");
 
   if (g_rank == 1) {
@@ -131,7 +131,8 @@ int main(int argc, char** argv) {
     benchmark::RunSpecifiedBenchmarks(&collector);
     g_raw->stop.store(1, std::memory_order_release);
     benchmark::ClearRegisteredBenchmarks();
-    bench::median_of_5(benchmark::RegisterBenchmark("gaspi_write_notify_pingpong", BM_gaspi_write_notify_pingpong)->MinTime(0.5));
+    bench::median_of_5(
+        benchmark::RegisterBenchmark("gaspi_write_notify_pingpong", BM_gaspi_write_notify_pingpong)->MinTime(0.5));
     for (long size : {4096l, 1l << 20, 64l << 20}) {
       bench::median_of_5(benchmark::RegisterBenchmark("memcpy", BM_memcpy)->Arg(size));
       bench::median_of_5(benchmark::RegisterBenchmark("gaspi_write", BM_gaspi_write)->Arg(size));
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
     bench::header();
     bench::row("one-way 8 B write_notify -> waitsome", 1e9 * collector.get("gaspi_write_notify_pingpong", "one_way_ns"),
                1e9 * collector.get("raw_flag_pingpong", "one_way_ns"), "ns", 0, "<= 1.5 (raw shm flag ping-pong)");
-    for (const char* size : {"4096", "1048576", "67108864"}) {
+    for (const char *size : {"4096", "1048576", "67108864"}) {
       double ours = collector.get(std::string("gaspi_write/") + size, "bytes_per_second") / 1e9;
       double floor = collector.get(std::string("memcpy/") + size, "bytes_per_second") / 1e9;
       bench::row((std::string("gaspi_write bandwidth ") + size + " B").c_str(), ours, floor, "GB/s", 2,

@@ -22,7 +22,7 @@ inline CollectiveCounts collective_counts(double scale) {
 // Runs `op` warm-up (a tenth of count) + count times on every rank, the timed part starting after
 // `barrier()`; returns the slowest rank's µs per op, `max_all(x)` giving the maximum of x over ranks.
 template <class Op, class Barrier, class MaxAll>
-double timed(long count, Op&& op, Barrier&& barrier, MaxAll&& max_all) {
+double timed(long count, Op &&op, Barrier &&barrier, MaxAll &&max_all) {
   for (long i = 0; i < count / 10; ++i)
     op();
   barrier();
@@ -34,7 +34,7 @@ double timed(long count, Op&& op, Barrier&& barrier, MaxAll&& max_all) {
 }
 
 // Rank 0's report: an error line if any result was wrong, then the table of the three collectives.
-inline void collectives_table(const char* runtime, long ranks, const CollectiveCounts& c, double t_barrier,
+inline void collectives_table(const char *runtime, long ranks, const CollectiveCounts &c, double t_barrier,
                               double t_small, double t_large, long wrong) {
   if (wrong)
     std::printf("ERROR: %ld allreduce results were wrong\n", wrong);
@@ -45,4 +45,4 @@ inline void collectives_table(const char* runtime, long ranks, const CollectiveC
   std::printf("%5ld | %-16s | %6ld | %10.3f\n", ranks, "allreduce 64 KiB", c.large, t_large);
 }
 
-}  // namespace bench
+} // namespace bench

@@ -3,7 +3,7 @@
 #pragma once
 
 #include <GASPI.h>
-#include <GASPI_Ext.h>  // gaspi_error_str
+#include <GASPI_Ext.h> // gaspi_error_str
 #include <benchmark/benchmark.h>
 
 #include <cstdio>
@@ -19,7 +19,7 @@
 namespace bench {
 
 // Exits 1, naming the call and the runtime's error text, when a GASPI call fails.
-inline void ok(gaspi_return_t rc, const char* what) {
+inline void ok(gaspi_return_t rc, const char *what) {
   if (rc != GASPI_SUCCESS) {
     std::fprintf(stderr, "bench: %s failed: %s\n", what, gaspi_error_str(rc));
     std::exit(1);
@@ -28,7 +28,7 @@ inline void ok(gaspi_return_t rc, const char* what) {
 
 // gaspi_proc_init, then checks the job has exactly 2 ranks; returns this rank. Otherwise rank 0
 // says how to run `name`, and every rank terminates and exits 2.
-inline gaspi_rank_t two_rank_init(const char* argv0, const char* name) {
+inline gaspi_rank_t two_rank_init(const char *argv0, const char *name) {
   ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
   gaspi_rank_t rank = 0, n = 0;
   ok(gaspi_proc_rank(&rank), "rank");
@@ -46,23 +46,22 @@ inline gaspi_rank_t two_rank_init(const char* argv0, const char* name) {
 // <suffix>" (named after the job, so the launcher removes it). Collective over GASPI_GROUP_ALL:
 // rank 0 creates and sizes it (zeroed) before a barrier, the other ranks open it after; a second
 // barrier has every rank mapped before any uses it.
-template <class T>
-T* map_raw(const char* suffix) {
+template <class T> T *map_raw(const char *suffix) {
   gaspi_rank_t rank = 0;
   ok(gaspi_proc_rank(&rank), "rank");
-  const char* job = std::getenv("HYGASPI_JOB");
+  const char *job = std::getenv("HYGASPI_JOB");
   const std::string name = std::string("/hygaspi-") + (job ? job : "solo") + "-" + suffix;
   auto map = [&] {
     int fd = shm_open(name.c_str(), O_RDWR | O_CREAT, 0600);
     if (fd < 0 || ftruncate(fd, sizeof(T)) != 0)
       std::exit(1);
-    void* p = mmap(nullptr, sizeof(T), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = mmap(nullptr, sizeof(T), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
     if (p == MAP_FAILED)
       std::exit(1);
-    return static_cast<T*>(p);
+    return static_cast<T *>(p);
   };
-  T* raw = rank == 0 ? map() : nullptr;
+  T *raw = rank == 0 ? map() : nullptr;
   ok(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK), "barrier");
   if (rank != 0)
     raw = map();
@@ -76,7 +75,7 @@ inline benchmark::Counter seconds_per(double ops) {
 }
 
 // The repetition setup every figure uses: median of 5, aggregates only, wall-clock time.
-inline benchmark::internal::Benchmark* median_of_5(benchmark::internal::Benchmark* b) {
+inline benchmark::internal::Benchmark *median_of_5(benchmark::internal::Benchmark *b) {
   return b->Repetitions(5)->ReportAggregatesOnly(true)->UseRealTime();
 }
 
@@ -89,7 +88,7 @@ public:
   std::map<std::string, std::map<std::string, double>> median;
 
   // The counter's median, 0 where that run or counter is missing.
-  double get(const std::string& run, const std::string& counter) const {
+  double get(const std::string &run, const std::string &counter) const {
     auto r = median.find(run);
     if (r == median.end())
       return 0;
@@ -97,13 +96,13 @@ public:
     return c == r->second.end() ? 0 : c->second;
   }
 
-  void ReportRuns(const std::vector<Run>& runs) override {
+  void ReportRuns(const std::vector<Run> &runs) override {
     ConsoleReporter::ReportRuns(runs);
-    for (const auto& r : runs) {
+    for (const auto &r : runs) {
       if (r.run_type != Run::RT_Aggregate || r.aggregate_name != "median")
         continue;
-      auto& into = median[r.run_name.function_name + (r.run_name.args.empty() ? "" : "/" + r.run_name.args)];
-      for (const auto& [counter, value] : r.counters)
+      auto &into = median[r.run_name.function_name + (r.run_name.args.empty() ? "" : "/" + r.run_name.args)];
+      for (const auto &[counter, value] : r.counters)
         into[counter] = value.value;
     }
   }
@@ -117,11 +116,11 @@ inline void header(bool with_target = true) {
               with_target ? " target" : "");
 }
 
-inline void row(const char* figure, double ours, double floor, const char* unit, int decimals,
-                const char* target = nullptr) {
+inline void row(const char *figure, double ours, double floor, const char *unit, int decimals,
+                const char *target = nullptr) {
   const int width = 11 - static_cast<int>(std::strlen(unit));
-  std::printf("%-44s %*.*f %s %*.*f %s %8.2f%s%s\n", figure, width, decimals, ours, unit, width, decimals, floor,
-              unit, floor > 0 ? ours / floor : 0.0, target ? " " : "", target ? target : "");
+  std::printf("%-44s %*.*f %s %*.*f %s %8.2f%s%s\n", figure, width, decimals, ours, unit, width, decimals, floor, unit,
+              floor > 0 ? ours / floor : 0.0, target ? " " : "", target ? target : "");
 }
 
-}  // namespace bench
+} // namespace bench

@@ -14,9 +14,9 @@
 
 namespace {
 
-constexpr int kLargeElems = 8192;  // 64 KiB of doubles
+constexpr int kLargeElems = 8192; // 64 KiB of doubles
 
-void ok(int rc, const char* what) {
+void ok(int rc, const char *what) {
   if (rc != MPI_SUCCESS) {
     char text[MPI_MAX_ERROR_STRING];
     int len = 0;
@@ -27,8 +27,7 @@ void ok(int rc, const char* what) {
 }
 
 // Runs `op` warm-up + count times on every rank; returns the slowest rank's µs per op.
-template <class Op>
-double timed(long count, Op&& op) {
+template <class Op> double timed(long count, Op &&op) {
   return bench::timed(
       count, op, [] { ok(MPI_Barrier(MPI_COMM_WORLD), "barrier"); },
       [](double us) {
@@ -38,9 +37,9 @@ double timed(long count, Op&& op) {
       });
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
   const double scale = argc > 1 ? std::atof(argv[1]) : 1.0;
@@ -62,8 +61,7 @@ int main(int argc, char** argv) {
   });
   double t_large = timed(counts.large, [&] {
     big_sum.front() = big_sum.back() = 0;
-    ok(MPI_Allreduce(big.data(), big_sum.data(), kLargeElems, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
-       "allreduce 64 KiB");
+    ok(MPI_Allreduce(big.data(), big_sum.data(), kLargeElems, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD), "allreduce 64 KiB");
     wrong += big_sum.front() != expect || big_sum.back() != expect;
   });
   for (double v : big_sum)

@@ -22,16 +22,18 @@ constexpr gaspi_segment_id_t kSeg = 0;
 // neighbour's next halo never lands on an id that is still to be consumed.
 constexpr gaspi_notification_id_t kFromLeft = 0, kFromRight = 2;
 
-void ok(gaspi_return_t rc, const char* what) {
+void ok(gaspi_return_t rc, const char *what) {
   if (rc != GASPI_SUCCESS) {
     std::fprintf(stderr, "heat1d: %s failed: %s\n", what, gaspi_error_str(rc));
     std::exit(1);
   }
 }
 
-double initial(long i, long n) { return std::sin(3.14159265358979 * static_cast<double>(i) / static_cast<double>(n - 1)) * 100.0; }
+double initial(long i, long n) {
+  return std::sin(3.14159265358979 * static_cast<double>(i) / static_cast<double>(n - 1)) * 100.0;
+}
 
-void step(const double* in, double* out, int n) {
+void step(const double *in, double *out, int n) {
   for (int i = 1; i <= n; ++i)
     out[i] = in[i] + kAlpha * (in[i - 1] - 2 * in[i] + in[i + 1]);
 }
@@ -43,7 +45,7 @@ void wait_for(gaspi_notification_id_t id) {
   ok(gaspi_notify_reset(kSeg, id, &val), "notify_reset");
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   ok(gaspi_proc_init(GASPI_BLOCK), "proc_init");
@@ -56,9 +58,9 @@ int main() {
   // Two buffers of local + 2 cells (halo left, cells, halo right) in one segment.
   const gaspi_size_t buf_bytes = (local + 2) * sizeof(double);
   ok(gaspi_segment_create(kSeg, 2 * buf_bytes, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED), "segment_create");
-  double* base = nullptr;
-  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&base)), "segment_ptr");
-  double* buf[2] = {base, base + local + 2};
+  double *base = nullptr;
+  ok(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t *>(&base)), "segment_ptr");
+  double *buf[2] = {base, base + local + 2};
   for (int i = 1; i <= local; ++i)
     buf[0][i] = initial(static_cast<long>(me) * local + i - 1, total);
 
@@ -69,13 +71,15 @@ int main() {
     const int cur = t % 2;
     const gaspi_offset_t off = cur * buf_bytes;
     // Fixed ends of the global rod: rank 0's left and rank n-1's right boundary stay 0.
-    if (me != 0) {  // my first cell -> left neighbour's right halo
+    if (me != 0) { // my first cell -> left neighbour's right halo
       ok(gaspi_write_notify(kSeg, off + sizeof(double), left, kSeg, off + (local + 1) * sizeof(double), sizeof(double),
-                            kFromRight + cur, 1, 0, GASPI_BLOCK), "write_notify");
+                            kFromRight + cur, 1, 0, GASPI_BLOCK),
+         "write_notify");
     }
-    if (me != n - 1) {  // my last cell -> right neighbour's left halo
+    if (me != n - 1) { // my last cell -> right neighbour's left halo
       ok(gaspi_write_notify(kSeg, off + local * sizeof(double), right, kSeg, off, sizeof(double), kFromLeft + cur, 1, 0,
-                            GASPI_BLOCK), "write_notify");
+                            GASPI_BLOCK),
+         "write_notify");
     }
     if (me != n - 1)
       wait_for(kFromRight + cur);
@@ -84,7 +88,7 @@ int main() {
     step(buf[cur], buf[1 - cur], local);
     ok(gaspi_wait(0, GASPI_BLOCK), "wait");
   }
-  const double* result = buf[kSteps % 2];
+  const double *result = buf[kSteps % 2];
 
   // Check against the serial computation of the same rod.
   std::vector<double> a(total + 2, 0.0), b(total + 2, 0.0);
@@ -106,7 +110,8 @@ int main() {
   base[2 * me + 1] = sum;
   if (me != 0)
     ok(gaspi_write_notify(kSeg, 2 * me * sizeof(double), 0, kSeg, 2 * me * sizeof(double), 2 * sizeof(double), 4 + me,
-                          1, 0, GASPI_BLOCK), "write_notify");
+                          1, 0, GASPI_BLOCK),
+       "write_notify");
   if (me == 0) {
     for (gaspi_rank_t r = 1; r < n; ++r)
       wait_for(4 + r);

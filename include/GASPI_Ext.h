@@ -10,8 +10,7 @@
 #include "GASPI.h"
 
 #if defined(__GNUC__)
-#define HYGASPI_PRINTF_FORMAT(fmt_index, first_arg) \
-  __attribute__((format(printf, fmt_index, first_arg)))
+#define HYGASPI_PRINTF_FORMAT(fmt_index, first_arg) __attribute__((format(printf, fmt_index, first_arg)))
 #else
 #define HYGASPI_PRINTF_FORMAT(fmt_index, first_arg)
 #endif
@@ -24,17 +23,16 @@ extern "C" {
  * Process information (extends spec §5). gaspi_cpu_frequency may be called
  * before gaspi_proc_init.
  * ------------------------------------------------------------------------- */
-HYGASPI_API gaspi_return_t gaspi_initialized(gaspi_number_t * const initialized);
-HYGASPI_API gaspi_return_t gaspi_proc_local_rank(gaspi_rank_t * const local_rank);
-HYGASPI_API gaspi_return_t gaspi_proc_local_num(gaspi_rank_t * const local_num);
-HYGASPI_API gaspi_return_t gaspi_proc_ping(const gaspi_rank_t rank,
-                                           const gaspi_timeout_t timeout);
-HYGASPI_API gaspi_return_t gaspi_cpu_frequency(gaspi_float * const cpu_mhz);
+HYGASPI_API gaspi_return_t gaspi_initialized(gaspi_number_t *const initialized);
+HYGASPI_API gaspi_return_t gaspi_proc_local_rank(gaspi_rank_t *const local_rank);
+HYGASPI_API gaspi_return_t gaspi_proc_local_num(gaspi_rank_t *const local_num);
+HYGASPI_API gaspi_return_t gaspi_proc_ping(const gaspi_rank_t rank, const gaspi_timeout_t timeout);
+HYGASPI_API gaspi_return_t gaspi_cpu_frequency(gaspi_float *const cpu_mhz);
 
 /* ---------------------------------------------------------------------------
  * NUMA placement and affinity.
  * ------------------------------------------------------------------------- */
-HYGASPI_API gaspi_return_t gaspi_numa_socket(gaspi_uchar * const socket);
+HYGASPI_API gaspi_return_t gaspi_numa_socket(gaspi_uchar *const socket);
 HYGASPI_API gaspi_return_t gaspi_set_socket_affinity(const gaspi_uchar socket);
 HYGASPI_API void gaspi_print_affinity_mask(void);
 
@@ -44,25 +42,23 @@ HYGASPI_API void gaspi_print_affinity_mask(void);
  * The string from gaspi_error_str is static: never free it.
  * ------------------------------------------------------------------------- */
 HYGASPI_API void gaspi_printf(const char *fmt, ...) HYGASPI_PRINTF_FORMAT(1, 2);
-HYGASPI_API void gaspi_printf_to(gaspi_rank_t rank, const char *fmt, ...)
-  HYGASPI_PRINTF_FORMAT(2, 3);
+HYGASPI_API void gaspi_printf_to(gaspi_rank_t rank, const char *fmt, ...) HYGASPI_PRINTF_FORMAT(2, 3);
 HYGASPI_API gaspi_string_t gaspi_error_str(gaspi_return_t error_code);
 
 /* ---------------------------------------------------------------------------
  * Segments (extends spec §7.2).
  * ------------------------------------------------------------------------- */
-HYGASPI_API gaspi_return_t gaspi_segment_avail_local(gaspi_segment_id_t * const avail_seg_id);
-HYGASPI_API gaspi_return_t gaspi_segment_size(const gaspi_segment_id_t segment_id,
-                                              const gaspi_rank_t rank,
-                                              gaspi_size_t * const size);
+HYGASPI_API gaspi_return_t gaspi_segment_avail_local(gaspi_segment_id_t *const avail_seg_id);
+HYGASPI_API gaspi_return_t gaspi_segment_size(const gaspi_segment_id_t segment_id, const gaspi_rank_t rank,
+                                              gaspi_size_t *const size);
 
 /* ---------------------------------------------------------------------------
  * Limits (extends spec §12). GPI-2 lists gaspi_rw_list_elem_max among its
  * extensions; it is declared once, in GASPI.h, which this header includes
  * (a second declaration would trip -Wredundant-decls in client builds).
  * ------------------------------------------------------------------------- */
-HYGASPI_API gaspi_return_t gaspi_transfer_size_min(gaspi_size_t * const transfer_size_min);
-HYGASPI_API gaspi_return_t gaspi_passive_transfer_size_min(gaspi_size_t * const passive_transfer_size_min);
+HYGASPI_API gaspi_return_t gaspi_transfer_size_min(gaspi_size_t *const transfer_size_min);
+HYGASPI_API gaspi_return_t gaspi_passive_transfer_size_min(gaspi_size_t *const passive_transfer_size_min);
 
 /* ---------------------------------------------------------------------------
  * Busy-wait helper: a short CPU pause for polling loops.

@@ -78,8 +78,7 @@ typedef char *gaspi_string_t;
  * Spec §4.1 / errata: return values. Values are GPI-2's; GASPI_QUEUE_FULL
  * comes from the QUEUE_FULL errata and sits at 23 in GPI-2's numbering.
  * ------------------------------------------------------------------------- */
-typedef enum
-{
+typedef enum {
   GASPI_ERROR = -1,
   GASPI_SUCCESS = 0,
   GASPI_TIMEOUT = 1,
@@ -122,11 +121,7 @@ static const gaspi_timeout_t GASPI_TEST HYGASPI_UNUSED_CONST = 0;
 /* ---------------------------------------------------------------------------
  * Spec §6.3: process state vector (gaspi_state_vec_get).
  * ------------------------------------------------------------------------- */
-typedef enum
-{
-  GASPI_STATE_HEALTHY = 0,
-  GASPI_STATE_CORRUPT = 1
-} gaspi_state_t;
+typedef enum { GASPI_STATE_HEALTHY = 0, GASPI_STATE_CORRUPT = 1 } gaspi_state_t;
 
 typedef gaspi_state_t *gaspi_state_vector_t;
 
@@ -139,8 +134,7 @@ typedef gaspi_state_t *gaspi_state_vector_t;
  * ------------------------------------------------------------------------- */
 typedef unsigned long gaspi_alloc_t;
 
-enum gaspi_alloc_policy_flags
-{
+enum gaspi_alloc_policy_flags {
   GASPI_MEM_UNINITIALIZED = 0,
   GASPI_MEM_INITIALIZED = 1,
   GASPI_ALLOC_DEFAULT = GASPI_MEM_UNINITIALIZED,
@@ -151,15 +145,9 @@ enum gaspi_alloc_policy_flags
 /* ---------------------------------------------------------------------------
  * Spec §5.2 / §12: configuration-related enumerations.
  * ------------------------------------------------------------------------- */
-typedef enum
-{
-  GASPI_TOPOLOGY_NONE = 0,
-  GASPI_TOPOLOGY_STATIC = 1,
-  GASPI_TOPOLOGY_DYNAMIC = 2
-} gaspi_topology_t;
+typedef enum { GASPI_TOPOLOGY_NONE = 0, GASPI_TOPOLOGY_STATIC = 1, GASPI_TOPOLOGY_DYNAMIC = 2 } gaspi_topology_t;
 
-typedef enum
-{
+typedef enum {
   GASPI_IB = 0,
   GASPI_ROCE = 1,
   GASPI_ETHERNET = 2,
@@ -172,15 +160,9 @@ typedef enum
  * Spec §11.3: predefined reductions. The datatype order is GPI-2's, which
  * differs from the order of the spec's listing.
  * ------------------------------------------------------------------------- */
-typedef enum
-{
-  GASPI_OP_MIN = 0,
-  GASPI_OP_MAX = 1,
-  GASPI_OP_SUM = 2
-} gaspi_operation_t;
+typedef enum { GASPI_OP_MIN = 0, GASPI_OP_MAX = 1, GASPI_OP_SUM = 2 } gaspi_operation_t;
 
-typedef enum
-{
+typedef enum {
   GASPI_TYPE_INT = 0,
   GASPI_TYPE_UINT = 1,
   GASPI_TYPE_FLOAT = 2,
@@ -194,22 +176,14 @@ typedef enum
  * parameters; its Fortran binding and GPI-2 have 7 (num, element_size).
  * We declare the 7-parameter form (DESIGN.md, "our reading").
  * ------------------------------------------------------------------------- */
-typedef gaspi_return_t (*gaspi_reduce_operation_t) (gaspi_pointer_t op1,
-                                                    gaspi_pointer_t op2,
-                                                    gaspi_pointer_t res,
-                                                    gaspi_reduce_state_t state,
-                                                    gaspi_number_t num,
-                                                    gaspi_size_t element_size,
-                                                    gaspi_timeout_t timeout);
+typedef gaspi_return_t (*gaspi_reduce_operation_t)(gaspi_pointer_t op1, gaspi_pointer_t op2, gaspi_pointer_t res,
+                                                   gaspi_reduce_state_t state, gaspi_number_t num,
+                                                   gaspi_size_t element_size, gaspi_timeout_t timeout);
 
 /* ---------------------------------------------------------------------------
  * Spec §14.1: statistics.
  * ------------------------------------------------------------------------- */
-typedef enum
-{
-  GASPI_STATISTIC_ARGUMENT_NONE = 0,
-  GASPI_STATISTIC_ARGUMENT_RANK = 1
-} gaspi_statistic_argument_t;
+typedef enum { GASPI_STATISTIC_ARGUMENT_NONE = 0, GASPI_STATISTIC_ARGUMENT_RANK = 1 } gaspi_statistic_argument_t;
 
 /* ---------------------------------------------------------------------------
  * Spec §5.2.1: configuration. Field names and order are GPI-2's: GPI-2-only
@@ -218,8 +192,7 @@ typedef enum
  * ------------------------------------------------------------------------- */
 
 /* Network device settings (GPI-2-only part of the configuration). */
-typedef struct
-{
+typedef struct {
   gaspi_network_t network_type; /* transport the device belongs to */
   gaspi_uint mtu;               /* 0: choose automatically */
   gaspi_uint port_check;        /* non-zero: check that the port is up */
@@ -227,15 +200,14 @@ typedef struct
   gaspi_pointer_t params;       /* reserved for implementation use */
 } gaspi_dev_config_t;
 
-typedef struct
-{
+typedef struct {
   /* GPI-2-only fields */
-  gaspi_uint logger;            /* non-zero: enable the logger */
-  gaspi_uint sn_port;           /* TCP port of the startup network */
-  gaspi_int net_info;           /* non-zero: print network information */
-  gaspi_int user_net;           /* non-zero: user chose the network */
-  gaspi_int sn_persistent;      /* keep startup connections open */
-  gaspi_timeout_t sn_timeout;   /* startup network timeout (ms) */
+  gaspi_uint logger;          /* non-zero: enable the logger */
+  gaspi_uint sn_port;         /* TCP port of the startup network */
+  gaspi_int net_info;         /* non-zero: print network information */
+  gaspi_int user_net;         /* non-zero: user chose the network */
+  gaspi_int sn_persistent;    /* keep startup connections open */
+  gaspi_timeout_t sn_timeout; /* startup network timeout (ms) */
   gaspi_dev_config_t dev_config;
 
   /* fields of the GASPI specification */

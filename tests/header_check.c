@@ -31,40 +31,38 @@ _Static_assert(GASPI_QUEUE_FULL == 23 && GASPI_ERR_MEMALLOC == 28, "return codes
 _Static_assert(GASPI_TYPE_INT == 0 && GASPI_TYPE_LONG == 4 && GASPI_TYPE_ULONG == 5, "datatypes");
 _Static_assert(GASPI_OFI == 5 && GASPI_TOPOLOGY_DYNAMIC == 2, "enums");
 _Static_assert(GASPI_ALLOC_DEFAULT == GASPI_MEM_UNINITIALIZED, "alloc policy");
-_Static_assert(GASPI_MAJOR_VERSION == 1 && GASPI_MINOR_VERSION == 6 && GASPI_REVISION == 0,
-               "version");
+_Static_assert(GASPI_MAJOR_VERSION == 1 && GASPI_MINOR_VERSION == 6 && GASPI_REVISION == 0, "version");
 
-static gaspi_return_t
-sum_op(gaspi_pointer_t op1, gaspi_pointer_t op2, gaspi_pointer_t res,
-       gaspi_reduce_state_t state, gaspi_number_t num, gaspi_size_t element_size,
-       gaspi_timeout_t timeout)
-{
-  (void) op1; (void) op2; (void) res; (void) state;
-  (void) num; (void) element_size; (void) timeout;
+static gaspi_return_t sum_op(gaspi_pointer_t op1, gaspi_pointer_t op2, gaspi_pointer_t res, gaspi_reduce_state_t state,
+                             gaspi_number_t num, gaspi_size_t element_size, gaspi_timeout_t timeout) {
+  (void)op1;
+  (void)op2;
+  (void)res;
+  (void)state;
+  (void)num;
+  (void)element_size;
+  (void)timeout;
   return GASPI_SUCCESS;
 }
 
 int header_check_c(void);
 
-int
-header_check_c(void)
-{
+int header_check_c(void) {
   gaspi_config_t config;
   gaspi_reduce_operation_t op = sum_op;
   gaspi_state_vector_t states = NULL;
   gaspi_alloc_t policy = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_LOCAL;
-  gaspi_timeout_t timeouts[2] = { GASPI_BLOCK, GASPI_TEST };
+  gaspi_timeout_t timeouts[2] = {GASPI_BLOCK, GASPI_TEST};
   gaspi_group_t group = GASPI_GROUP_ALL;
-  gaspi_return_t (*write_fn)(gaspi_segment_id_t, gaspi_offset_t, gaspi_rank_t,
-                             gaspi_segment_id_t, gaspi_offset_t, gaspi_size_t,
-                             gaspi_queue_id_t, gaspi_timeout_t) = pgaspi_write;
+  gaspi_return_t (*write_fn)(gaspi_segment_id_t, gaspi_offset_t, gaspi_rank_t, gaspi_segment_id_t, gaspi_offset_t,
+                             gaspi_size_t, gaspi_queue_id_t, gaspi_timeout_t) = pgaspi_write;
 
   config.queue_num = 8;
   config.build_infrastructure = GASPI_TOPOLOGY_STATIC;
   config.network = GASPI_IB;
-  (void) config;
-  (void) op;
-  (void) states;
-  (void) write_fn;
-  return (int) (policy + timeouts[1] + group);
+  (void)config;
+  (void)op;
+  (void)states;
+  (void)write_fn;
+  return (int)(policy + timeouts[1] + group);
 }

@@ -19,12 +19,11 @@ static_assert(std::is_same<gaspi_size_t, unsigned long>::value, "gaspi_size_t");
 static_assert(std::is_same<gaspi_timeout_t, unsigned long>::value, "gaspi_timeout_t");
 static_assert(std::is_same<gaspi_time_t, float>::value, "gaspi_time_t");
 static_assert(std::is_same<gaspi_alloc_t, unsigned long>::value, "gaspi_alloc_t");
-static_assert(GASPI_ERROR == -1 && GASPI_QUEUE_FULL == 23 && GASPI_ERR_MEMALLOC == 28,
-              "return codes");
+static_assert(GASPI_ERROR == -1 && GASPI_QUEUE_FULL == 23 && GASPI_ERR_MEMALLOC == 28, "return codes");
 static_assert(GASPI_TYPE_DOUBLE == 3 && GASPI_STATISTIC_ARGUMENT_RANK == 1, "enums");
 
-#define HYGASPI_SAME_SIGNATURE(name) \
-  static_assert(std::is_same<decltype(gaspi_##name), decltype(pgaspi_##name)>::value, \
+#define HYGASPI_SAME_SIGNATURE(name)                                                                                   \
+  static_assert(std::is_same<decltype(gaspi_##name), decltype(pgaspi_##name)>::value,                                  \
                 "pgaspi_" #name " differs from gaspi_" #name)
 HYGASPI_SAME_SIGNATURE(config_get);
 HYGASPI_SAME_SIGNATURE(config_set);
@@ -117,23 +116,21 @@ HYGASPI_SAME_SIGNATURE(passive_transfer_size_min);
 HYGASPI_SAME_SIGNATURE(delay);
 
 namespace {
-gaspi_return_t max_op(gaspi_pointer_t, gaspi_pointer_t, gaspi_pointer_t, gaspi_reduce_state_t,
-                      gaspi_number_t, gaspi_size_t, gaspi_timeout_t)
-{
+gaspi_return_t max_op(gaspi_pointer_t, gaspi_pointer_t, gaspi_pointer_t, gaspi_reduce_state_t, gaspi_number_t,
+                      gaspi_size_t, gaspi_timeout_t) {
   return GASPI_SUCCESS;
 }
 } // namespace
 
 int header_check_cpp();
 
-int header_check_cpp()
-{
+int header_check_cpp() {
   gaspi_config_t config{};
   config.queue_num = 4;
   config.build_infrastructure = GASPI_TOPOLOGY_NONE;
   gaspi_reduce_operation_t op = max_op;
   gaspi_alloc_t policy = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_INTERLEAVE;
   gaspi_timeout_t timeout = GASPI_BLOCK;
-  (void) op;
+  (void)op;
   return static_cast<int>(config.queue_num + policy + GASPI_GROUP_ALL + (timeout == GASPI_TEST));
 }

@@ -36,17 +36,16 @@ namespace {
 
 using namespace hygaspi;
 
-void usage(std::FILE* to) {
-  std::fprintf(to,
-               "usage: hygaspi-info [--mpi-init]\n"
-               "Prints the version, build options, environment knobs, limits, hwloc topology and\n"
-               "MPI library of this HyGASPI.\n"
-               "  --mpi-init  initialise MPI (a singleton outside mpirun) to report the thread level\n"
-               "              MPI grants; under mpirun this happens anyway, and rank 0 prints\n"
-               "  -h, --help  this text\n");
+void usage(std::FILE *to) {
+  std::fprintf(to, "usage: hygaspi-info [--mpi-init]\n"
+                   "Prints the version, build options, environment knobs, limits, hwloc topology and\n"
+                   "MPI library of this HyGASPI.\n"
+                   "  --mpi-init  initialise MPI (a singleton outside mpirun) to report the thread level\n"
+                   "              MPI grants; under mpirun this happens anyway, and rank 0 prints\n"
+                   "  -h, --help  this text\n");
 }
 
-const char* type_name(KnobType type) {
+const char *type_name(KnobType type) {
   switch (type) {
   case KnobType::integer:
     return "integer";
@@ -58,7 +57,7 @@ const char* type_name(KnobType type) {
   return "string";
 }
 
-const char* thread_level_name(int level) {
+const char *thread_level_name(int level) {
   switch (level) {
   case MPI_THREAD_SINGLE:
     return "MPI_THREAD_SINGLE";
@@ -74,8 +73,8 @@ const char* thread_level_name(int level) {
 }
 
 void print_build() {
-  std::printf("HyGASPI %s (GPI-2 interface %d.%d.%d)\n\n", HYGASPI_VERSION, GASPI_MAJOR_VERSION,
-              GASPI_MINOR_VERSION, GASPI_REVISION);
+  std::printf("HyGASPI %s (GPI-2 interface %d.%d.%d)\n\n", HYGASPI_VERSION, GASPI_MAJOR_VERSION, GASPI_MINOR_VERSION,
+              GASPI_REVISION);
   std::printf("== Build\n");
   std::printf("  build type:       %s\n", HYGASPI_BUILD_TYPE);
   std::printf("  sanitizers:       %s\n", std::strlen(HYGASPI_SANITIZE) > 0 ? HYGASPI_SANITIZE : "none");
@@ -94,9 +93,9 @@ void print_build() {
 
 void print_knobs() {
   std::printf("== Environment knobs\n");
-  for (const KnobInfo* k = knob_table(); k->name != nullptr; ++k) {
+  for (const KnobInfo *k = knob_table(); k->name != nullptr; ++k) {
     std::printf("  %s (%s, default \"%s\")", k->name, type_name(k->type), k->default_value);
-    if (const char* now = std::getenv(k->name))
+    if (const char *now = std::getenv(k->name))
       std::printf(" now \"%s\"", now);
     std::printf("\n      %s\n", k->meaning);
   }
@@ -108,7 +107,7 @@ void print_limits() {
   const gaspi_config_t c = default_config();
   std::printf("== Limits (gaspi_config_t default; larger proposals are clamped to the maximum)\n");
   std::printf("  %-26s %12s %12s\n", "", "default", "maximum");
-  auto row = [](const char* name, unsigned long long value, unsigned long long max) {
+  auto row = [](const char *name, unsigned long long value, unsigned long long max) {
     std::printf("  %-26s %12llu %12llu\n", name, value, max);
   };
   row("queue_num", c.queue_num, kMaxQueues);
@@ -124,8 +123,8 @@ void print_limits() {
   row("rw_list_elem_max", c.rw_list_elem_max, kMaxListElems);
   std::printf("  %-26s %12s %12u\n", "ranks", "-", kMaxRanks);
   std::printf("  sn_timeout %llu ms, sn_port %u, build_infrastructure %d\n\n",
-              static_cast<unsigned long long>(c.sn_timeout),
-              static_cast<unsigned>(c.sn_port), static_cast<int>(c.build_infrastructure));
+              static_cast<unsigned long long>(c.sn_timeout), static_cast<unsigned>(c.sn_port),
+              static_cast<int>(c.build_infrastructure));
 }
 
 void print_topology() {
@@ -145,7 +144,7 @@ void print_topology() {
   std::printf("  PUs:              %d\n", hwloc_get_nbobjs_by_type(topology, HWLOC_OBJ_PU));
   for (hwloc_obj_t node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, nullptr); node != nullptr;
        node = hwloc_get_next_obj_by_type(topology, HWLOC_OBJ_NUMANODE, node)) {
-    char* cpus = nullptr;
+    char *cpus = nullptr;
     hwloc_bitmap_list_asprintf(&cpus, node->cpuset);
     std::printf("  NUMA node %u:      CPUs %s, %llu MiB\n", node->os_index, cpus != nullptr ? cpus : "?",
                 static_cast<unsigned long long>(node->attr->numanode.local_memory >> 20));
@@ -153,7 +152,7 @@ void print_topology() {
   }
   hwloc_bitmap_t bound = hwloc_bitmap_alloc();
   if (bound != nullptr && hwloc_get_cpubind(topology, bound, HWLOC_CPUBIND_PROCESS) == 0) {
-    char* cpus = nullptr;
+    char *cpus = nullptr;
     hwloc_bitmap_list_asprintf(&cpus, bound);
     std::printf("  this process:     bound to CPUs %s\n", cpus != nullptr ? cpus : "?");
     std::free(cpus);
@@ -164,28 +163,28 @@ void print_topology() {
 }
 
 // Returns the rank in MPI_COMM_WORLD when this call initialised MPI, else 0.
-int print_mpi(std::FILE* out, bool force_init) {
+int print_mpi(std::FILE *out, bool force_init) {
   std::fprintf(out, "== MPI\n");
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
-  MPI_Get_library_version(version, &len);  // allowed before MPI_Init
+  MPI_Get_library_version(version, &len); // allowed before MPI_Init
   std::string_view text(version, static_cast<std::size_t>(len));
   while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
     text.remove_suffix(1);
   std::fprintf(out, "  library:          %.*s\n", static_cast<int>(text.size()), text.data());
   const int want = mpi::requested_thread_level(false);
   std::fprintf(out, "  thread level:     requests %s (%s with HYGASPI_PROGRESS_THREAD=1)\n", thread_level_name(want),
-              thread_level_name(mpi::requested_thread_level(true)));
+               thread_level_name(mpi::requested_thread_level(true)));
   std::fprintf(out, "  osc component:    OMPI_MCA_osc=%s%s\n", mpi::chosen_osc(),
-              std::getenv("OMPI_MCA_osc") != nullptr ? " (from the environment)"
-                                                     : " (set by the library when it starts MPI)");
+               std::getenv("OMPI_MCA_osc") != nullptr ? " (from the environment)"
+                                                      : " (set by the library when it starts MPI)");
   int rank = 0;
   if (force_init || mpi::wanted()) {
     int initialised = 0;
     MPI_Initialized(&initialised);
     if (!initialised) {
       setenv("OMPI_MCA_osc", mpi::chosen_osc(), 0);
-      const char* progress = std::getenv("HYGASPI_PROGRESS_THREAD");
+      const char *progress = std::getenv("HYGASPI_PROGRESS_THREAD");
       const bool thread = progress != nullptr && std::string_view(progress) == "1";
       int provided = MPI_THREAD_SINGLE;
       if (MPI_Init_thread(nullptr, nullptr, mpi::requested_thread_level(thread), &provided) != MPI_SUCCESS) {
@@ -205,9 +204,9 @@ int print_mpi(std::FILE* out, bool force_init) {
   return rank;
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   bool force_init = false;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg(argv[i]);
@@ -224,9 +223,9 @@ int main(int argc, char** argv) {
   }
   // Under mpirun only rank 0 prints. MPI's section comes last but is found out first (it may
   // initialise MPI, which tells the rank), so it goes to a buffer.
-  char* buffer = nullptr;
+  char *buffer = nullptr;
   std::size_t size = 0;
-  std::FILE* mem = open_memstream(&buffer, &size);
+  std::FILE *mem = open_memstream(&buffer, &size);
   if (mem == nullptr)
     return 1;
   const int rank = print_mpi(mem, force_init);

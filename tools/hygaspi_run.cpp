@@ -41,11 +41,11 @@ using Clock = std::chrono::steady_clock;
 using namespace std::chrono_literals;
 
 constexpr auto kGrace = 1s;       // SIGTERM first; whoever is left after this gets SIGKILL
-constexpr int kExitTimeout = 124;  // as timeout(1)
-constexpr int kExitLauncher = 1;   // the launcher itself failed (shm, fork, ...)
+constexpr int kExitTimeout = 124; // as timeout(1)
+constexpr int kExitLauncher = 1;  // the launcher itself failed (shm, fork, ...)
 
-const char* signal_name(int sig) noexcept {
-  const char* name = sigabbrev_np(sig);  // null for real-time signals
+const char *signal_name(int sig) noexcept {
+  const char *name = sigabbrev_np(sig); // null for real-time signals
   return name != nullptr ? name : "?";
 }
 
@@ -53,8 +53,8 @@ class Launcher {
 public:
   explicit Launcher(Options options) : options_(std::move(options)) {}
   ~Launcher();
-  Launcher(const Launcher&) = delete;
-  Launcher& operator=(const Launcher&) = delete;
+  Launcher(const Launcher &) = delete;
+  Launcher &operator=(const Launcher &) = delete;
 
   int run();
 
@@ -72,15 +72,15 @@ private:
 
   Options options_;
   JobControl job_;
-  sigset_t child_mask_{};  // the mask to give back to the ranks
+  sigset_t child_mask_{}; // the mask to give back to the ranks
   int signal_fd_ = -1;
-  std::vector<pid_t> pids_;  // per rank; 0 once reaped (a reaped pid may be reused by others)
+  std::vector<pid_t> pids_; // per rank; 0 once reaped (a reaped pid may be reused by others)
   std::unordered_map<pid_t, std::uint32_t> rank_of_;
   std::uint32_t live_ = 0;
   std::vector<std::unique_ptr<LineForwarder>> outputs_;
-  std::optional<int> exit_code_;  // the first reason the job ended badly
-  bool ending_ = false;            // SIGTERM sent to the job
-  bool killed_ = false;            // SIGKILL sent to the job
+  std::optional<int> exit_code_; // the first reason the job ended badly
+  bool ending_ = false;          // SIGTERM sent to the job
+  bool killed_ = false;          // SIGKILL sent to the job
   bool finished_ = false;
   std::optional<Clock::time_point> timeout_at_;
   Clock::time_point kill_at_{};
@@ -113,7 +113,7 @@ bool Launcher::setup() {
   // that no exit is missed; an inherited SIG_IGN for SIGCHLD would make the kernel reap the
   // ranks itself and lose their exit codes.
   std::signal(SIGCHLD, SIG_DFL);
-  std::signal(SIGPIPE, SIG_IGN);  // a closed stdout must not kill the launcher and orphan the job
+  std::signal(SIGPIPE, SIG_IGN); // a closed stdout must not kill the launcher and orphan the job
   sigset_t mask;
   sigemptyset(&mask);
   for (int sig : {SIGCHLD, SIGINT, SIGTERM, SIGHUP})
@@ -140,14 +140,14 @@ bool Launcher::setup() {
     return false;
   }
   if (options_.timeout_s > 0)
-    timeout_at_ = Clock::now() + std::chrono::duration_cast<Clock::duration>(
-                                     std::chrono::duration<double>(options_.timeout_s));
+    timeout_at_ =
+        Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(options_.timeout_s));
   return true;
 }
 
 void Launcher::start_ranks() {
   pids_.assign(options_.nranks, 0);
-  std::vector<cpu_set_t> affinity;  // --bind: one CPU set per rank, empty without
+  std::vector<cpu_set_t> affinity; // --bind: one CPU set per rank, empty without
   if (std::string error; !bind_sets(options_.bind, options_.nranks, affinity, error)) {
     std::fprintf(stderr, "hygaspi-run: %s\n", error.c_str());
     end_job(kExitLauncher);
@@ -209,11 +209,11 @@ int Launcher::poll_timeout_ms() const {
 
 void Launcher::event_loop() {
   std::vector<pollfd> fds;
-  std::vector<LineForwarder*> sources;
+  std::vector<LineForwarder *> sources;
   while (live_ > 0) {
     fds.assign(1, pollfd{signal_fd_, POLLIN, 0});
     sources.assign(1, nullptr);
-    for (auto& out : outputs_)
+    for (auto &out : outputs_)
       if (out->open()) {
         fds.push_back(pollfd{out->fd(), POLLIN, 0});
         sources.push_back(out.get());
@@ -226,7 +226,7 @@ void Launcher::event_loop() {
         sources[i]->pump();
     if (ready > 0 && fds[0].revents != 0)
       handle_signals();
-    reap();  // also after a timeout or a coalesced SIGCHLD: WNOHANG makes it cheap
+    reap(); // also after a timeout or a coalesced SIGCHLD: WNOHANG makes it cheap
 
     const auto now = Clock::now();
     if (timeout_at_ && now >= *timeout_at_) {
@@ -248,7 +248,7 @@ void Launcher::handle_signals() {
   while (read(signal_fd_, &info, sizeof info) == static_cast<ssize_t>(sizeof info)) {
     int sig = static_cast<int>(info.ssi_signo);
     if (sig == SIGCHLD)
-      continue;  // reap() runs after every wake-up
+      continue; // reap() runs after every wake-up
     if (!ending_) {
       std::fprintf(stderr, "hygaspi-run: caught SIG%s, terminating the job\n", signal_name(sig));
       end_job(128 + sig);
@@ -265,10 +265,10 @@ void Launcher::reap() noexcept {
     int status = 0;
     pid_t pid = waitpid(-1, &status, WNOHANG);
     if (pid <= 0)
-      return;  // 0: nobody else has exited; -1: ECHILD
+      return; // 0: nobody else has exited; -1: ECHILD
     auto it = rank_of_.find(pid);
     if (it == rank_of_.end())
-      continue;  // an orphaned grandchild re-parented to us (subreaper)
+      continue; // an orphaned grandchild re-parented to us (subreaper)
     std::uint32_t rank = it->second;
     rank_of_.erase(it);
     pids_[rank] = 0;
@@ -282,12 +282,12 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
   const int code = signalled ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   job_.rank_exited(rank, code, !signalled && code == 0);
   if (code == 0 || ending_)
-    return;  // after the job was told to end, deaths are expected and not reported
+    return; // after the job was told to end, deaths are expected and not reported
   if (signalled)
     std::fprintf(stderr, "hygaspi-run: rank %u killed by signal SIG%s\n", rank, signal_name(WTERMSIG(status)));
   else
     std::fprintf(stderr, "hygaspi-run: rank %u exited with code %d\n", rank, code);
-  if (options_.keep_going) {  // the survivors see it dead and handle the failure themselves
+  if (options_.keep_going) { // the survivors see it dead and handle the failure themselves
     if (!exit_code_)
       exit_code_ = code;
     return;
@@ -320,11 +320,11 @@ void Launcher::finish() noexcept {
     for (pid_t pid : rest)
       kill(pid, SIGKILL);
     pollfd fd{signal_fd_, POLLIN, 0};
-    poll(&fd, 1, 50);  // wake on their SIGCHLD; bounded so that a grandchild's child still goes
+    poll(&fd, 1, 50); // wake on their SIGCHLD; bounded so that a grandchild's child still goes
     handle_signals();
     reap();
   }
-  for (auto& out : outputs_)
+  for (auto &out : outputs_)
     out->drain_and_close();
   job_.remove_objects();
   finished_ = true;
@@ -339,10 +339,10 @@ int Launcher::run() {
   return exit_code_.value_or(0);
 }
 
-}  // namespace
-}  // namespace hygaspi::launcher
+} // namespace
+} // namespace hygaspi::launcher
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   using namespace hygaspi::launcher;
   Options options;
   std::string error;
@@ -360,7 +360,7 @@ int main(int argc, char** argv) {
   try {
     Launcher launcher(std::move(options));
     return launcher.run();
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     // ~Launcher has killed the ranks and removed the job's objects by now.
     std::fprintf(stderr, "hygaspi-run: %s\n", e.what());
     return kExitLauncher;

@@ -7,7 +7,7 @@
 
 namespace hygaspi::launcher {
 
-bool parse_bind(const char* text, Bind& out) noexcept {
+bool parse_bind(const char *text, Bind &out) noexcept {
   const std::string_view word(text);
   if (word == "none")
     out = Bind::none;
@@ -20,7 +20,7 @@ bool parse_bind(const char* text, Bind& out) noexcept {
   return true;
 }
 
-const char* bind_name(Bind how) noexcept {
+const char *bind_name(Bind how) noexcept {
   switch (how) {
   case Bind::core:
     return "core";
@@ -32,7 +32,7 @@ const char* bind_name(Bind how) noexcept {
   return "none";
 }
 
-bool bind_sets(Bind how, std::uint32_t nranks, std::vector<cpu_set_t>& out, std::string& error) {
+bool bind_sets(Bind how, std::uint32_t nranks, std::vector<cpu_set_t> &out, std::string &error) {
   out.clear();
   if (how == Bind::none)
     return true;
@@ -69,4 +69,4 @@ bool bind_sets(Bind how, std::uint32_t nranks, std::vector<cpu_set_t>& out, std:
   return ok;
 }
 
-}  // namespace hygaspi::launcher
+} // namespace hygaspi::launcher

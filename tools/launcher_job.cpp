@@ -10,7 +10,7 @@
 
 namespace hygaspi::launcher {
 
-std::string make_job_id(std::string& error) {
+std::string make_job_id(std::string &error) {
   unsigned char bytes[16];
   if (getentropy(bytes, sizeof bytes) != 0) {
     error = std::string("getentropy failed: ") + std::strerror(errno);
@@ -25,17 +25,17 @@ std::string make_job_id(std::string& error) {
   return id;
 }
 
-bool JobControl::create(const std::string& job, std::uint32_t nranks, std::string& error) {
+bool JobControl::create(const std::string &job, std::uint32_t nranks, std::string &error) {
   job_ = job;
   if (!shm::ShmObject::create("hygaspi-" + job + "-job", shm::JobBlock::bytes(nranks), object_, error))
     return false;
-  block_ = static_cast<shm::JobBlock*>(object_.data());
+  block_ = static_cast<shm::JobBlock *>(object_.data());
   // The header is plain data: ranks read it only after fork+exec, which orders it before them.
   block_->header = shm::JobHeader{shm::kJobMagic, shm::kLayoutVersion, nranks, static_cast<std::int32_t>(getpid()), 0};
   block_->bell.seq.store(0, std::memory_order_relaxed);
   block_->bell.waiters.store(0, std::memory_order_relaxed);
   for (std::uint32_t r = 0; r < nranks; ++r) {
-    shm::JobRankSlot& slot = block_->slot(r);
+    shm::JobRankSlot &slot = block_->slot(r);
     slot.pid.store(0, std::memory_order_relaxed);
     slot.state.store(static_cast<std::uint32_t>(shm::RankState::absent), std::memory_order_relaxed);
     slot.init_epoch.store(0, std::memory_order_relaxed);
@@ -50,7 +50,7 @@ void JobControl::set_pid(std::uint32_t rank, pid_t pid) noexcept {
 }
 
 void JobControl::rank_exited(std::uint32_t rank, std::int32_t exit_code, bool clean_exit) noexcept {
-  shm::JobRankSlot& slot = block_->slot(rank);
+  shm::JobRankSlot &slot = block_->slot(rank);
   slot.exit_code.store(exit_code, std::memory_order_release);
   // The rank is gone, so nothing else writes its state any more: a load and a store suffice.
   // A clean exit after gaspi_proc_term keeps `terminated`. Any other end, including exit(0)
@@ -68,22 +68,22 @@ void JobControl::remove_objects() noexcept {
   if (job_.empty())
     return;
   const std::string prefix = "hygaspi-" + job_ + "-";
-  DIR* dir = opendir("/dev/shm");
+  DIR *dir = opendir("/dev/shm");
   if (dir == nullptr)
     return;
   try {
-  // Collect first, unlink after: removing entries while readdir walks them is allowed, but
-  // collecting keeps the walk simple to reason about.
-  std::vector<std::string> names;
-  while (dirent* entry = readdir(dir)) {
-    if (std::strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0)
-      names.emplace_back(entry->d_name);
-  }
-  closedir(dir);
-  for (const std::string& name : names)
-    shm::ShmObject::unlink(name);
-  } catch (...) {  // out of memory while listing: nothing better to do than leave the rest
+    // Collect first, unlink after: removing entries while readdir walks them is allowed, but
+    // collecting keeps the walk simple to reason about.
+    std::vector<std::string> names;
+    while (dirent *entry = readdir(dir)) {
+      if (std::strncmp(entry->d_name, prefix.c_str(), prefix.size()) == 0)
+        names.emplace_back(entry->d_name);
+    }
+    closedir(dir);
+    for (const std::string &name : names)
+      shm::ShmObject::unlink(name);
+  } catch (...) { // out of memory while listing: nothing better to do than leave the rest
   }
 }
 
-}  // namespace hygaspi::launcher
+} // namespace hygaspi::launcher

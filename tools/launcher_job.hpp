@@ -11,14 +11,14 @@ namespace hygaspi::launcher {
 
 // 32 lower-case hex digits from getentropy(): unguessable, so no other user can predict a name
 // (the objects are 0600 as well). Returns "" and fills `error` when the kernel gives no entropy.
-std::string make_job_id(std::string& error);
+std::string make_job_id(std::string &error);
 
 class JobControl {
 public:
   // Creates "hygaspi-<job>-job" for `nranks` ranks and fills its header; every slot is absent.
-  bool create(const std::string& job, std::uint32_t nranks, std::string& error);
+  bool create(const std::string &job, std::uint32_t nranks, std::string &error);
 
-  [[nodiscard]] const std::string& job() const noexcept { return job_; }
+  [[nodiscard]] const std::string &job() const noexcept { return job_; }
 
   void set_pid(std::uint32_t rank, pid_t pid) noexcept;
   // Records the exit of `rank` and, unless it ended cleanly through gaspi_proc_term, marks it
@@ -32,7 +32,7 @@ public:
 private:
   std::string job_;
   shm::ShmObject object_;
-  shm::JobBlock* block_ = nullptr;
+  shm::JobBlock *block_ = nullptr;
 };
 
-}  // namespace hygaspi::launcher
+} // namespace hygaspi::launcher

@@ -9,7 +9,7 @@
 
 namespace hygaspi::launcher {
 
-void print_usage(std::FILE* to) {
+void print_usage(std::FILE *to) {
   std::fprintf(to,
                "usage: hygaspi-run [options] -n N [--] prog [args...]\n"
                "Starts N ranks of prog on this node as one GASPI job.\n"
@@ -32,23 +32,23 @@ namespace {
 // Splits "--name=value" and "-nVALUE" forms; `value` stays null when the word holds none.
 struct Word {
   std::string_view name;
-  const char* value = nullptr;
+  const char *value = nullptr;
 };
 
-Word split(const char* arg) {
+Word split(const char *arg) {
   std::string_view text(arg);
   if (text.starts_with("--")) {
     if (auto eq = text.find('='); eq != std::string_view::npos)
       return {text.substr(0, eq), arg + eq + 1};
     return {text, nullptr};
   }
-  if (text.size() > 2)  // "-n4"
+  if (text.size() > 2) // "-n4"
     return {text.substr(0, 2), arg + 2};
   return {text, nullptr};
 }
 
-bool parse_seconds(const char* text, double& out) {
-  char* end = nullptr;
+bool parse_seconds(const char *text, double &out) {
+  char *end = nullptr;
   double value = std::strtod(text, &end);
   // An upper bound keeps the conversion to a time point far from overflow (about 31 years).
   if (end == text || *end != '\0' || !std::isfinite(value) || value <= 0 || value > 1e9)
@@ -57,13 +57,13 @@ bool parse_seconds(const char* text, double& out) {
   return true;
 }
 
-}  // namespace
+} // namespace
 
-ParseResult parse_options(int argc, char** argv, Options& out, std::string& error) {
+ParseResult parse_options(int argc, char **argv, Options &out, std::string &error) {
   int i = 1;
   for (; i < argc; ++i) {
-    const char* arg = argv[i];
-    if (arg[0] != '-' || arg[1] == '\0')  // "prog" or "-" (a program named "-" is odd but legal)
+    const char *arg = argv[i];
+    if (arg[0] != '-' || arg[1] == '\0') // "prog" or "-" (a program named "-" is odd but legal)
       break;
     if (std::string_view(arg) == "--") {
       ++i;
@@ -71,7 +71,7 @@ ParseResult parse_options(int argc, char** argv, Options& out, std::string& erro
     }
     Word word = split(arg);
     // Options that take a value read it from the same word or from the next one.
-    auto value = [&]() -> const char* {
+    auto value = [&]() -> const char * {
       if (word.value != nullptr)
         return word.value;
       if (i + 1 < argc)
@@ -85,13 +85,13 @@ ParseResult parse_options(int argc, char** argv, Options& out, std::string& erro
     } else if (word.name == "--keep-going" && word.value == nullptr) {
       out.keep_going = true;
     } else if (word.name == "--bind") {
-      const char* text = value();
+      const char *text = value();
       if (text == nullptr || !parse_bind(text, out.bind)) {
         error = "--bind needs core, numa or none";
         return ParseResult::error;
       }
     } else if (word.name == "-n" || word.name == "--np") {
-      const char* text = value();
+      const char *text = value();
       auto n = text ? parse_int(text, 1, kMaxLauncherRanks) : std::nullopt;
       if (!n) {
         error = std::string(word.name) + " needs a number of ranks in [1, " + std::to_string(kMaxLauncherRanks) + "]";
@@ -99,7 +99,7 @@ ParseResult parse_options(int argc, char** argv, Options& out, std::string& erro
       }
       out.nranks = static_cast<std::uint32_t>(*n);
     } else if (word.name == "--timeout") {
-      const char* text = value();
+      const char *text = value();
       if (text == nullptr || !parse_seconds(text, out.timeout_s)) {
         error = "--timeout needs a positive number of seconds";
         return ParseResult::error;
@@ -121,4 +121,4 @@ ParseResult parse_options(int argc, char** argv, Options& out, std::string& erro
   return ParseResult::run;
 }
 
-}  // namespace hygaspi::launcher
+} // namespace hygaspi::launcher

@@ -10,9 +10,9 @@ namespace {
 // A line longer than this is written in pieces, so that a rank printing without newlines cannot
 // make the launcher grow without bound.
 constexpr std::size_t kMaxPartial = 64 * 1024;
-}  // namespace
+} // namespace
 
-void write_all(int fd, const char* data, std::size_t size) noexcept {
+void write_all(int fd, const char *data, std::size_t size) noexcept {
   while (size > 0) {
     ssize_t n = write(fd, data, size);
     if (n < 0) {
@@ -36,7 +36,7 @@ void LineForwarder::close_pipe() {
   read_fd_ = -1;
 }
 
-void LineForwarder::emit(const char* data, std::size_t size, bool line_end) {
+void LineForwarder::emit(const char *data, std::size_t size, bool line_end) {
   std::string out;
   out.reserve(prefix_.size() + size + 1);
   if (!mid_line_)
@@ -57,7 +57,7 @@ void LineForwarder::pump() {
         continue;
       if (errno == EAGAIN || errno == EWOULDBLOCK)
         return;
-      n = 0;  // any other error ends this stream like end of file
+      n = 0; // any other error ends this stream like end of file
     }
     if (n == 0) {
       if (!partial_.empty() || mid_line_)
@@ -88,4 +88,4 @@ void LineForwarder::drain_and_close() {
   close_pipe();
 }
 
-}  // namespace hygaspi::launcher
+} // namespace hygaspi::launcher

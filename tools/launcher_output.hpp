@@ -11,8 +11,8 @@ class LineForwarder {
 public:
   LineForwarder(std::uint32_t rank, int read_fd, int out_fd);
   ~LineForwarder();
-  LineForwarder(const LineForwarder&) = delete;
-  LineForwarder& operator=(const LineForwarder&) = delete;
+  LineForwarder(const LineForwarder &) = delete;
+  LineForwarder &operator=(const LineForwarder &) = delete;
 
   [[nodiscard]] int fd() const noexcept { return read_fd_; }
   [[nodiscard]] bool open() const noexcept { return read_fd_ >= 0; }
@@ -25,18 +25,18 @@ public:
   void drain_and_close();
 
 private:
-  void emit(const char* data, std::size_t size, bool line_end);
+  void emit(const char *data, std::size_t size, bool line_end);
   void close_pipe();
 
   std::string prefix_;
   int read_fd_;
   int out_fd_;
-  std::string partial_;      // the unfinished line
-  bool mid_line_ = false;    // an over-long line was written in part; its rest needs no prefix
+  std::string partial_;   // the unfinished line
+  bool mid_line_ = false; // an over-long line was written in part; its rest needs no prefix
 };
 
 // write() of the whole buffer, retried after short writes. Output that cannot be written (the
 // reader went away: EPIPE, SIGPIPE is ignored) is dropped; the job goes on.
-void write_all(int fd, const char* data, std::size_t size) noexcept;
+void write_all(int fd, const char *data, std::size_t size) noexcept;
 
-}  // namespace hygaspi::launcher
+} // namespace hygaspi::launcher

@@ -15,19 +15,19 @@ namespace hygaspi::launcher {
 namespace {
 
 // Only for the child between fork and exec: the message goes straight to fd 2.
-[[noreturn]] void child_fail(const char* what, const std::string& prog, int err) {
+[[noreturn]] void child_fail(const char *what, const std::string &prog, int err) {
   std::string msg = std::string("hygaspi-run: ") + what + " " + prog + ": " + std::strerror(err) + "\n";
   (void)!write(STDERR_FILENO, msg.data(), msg.size());
   _exit(127);
 }
 
-}  // namespace
+} // namespace
 
-pid_t spawn_rank(const RankSpawn& spawn) {
+pid_t spawn_rank(const RankSpawn &spawn) {
   const pid_t launcher = getpid();
   pid_t pid = fork();
   if (pid != 0)
-    return pid;  // the launcher (or -1)
+    return pid; // the launcher (or -1)
 
   // --- child. The launcher is single-threaded, so the C library is usable here.
   // Die with the launcher, even if it is SIGKILLed. The launcher may already have died between
@@ -44,10 +44,10 @@ pid_t spawn_rank(const RankSpawn& spawn) {
   setenv("HYGASPI_JOB", spawn.job->c_str(), 1);
   setenv("HYGASPI_RANK", rank.c_str(), 1);
   setenv("HYGASPI_NRANKS", nranks.c_str(), 1);
-  setenv("GASPI_RANK", rank.c_str(), 1);  // GPI-2's names, for code that reads them directly
+  setenv("GASPI_RANK", rank.c_str(), 1); // GPI-2's names, for code that reads them directly
   setenv("GASPI_NRANKS", nranks.c_str(), 1);
 
-  const std::string& prog = spawn.command->front();
+  const std::string &prog = spawn.command->front();
   if (spawn.affinity != nullptr && sched_setaffinity(0, sizeof(cpu_set_t), spawn.affinity) != 0)
     child_fail("cannot bind", prog, errno);
   if (spawn.stdout_fd >= 0 && dup2(spawn.stdout_fd, STDOUT_FILENO) < 0)
@@ -56,9 +56,9 @@ pid_t spawn_rank(const RankSpawn& spawn) {
     child_fail("cannot redirect the output of", prog, errno);
   // Every other launcher descriptor (pipes of other ranks, signalfd, shm) is O_CLOEXEC.
 
-  std::vector<char*> argv;
-  for (const std::string& word : *spawn.command)
-    argv.push_back(const_cast<char*>(word.c_str()));
+  std::vector<char *> argv;
+  for (const std::string &word : *spawn.command)
+    argv.push_back(const_cast<char *>(word.c_str()));
   argv.push_back(nullptr);
   execvp(argv[0], argv.data());
   child_fail("cannot execute", prog, errno);
@@ -68,9 +68,9 @@ std::vector<pid_t> descendants() {
   // pid -> parent pid of every process we may see. A process that exits during the walk just
   // drops out; one created during it is caught by the next call (the kill sequence repeats).
   std::unordered_map<pid_t, std::vector<pid_t>> children;
-  if (DIR* dir = opendir("/proc")) {
-    while (dirent* entry = readdir(dir)) {
-      char* end = nullptr;
+  if (DIR *dir = opendir("/proc")) {
+    while (dirent *entry = readdir(dir)) {
+      char *end = nullptr;
       long pid = std::strtol(entry->d_name, &end, 10);
       if (end == entry->d_name || *end != '\0')
         continue;
@@ -87,12 +87,12 @@ std::vector<pid_t> descendants() {
       buffer[n] = '\0';
       // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the
       // last ')'.
-      const char* paren = std::strrchr(buffer, ')');
+      const char *paren = std::strrchr(buffer, ')');
       char state = 0;
       long ppid = 0;
       if (paren == nullptr || std::sscanf(paren + 1, " %c %ld", &state, &ppid) != 2)
         continue;
-      if (state == 'Z')  // already dead; its parent reaps it
+      if (state == 'Z') // already dead; its parent reaps it
         continue;
       children[static_cast<pid_t>(ppid)].push_back(static_cast<pid_t>(pid));
     }
@@ -114,15 +114,15 @@ std::vector<pid_t> descendants() {
   return found;
 }
 
-void signal_job(const std::vector<pid_t>& ranks, int sig) noexcept {
+void signal_job(const std::vector<pid_t> &ranks, int sig) noexcept {
   for (pid_t pid : ranks)
     if (pid > 0)
       kill(pid, sig);
   try {
     for (pid_t pid : descendants())
       kill(pid, sig);
-  } catch (...) {  // out of memory: the ranks at least were signalled
+  } catch (...) { // out of memory: the ranks at least were signalled
   }
 }
 
-}  // namespace hygaspi::launcher
+} // namespace hygaspi::launcher

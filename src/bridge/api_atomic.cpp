@@ -9,8 +9,8 @@ namespace {
 
 // Finds the target word. On a node peer `word` points into its mapping; on another node `word`
 // stays nullptr and the atomic runs at the target (mpi_rma/control.hpp).
-gaspi_return_t atomic_target(const char* fn, gaspi_segment_id_t seg_id, gaspi_offset_t offset, gaspi_rank_t rank,
-                             gaspi_atomic_value_t* val_old, std::uint64_t*& word) {
+gaspi_return_t atomic_target(const char *fn, gaspi_segment_id_t seg_id, gaspi_offset_t offset, gaspi_rank_t rank,
+                             gaspi_atomic_value_t *val_old, std::uint64_t *&word) {
   HYGASPI_TRY(check::init(fn));
   HYGASPI_TRY(check::not_null(fn, val_old, "val_old"));
   HYGASPI_TRY(check::rank(fn, rank));
@@ -23,12 +23,12 @@ gaspi_return_t atomic_target(const char* fn, gaspi_segment_id_t seg_id, gaspi_of
     return GASPI_SUCCESS;
   HYGASPI_CHECK(seg.shm->data != nullptr, GASPI_ERROR, fn,
                 "segment %u of rank %u is bound user memory, which global atomics cannot reach", seg_id, rank);
-  word = reinterpret_cast<std::uint64_t*>(seg.shm->data + offset);
+  word = reinterpret_cast<std::uint64_t *>(seg.shm->data + offset);
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t remote_atomic(const char* fn, mpi::AtomicOp op, gaspi_segment_id_t seg, gaspi_offset_t offset,
-                             gaspi_rank_t rank, std::uint64_t a, std::uint64_t b, gaspi_atomic_value_t* old,
+gaspi_return_t remote_atomic(const char *fn, mpi::AtomicOp op, gaspi_segment_id_t seg, gaspi_offset_t offset,
+                             gaspi_rank_t rank, std::uint64_t a, std::uint64_t b, gaspi_atomic_value_t *old,
                              gaspi_timeout_t timeout) {
   mpi::AtomicRequest request{op, seg, offset, a, b, 0, 0};
   std::uint64_t value = 0;
@@ -40,15 +40,15 @@ gaspi_return_t remote_atomic(const char* fn, mpi::AtomicOp op, gaspi_segment_id_
   return rc;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
 gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
                                        const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
-                                       gaspi_atomic_value_t* const val_old, const gaspi_timeout_t timeout) {
+                                       gaspi_atomic_value_t *const val_old, const gaspi_timeout_t timeout) {
   return guarded("gaspi_atomic_fetch_add", [&] {
-    std::uint64_t* word = nullptr;
+    std::uint64_t *word = nullptr;
     HYGASPI_TRY(atomic_target("gaspi_atomic_fetch_add", segment_id, offset, rank, val_old, word));
     stats::atomic_op(rank);
     if (word == nullptr)
@@ -61,10 +61,10 @@ gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, cons
 
 gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
                                           const gaspi_rank_t rank, const gaspi_atomic_value_t comparator,
-                                          const gaspi_atomic_value_t val_new, gaspi_atomic_value_t* const val_old,
+                                          const gaspi_atomic_value_t val_new, gaspi_atomic_value_t *const val_old,
                                           const gaspi_timeout_t timeout) {
   return guarded("gaspi_atomic_compare_swap", [&] {
-    std::uint64_t* word = nullptr;
+    std::uint64_t *word = nullptr;
     HYGASPI_TRY(atomic_target("gaspi_atomic_compare_swap", segment_id, offset, rank, val_old, word));
     stats::atomic_op(rank);
     if (word == nullptr)
@@ -72,12 +72,12 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
                            comparator, val_new, val_old, timeout);
     std::uint64_t expected = comparator;
     std::atomic_ref<std::uint64_t>(*word).compare_exchange_strong(expected, val_new, std::memory_order_seq_cst);
-    *val_old = expected;  // the value before the call, whether or not it was swapped
+    *val_old = expected; // the value before the call, whether or not it was swapped
     return GASPI_SUCCESS;
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_atomic_fetch_add)
 HYGASPI_ALIAS(gaspi_atomic_compare_swap)

@@ -13,8 +13,7 @@ using namespace hygaspi;
 
 namespace {
 
-template <class T>
-void combine_typed(gaspi_operation_t op, T* acc, const T* other, gaspi_number_t num) {
+template <class T> void combine_typed(gaspi_operation_t op, T *acc, const T *other, gaspi_number_t num) {
   switch (op) {
   case GASPI_OP_MIN:
     for (gaspi_number_t i = 0; i < num; ++i)
@@ -39,30 +38,42 @@ struct Builtin {
 
 std::size_t type_size(gaspi_datatype_t type) {
   switch (type) {
-  case GASPI_TYPE_INT: return sizeof(int);
-  case GASPI_TYPE_UINT: return sizeof(unsigned int);
-  case GASPI_TYPE_FLOAT: return sizeof(float);
-  case GASPI_TYPE_DOUBLE: return sizeof(double);
-  case GASPI_TYPE_LONG: return sizeof(long);
-  case GASPI_TYPE_ULONG: return sizeof(unsigned long);
+  case GASPI_TYPE_INT:
+    return sizeof(int);
+  case GASPI_TYPE_UINT:
+    return sizeof(unsigned int);
+  case GASPI_TYPE_FLOAT:
+    return sizeof(float);
+  case GASPI_TYPE_DOUBLE:
+    return sizeof(double);
+  case GASPI_TYPE_LONG:
+    return sizeof(long);
+  case GASPI_TYPE_ULONG:
+    return sizeof(unsigned long);
   }
   return 0;
 }
 
-gaspi_return_t combine_builtin(void* ctx, void* acc, const void* other) {
-  const auto& b = *static_cast<const Builtin*>(ctx);
+gaspi_return_t combine_builtin(void *ctx, void *acc, const void *other) {
+  const auto &b = *static_cast<const Builtin *>(ctx);
   switch (b.type) {
-  case GASPI_TYPE_INT: combine_typed(b.op, static_cast<int*>(acc), static_cast<const int*>(other), b.num); break;
+  case GASPI_TYPE_INT:
+    combine_typed(b.op, static_cast<int *>(acc), static_cast<const int *>(other), b.num);
+    break;
   case GASPI_TYPE_UINT:
-    combine_typed(b.op, static_cast<unsigned*>(acc), static_cast<const unsigned*>(other), b.num);
+    combine_typed(b.op, static_cast<unsigned *>(acc), static_cast<const unsigned *>(other), b.num);
     break;
-  case GASPI_TYPE_FLOAT: combine_typed(b.op, static_cast<float*>(acc), static_cast<const float*>(other), b.num); break;
+  case GASPI_TYPE_FLOAT:
+    combine_typed(b.op, static_cast<float *>(acc), static_cast<const float *>(other), b.num);
+    break;
   case GASPI_TYPE_DOUBLE:
-    combine_typed(b.op, static_cast<double*>(acc), static_cast<const double*>(other), b.num);
+    combine_typed(b.op, static_cast<double *>(acc), static_cast<const double *>(other), b.num);
     break;
-  case GASPI_TYPE_LONG: combine_typed(b.op, static_cast<long*>(acc), static_cast<const long*>(other), b.num); break;
+  case GASPI_TYPE_LONG:
+    combine_typed(b.op, static_cast<long *>(acc), static_cast<const long *>(other), b.num);
+    break;
   case GASPI_TYPE_ULONG:
-    combine_typed(b.op, static_cast<unsigned long*>(acc), static_cast<const unsigned long*>(other), b.num);
+    combine_typed(b.op, static_cast<unsigned long *>(acc), static_cast<const unsigned long *>(other), b.num);
     break;
   }
   return GASPI_SUCCESS;
@@ -78,9 +89,9 @@ struct User {
 };
 
 // spec §11.4.2: the user function writes op1 (op) op2 to res; res is a separate buffer here.
-gaspi_return_t combine_user(void* ctx, void* acc, const void* other) {
-  auto& u = *static_cast<User*>(ctx);
-  gaspi_return_t rc = u.fn(acc, const_cast<void*>(other), u.scratch.data(), u.state, u.num, u.element_size, u.timeout);
+gaspi_return_t combine_user(void *ctx, void *acc, const void *other) {
+  auto &u = *static_cast<User *>(ctx);
+  gaspi_return_t rc = u.fn(acc, const_cast<void *>(other), u.scratch.data(), u.state, u.num, u.element_size, u.timeout);
   if (rc != GASPI_SUCCESS) {
     log::error("gaspi_allreduce_user", "the user's reduce operation returned %d", static_cast<int>(rc));
     return rc;
@@ -94,22 +105,22 @@ std::uint64_t slot_bytes() {
                                  rt().config.allreduce_buf_size);
 }
 
-gaspi_return_t run(const char* fn, gaspi_group_t group, const void* send, void* receive, std::size_t bytes,
-                   shm::Combine combine, void* ctx, gaspi_timeout_t timeout) {
+gaspi_return_t run(const char *fn, gaspi_group_t group, const void *send, void *receive, std::size_t bytes,
+                   shm::Combine combine, void *ctx, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check_committed_group(fn, group));
-  Group& g = rt().groups.groups[group];
+  Group &g = rt().groups.groups[group];
   std::unique_lock lock(g.reducing, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  GroupRoute& route = rt().routes[group];
+  GroupRoute &route = rt().routes[group];
   // The node leader's inter-node step: allreduce of the node's partial result among the leaders.
   struct Leaders {
-    GroupRoute* route;
+    GroupRoute *route;
     gaspi_group_t group;
     shm::Combine combine;
-    void* ctx;
-    static gaspi_return_t step(void* self, void* acc, std::size_t bytes, const Deadline& deadline) {
-      auto& l = *static_cast<Leaders*>(self);
+    void *ctx;
+    static gaspi_return_t step(void *self, void *acc, std::size_t bytes, const Deadline &deadline) {
+      auto &l = *static_cast<Leaders *>(self);
       return mpi::leader_allreduce(rt().mpi, rt().control, l.group, l.route->leaders,
                                    static_cast<std::uint32_t>(l.route->my_leader_index), acc, bytes, l.combine, l.ctx,
                                    l.route->leader_reduce, deadline);
@@ -122,18 +133,18 @@ gaspi_return_t run(const char* fn, gaspi_group_t group, const void* send, void* 
                                send, receive, bytes, combine, ctx, inter, Deadline(timeout));
 }
 
-}  // namespace
+} // namespace
 
 namespace hygaspi {
 gaspi_return_t publish_reduce_area(gaspi_group_t group) {
-  const Group& g = rt().groups.groups[group];
-  const GroupRoute& route = rt().routes[group];
+  const Group &g = rt().groups.groups[group];
+  const GroupRoute &route = rt().routes[group];
   if (route.my_node_index != 0)
     return GASPI_SUCCESS;
   return rt().reduce.create(rt().node, group, g.tag, static_cast<std::uint32_t>(route.node_members.size()),
                             slot_bytes());
 }
-}  // namespace hygaspi
+} // namespace hygaspi
 
 extern "C" {
 
@@ -143,7 +154,7 @@ gaspi_return_t pgaspi_allreduce(gaspi_pointer_t const buffer_send, gaspi_pointer
                                 const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce", [&] {
     stats::Timer timer(stats::collective_us);
-    const char* fn = "gaspi_allreduce";
+    const char *fn = "gaspi_allreduce";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(fn, buffer_receive, "buffer_receive"));
@@ -165,7 +176,7 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
                                      const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce_user", [&] {
     stats::Timer timer(stats::collective_us);
-    const char* fn = "gaspi_allreduce_user";
+    const char *fn = "gaspi_allreduce_user";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(fn, buffer_receive, "buffer_receive"));
@@ -178,7 +189,7 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_allreduce)
 HYGASPI_ALIAS(gaspi_allreduce_user)

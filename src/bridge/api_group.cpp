@@ -10,7 +10,7 @@ using namespace hygaspi;
 
 namespace hygaspi {
 
-gaspi_return_t check_committed_group(const char* fn, gaspi_group_t group) noexcept {
+gaspi_return_t check_committed_group(const char *fn, gaspi_group_t group) noexcept {
   HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, fn, "group %u >= group_max %u", group,
                 rt().config.group_max);
   HYGASPI_CHECK(rt().groups.groups[group].state == GroupState::committed, GASPI_ERR_INV_GROUP, fn,
@@ -19,8 +19,8 @@ gaspi_return_t check_committed_group(const char* fn, gaspi_group_t group) noexce
 }
 
 void compute_route(gaspi_group_t group) {
-  const Group& g = rt().groups.groups[group];
-  GroupRoute& route = rt().routes[group];
+  const Group &g = rt().groups.groups[group];
+  GroupRoute &route = rt().routes[group];
   route = GroupRoute{};
   std::vector<int> seen_nodes;
   for (gaspi_rank_t m : g.members) {
@@ -31,7 +31,7 @@ void compute_route(gaspi_group_t group) {
     }
     const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
     if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {
-      seen_nodes.push_back(node);  // members ascend, so the first one met on a node leads it
+      seen_nodes.push_back(node); // members ascend, so the first one met on a node leads it
       if (m == rt().rank)
         route.my_leader_index = static_cast<std::int32_t>(route.leaders.size());
       route.leaders.push_back(m);
@@ -41,13 +41,13 @@ void compute_route(gaspi_group_t group) {
 
 // Hierarchical and resumable: the node's members meet in shm, the node leaders meet over MPI,
 // and the node meets again so that nobody leaves before every node has arrived.
-gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_t timeout) {
+gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check_committed_group(fn, group));
-  Group& g = rt().groups.groups[group];
+  Group &g = rt().groups.groups[group];
   std::unique_lock lock(g.collective, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  GroupRoute& route = rt().routes[group];
+  GroupRoute &route = rt().routes[group];
   const Deadline deadline(timeout);
   auto node_part = [&] {
     return shm::node_barrier(rt().node, group, route.node_members, route.my_node_index, g.tag, g.barrier, deadline);
@@ -70,18 +70,18 @@ gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_
   return GASPI_SUCCESS;
 }
 
-}  // namespace hygaspi
+} // namespace hygaspi
 
 extern "C" {
 
-gaspi_return_t pgaspi_group_create(gaspi_group_t* const group) {
+gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
   return guarded("gaspi_group_create", [&] {
     HYGASPI_TRY(check::init("gaspi_group_create"));
     HYGASPI_TRY(check::not_null("gaspi_group_create", group, "group"));
-    GroupTable& t = rt().groups;
+    GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
     for (std::uint32_t id = 0; id < rt().config.group_max; ++id) {
-      Group& g = t.groups[id];
+      Group &g = t.groups[id];
       if (g.state != GroupState::free)
         continue;
       g.state = GroupState::created;
@@ -99,14 +99,14 @@ gaspi_return_t pgaspi_group_add(const gaspi_group_t group, const gaspi_rank_t ra
   return guarded("gaspi_group_add", [&] {
     HYGASPI_TRY(check::init("gaspi_group_add"));
     HYGASPI_CHECK(rank < rt().nranks, GASPI_ERR_INV_RANK, "gaspi_group_add", "rank %u out of range", rank);
-    GroupTable& t = rt().groups;
+    GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
     HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state == GroupState::created, GASPI_ERR_INV_GROUP,
                   "gaspi_group_add", "group %u is not a created, uncommitted group", group);
-    auto& m = t.groups[group].members;
+    auto &m = t.groups[group].members;
     auto at = std::lower_bound(m.begin(), m.end(), rank);
-    HYGASPI_CHECK(at == m.end() || *at != rank, GASPI_ERROR, "gaspi_group_add", "rank %u is already in group %u",
-                  rank, group);
+    HYGASPI_CHECK(at == m.end() || *at != rank, GASPI_ERROR, "gaspi_group_add", "rank %u is already in group %u", rank,
+                  group);
     m.insert(at, rank);
     return GASPI_SUCCESS;
   });
@@ -117,12 +117,12 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
     HYGASPI_TRY(check::init("gaspi_group_commit"));
     HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "gaspi_group_commit", "group %u >= group_max",
                   group);
-    GroupTable& t = rt().groups;
-    Group& g = t.groups[group];
+    GroupTable &t = rt().groups;
+    Group &g = t.groups[group];
     {
       std::lock_guard lock(t.mutex);
-      HYGASPI_CHECK(g.state != GroupState::free, GASPI_ERR_INV_GROUP, "gaspi_group_commit",
-                    "group %u was not created", group);
+      HYGASPI_CHECK(g.state != GroupState::free, GASPI_ERR_INV_GROUP, "gaspi_group_commit", "group %u was not created",
+                    group);
       if (g.state == GroupState::created) {
         auto me = std::lower_bound(g.members.begin(), g.members.end(), static_cast<gaspi_rank_t>(rt().rank));
         HYGASPI_CHECK(me != g.members.end() && *me == rt().rank, GASPI_ERR_INV_GROUP, "gaspi_group_commit",
@@ -153,11 +153,11 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
     HYGASPI_TRY(check::init("gaspi_group_delete"));
     HYGASPI_CHECK(group != GASPI_GROUP_ALL, GASPI_ERR_INV_GROUP, "gaspi_group_delete",
                   "GASPI_GROUP_ALL cannot be deleted");
-    GroupTable& t = rt().groups;
+    GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
     HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state != GroupState::free, GASPI_ERR_INV_GROUP,
                   "gaspi_group_delete", "group %u does not exist", group);
-    Group& g = t.groups[group];
+    Group &g = t.groups[group];
     std::lock_guard busy(g.collective);
     std::lock_guard reducing(g.reducing);
     if (g.state == GroupState::committed)
@@ -171,18 +171,18 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
   });
 }
 
-gaspi_return_t pgaspi_group_num(gaspi_number_t* const group_num) {
+gaspi_return_t pgaspi_group_num(gaspi_number_t *const group_num) {
   return guarded("gaspi_group_num", [&] {
     HYGASPI_TRY(check::init("gaspi_group_num"));
     HYGASPI_TRY(check::not_null("gaspi_group_num", group_num, "group_num"));
     std::lock_guard lock(rt().groups.mutex);
     *group_num = static_cast<gaspi_number_t>(std::count_if(rt().groups.groups.begin(), rt().groups.groups.end(),
-                                                           [](const Group& g) { return g.state != GroupState::free; }));
+                                                           [](const Group &g) { return g.state != GroupState::free; }));
     return GASPI_SUCCESS;
   });
 }
 
-gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t* const group_size) {
+gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t *const group_size) {
   return guarded("gaspi_group_size", [&] {
     HYGASPI_TRY(check::init("gaspi_group_size"));
     HYGASPI_TRY(check::not_null("gaspi_group_size", group_size, "group_size"));
@@ -194,7 +194,7 @@ gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t* cons
   });
 }
 
-gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t* const group_ranks) {
+gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t *const group_ranks) {
   return guarded("gaspi_group_ranks", [&] {
     HYGASPI_TRY(check::init("gaspi_group_ranks"));
     HYGASPI_TRY(check::not_null("gaspi_group_ranks", group_ranks, "group_ranks"));
@@ -214,7 +214,7 @@ gaspi_return_t pgaspi_barrier(const gaspi_group_t group, const gaspi_timeout_t t
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_group_create)
 HYGASPI_ALIAS(gaspi_group_add)

@@ -17,46 +17,75 @@ namespace {
 
 // Takes the code as stored bits: a caller may pass any integer, and loading an out-of-range
 // value as gaspi_return_t would be undefined (UBSan flags it).
-const char* error_text(const gaspi_return_t& error_code) noexcept {
+const char *error_text(const gaspi_return_t &error_code) noexcept {
   int code = 0;
   std::memcpy(&code, &error_code, sizeof code);
   switch (code) {
-  case GASPI_ERROR: return "general error";
-  case GASPI_SUCCESS: return "success";
-  case GASPI_TIMEOUT: return "timeout";
-  case GASPI_ERR_EMFILE: return "too many open files";
-  case GASPI_ERR_ENV: return "incorrect environment";
-  case GASPI_ERR_SN_PORT: return "invalid startup port";
-  case GASPI_ERR_CONFIG: return "invalid configuration";
-  case GASPI_ERR_NOINIT: return "not initialised";
-  case GASPI_ERR_INITED: return "already initialised";
-  case GASPI_ERR_NULLPTR: return "null pointer";
-  case GASPI_ERR_INV_SEGSIZE: return "invalid segment size";
-  case GASPI_ERR_INV_SEG: return "invalid segment";
-  case GASPI_ERR_INV_GROUP: return "invalid group";
-  case GASPI_ERR_INV_RANK: return "invalid rank";
-  case GASPI_ERR_INV_QUEUE: return "invalid queue";
-  case GASPI_ERR_INV_LOC_OFF: return "invalid local offset";
-  case GASPI_ERR_INV_REM_OFF: return "invalid remote offset";
-  case GASPI_ERR_INV_COMMSIZE: return "invalid communication size";
-  case GASPI_ERR_INV_NOTIF_VAL: return "invalid notification value";
-  case GASPI_ERR_INV_NOTIF_ID: return "invalid notification id";
-  case GASPI_ERR_INV_NUM: return "invalid number";
-  case GASPI_ERR_INV_SIZE: return "invalid size";
-  case GASPI_ERR_MANY_SEG: return "too many segments";
-  case GASPI_ERR_MANY_GRP: return "too many groups";
-  case GASPI_QUEUE_FULL: return "queue full";
-  case GASPI_ERR_UNALIGN_OFF: return "unaligned offset";
-  case GASPI_ERR_ACTIVE_COLL: return "collective already in progress";
-  case GASPI_ERR_DEVICE: return "device error";
-  case GASPI_ERR_SN: return "startup network error";
-  case GASPI_ERR_MEMALLOC: return "memory allocation failed";
+  case GASPI_ERROR:
+    return "general error";
+  case GASPI_SUCCESS:
+    return "success";
+  case GASPI_TIMEOUT:
+    return "timeout";
+  case GASPI_ERR_EMFILE:
+    return "too many open files";
+  case GASPI_ERR_ENV:
+    return "incorrect environment";
+  case GASPI_ERR_SN_PORT:
+    return "invalid startup port";
+  case GASPI_ERR_CONFIG:
+    return "invalid configuration";
+  case GASPI_ERR_NOINIT:
+    return "not initialised";
+  case GASPI_ERR_INITED:
+    return "already initialised";
+  case GASPI_ERR_NULLPTR:
+    return "null pointer";
+  case GASPI_ERR_INV_SEGSIZE:
+    return "invalid segment size";
+  case GASPI_ERR_INV_SEG:
+    return "invalid segment";
+  case GASPI_ERR_INV_GROUP:
+    return "invalid group";
+  case GASPI_ERR_INV_RANK:
+    return "invalid rank";
+  case GASPI_ERR_INV_QUEUE:
+    return "invalid queue";
+  case GASPI_ERR_INV_LOC_OFF:
+    return "invalid local offset";
+  case GASPI_ERR_INV_REM_OFF:
+    return "invalid remote offset";
+  case GASPI_ERR_INV_COMMSIZE:
+    return "invalid communication size";
+  case GASPI_ERR_INV_NOTIF_VAL:
+    return "invalid notification value";
+  case GASPI_ERR_INV_NOTIF_ID:
+    return "invalid notification id";
+  case GASPI_ERR_INV_NUM:
+    return "invalid number";
+  case GASPI_ERR_INV_SIZE:
+    return "invalid size";
+  case GASPI_ERR_MANY_SEG:
+    return "too many segments";
+  case GASPI_ERR_MANY_GRP:
+    return "too many groups";
+  case GASPI_QUEUE_FULL:
+    return "queue full";
+  case GASPI_ERR_UNALIGN_OFF:
+    return "unaligned offset";
+  case GASPI_ERR_ACTIVE_COLL:
+    return "collective already in progress";
+  case GASPI_ERR_DEVICE:
+    return "device error";
+  case GASPI_ERR_SN:
+    return "startup network error";
+  case GASPI_ERR_MEMALLOC:
+    return "memory allocation failed";
   }
   return "unknown error code";
 }
 
-template <class T, class V>
-gaspi_return_t get_value(const char* fn, T* out, V value, bool needs_init = true) {
+template <class T, class V> gaspi_return_t get_value(const char *fn, T *out, V value, bool needs_init = true) {
   if (needs_init)
     HYGASPI_TRY(check::init(fn));
   HYGASPI_TRY(check::not_null(fn, out, "output"));
@@ -64,13 +93,13 @@ gaspi_return_t get_value(const char* fn, T* out, V value, bool needs_init = true
   return GASPI_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
 // Config getters: before init they report the proposal, after it what was granted.
-#define HYGASPI_GETTER(name, type, expr)                                                                           \
-  extern "C" gaspi_return_t p##name(type* const out) {                                                             \
-    return guarded(#name, [&] { return get_value(#name, out, (expr), false); });                                    \
-  }                                                                                                                \
+#define HYGASPI_GETTER(name, type, expr)                                                                               \
+  extern "C" gaspi_return_t p##name(type *const out) {                                                                 \
+    return guarded(#name, [&] { return get_value(#name, out, (expr), false); });                                       \
+  }                                                                                                                    \
   HYGASPI_ALIAS(name)
 
 HYGASPI_GETTER(gaspi_group_max, gaspi_number_t, rt().config.group_max)
@@ -96,12 +125,14 @@ HYGASPI_GETTER(gaspi_statistic_counter_max, gaspi_number_t, stats::counter_count
 
 extern "C" {
 
-gaspi_return_t pgaspi_proc_local_rank(gaspi_rank_t* const local_rank) {
-  return guarded("gaspi_proc_local_rank", [&] { return get_value("gaspi_proc_local_rank", local_rank, rt().node.rank()); });
+gaspi_return_t pgaspi_proc_local_rank(gaspi_rank_t *const local_rank) {
+  return guarded("gaspi_proc_local_rank",
+                 [&] { return get_value("gaspi_proc_local_rank", local_rank, rt().node.rank()); });
 }
 
-gaspi_return_t pgaspi_proc_local_num(gaspi_rank_t* const local_num) {
-  return guarded("gaspi_proc_local_num", [&] { return get_value("gaspi_proc_local_num", local_num, rt().node.nranks()); });
+gaspi_return_t pgaspi_proc_local_num(gaspi_rank_t *const local_num) {
+  return guarded("gaspi_proc_local_num",
+                 [&] { return get_value("gaspi_proc_local_num", local_num, rt().node.nranks()); });
 }
 
 gaspi_return_t pgaspi_proc_ping(const gaspi_rank_t rank, const gaspi_timeout_t) {
@@ -111,7 +142,7 @@ gaspi_return_t pgaspi_proc_ping(const gaspi_rank_t rank, const gaspi_timeout_t) 
   });
 }
 
-gaspi_return_t pgaspi_time_get(gaspi_time_t* const wtime) {
+gaspi_return_t pgaspi_time_get(gaspi_time_t *const wtime) {
   return guarded("gaspi_time_get", [&] {
     HYGASPI_TRY(check::init("gaspi_time_get"));
     HYGASPI_TRY(check::not_null("gaspi_time_get", wtime, "wtime"));
@@ -121,11 +152,11 @@ gaspi_return_t pgaspi_time_get(gaspi_time_t* const wtime) {
   });
 }
 
-gaspi_return_t pgaspi_time_ticks(gaspi_cycles_t* const ticks) {
+gaspi_return_t pgaspi_time_ticks(gaspi_cycles_t *const ticks) {
   return guarded("gaspi_time_ticks", [&] { return get_value("gaspi_time_ticks", ticks, __rdtsc(), false); });
 }
 
-gaspi_return_t pgaspi_cpu_frequency(gaspi_float* const cpu_mhz) {
+gaspi_return_t pgaspi_cpu_frequency(gaspi_float *const cpu_mhz) {
   return guarded("gaspi_cpu_frequency", [&] {
     HYGASPI_TRY(check::not_null("gaspi_cpu_frequency", cpu_mhz, "cpu_mhz"));
     std::ifstream info("/proc/cpuinfo");
@@ -140,32 +171,32 @@ gaspi_return_t pgaspi_cpu_frequency(gaspi_float* const cpu_mhz) {
   });
 }
 
-gaspi_return_t pgaspi_print_error(const gaspi_return_t error_code, gaspi_string_t* const error_message) {
+gaspi_return_t pgaspi_print_error(const gaspi_return_t error_code, gaspi_string_t *const error_message) {
   return guarded("gaspi_print_error", [&] {
     HYGASPI_TRY(check::not_null("gaspi_print_error", error_message, "error_message"));
-    *error_message = const_cast<char*>(error_text(error_code));
+    *error_message = const_cast<char *>(error_text(error_code));
     return GASPI_SUCCESS;
   });
 }
 
-gaspi_return_t pgaspi_error_message(const gaspi_return_t error_code, gaspi_string_t* const error_message) {
+gaspi_return_t pgaspi_error_message(const gaspi_return_t error_code, gaspi_string_t *const error_message) {
   return pgaspi_print_error(error_code, error_message);
 }
 
-gaspi_string_t pgaspi_error_str(gaspi_return_t error_code) { return const_cast<char*>(error_text(error_code)); }
+gaspi_string_t pgaspi_error_str(gaspi_return_t error_code) { return const_cast<char *>(error_text(error_code)); }
 
 gaspi_return_t pgaspi_pcontrol(gaspi_pointer_t) { return GASPI_SUCCESS; }
 
 // Statistics (spec §14.1): the counters of core/statistics.hpp. Any phase; the verbosity level
 // starts at 0, so nothing is counted until the program raises it.
 gaspi_return_t pgaspi_statistic_counter_info(const gaspi_statistic_counter_t counter,
-                                             gaspi_statistic_argument_t* const counter_argument,
-                                             gaspi_string_t* const counter_name,
-                                             gaspi_string_t* const counter_description,
-                                             gaspi_number_t* const verbosity_level) {
+                                             gaspi_statistic_argument_t *const counter_argument,
+                                             gaspi_string_t *const counter_name,
+                                             gaspi_string_t *const counter_description,
+                                             gaspi_number_t *const verbosity_level) {
   return guarded("gaspi_statistic_counter_info", [&] {
-    const char* fn = "gaspi_statistic_counter_info";
-    if (counter >= stats::counter_count) {  // the spec's answer, so not one of the optional checks
+    const char *fn = "gaspi_statistic_counter_info";
+    if (counter >= stats::counter_count) { // the spec's answer, so not one of the optional checks
       log::error(fn, "counter %u does not exist (counter_max %u)", counter, unsigned{stats::counter_count});
       return GASPI_ERROR;
     }
@@ -173,10 +204,10 @@ gaspi_return_t pgaspi_statistic_counter_info(const gaspi_statistic_counter_t cou
     HYGASPI_TRY(check::not_null(fn, counter_name, "counter_name"));
     HYGASPI_TRY(check::not_null(fn, counter_description, "counter_description"));
     HYGASPI_TRY(check::not_null(fn, verbosity_level, "verbosity_level"));
-    const stats::CounterInfo& info = stats::info(static_cast<stats::Counter>(counter));
+    const stats::CounterInfo &info = stats::info(static_cast<stats::Counter>(counter));
     *counter_argument = info.argument;
-    *counter_name = const_cast<char*>(info.name);
-    *counter_description = const_cast<char*>(info.description);
+    *counter_name = const_cast<char *>(info.name);
+    *counter_description = const_cast<char *>(info.description);
     *verbosity_level = info.min_level;
     return GASPI_SUCCESS;
   });
@@ -188,9 +219,9 @@ gaspi_return_t pgaspi_statistic_verbosity_level(const gaspi_number_t verbosity_l
 }
 
 gaspi_return_t pgaspi_statistic_counter_get(const gaspi_statistic_counter_t counter, const gaspi_number_t argument,
-                                            gaspi_ulong* const value) {
+                                            gaspi_ulong *const value) {
   return guarded("gaspi_statistic_counter_get", [&] {
-    const char* fn = "gaspi_statistic_counter_get";
+    const char *fn = "gaspi_statistic_counter_get";
     HYGASPI_TRY(check::not_null(fn, value, "value"));
     std::uint64_t v = 0;
     if (!stats::get(counter, argument, v)) {
@@ -209,7 +240,7 @@ gaspi_return_t pgaspi_statistic_counter_reset(const gaspi_statistic_counter_t co
   return GASPI_ERROR;
 }
 
-gaspi_return_t pgaspi_numa_socket(gaspi_uchar* const socket) {
+gaspi_return_t pgaspi_numa_socket(gaspi_uchar *const socket) {
   return guarded("gaspi_numa_socket", [&] { return get_value("gaspi_numa_socket", socket, 0); });
 }
 
@@ -231,7 +262,7 @@ void pgaspi_print_affinity_mask(void) {
 
 void pgaspi_delay(void) { _mm_pause(); }
 
-void gaspi_printf(const char* fmt, ...) {
+void gaspi_printf(const char *fmt, ...) {
   char text[4096];
   va_list ap;
   va_start(ap, fmt);
@@ -243,7 +274,7 @@ void gaspi_printf(const char* fmt, ...) {
 
 // Printed by the caller, prefixed with the target rank: all ranks of a node share the launcher's
 // output, so the text reaches the same terminal.
-void gaspi_printf_to(gaspi_rank_t rank, const char* fmt, ...) {
+void gaspi_printf_to(gaspi_rank_t rank, const char *fmt, ...) {
   char text[4096];
   va_list ap;
   va_start(ap, fmt);
@@ -253,7 +284,7 @@ void gaspi_printf_to(gaspi_rank_t rank, const char* fmt, ...) {
   std::fflush(stdout);
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_proc_local_rank)
 HYGASPI_ALIAS(gaspi_proc_local_num)

@@ -39,7 +39,7 @@ namespace {
 // blocked senders (`queue_behind`) skips its first look and waits for the next freed slot with
 // them; if none comes, the 10 ms re-check bounds its wait.
 template <class Push>
-shm::WaitResult wait_for_space(shm::PassiveRing& ring, Push&& push, const Deadline& deadline, bool queue_behind,
+shm::WaitResult wait_for_space(shm::PassiveRing &ring, Push &&push, const Deadline &deadline, bool queue_behind,
                                std::uint32_t target) {
   if (deadline.test_only())
     return queue_behind && push() ? shm::WaitResult::ready : shm::WaitResult::timeout;
@@ -58,7 +58,7 @@ shm::WaitResult wait_for_space(shm::PassiveRing& ring, Push&& push, const Deadli
     }
     const auto left = deadline.remaining(std::chrono::milliseconds(10));
     if (left.count() == 0) {
-      if (push())  // one last look, as wait_until does
+      if (push()) // one last look, as wait_until does
         result = shm::WaitResult::ready;
       break;
     }
@@ -68,39 +68,39 @@ shm::WaitResult wait_for_space(shm::PassiveRing& ring, Push&& push, const Deadli
   return result;
 }
 
-gaspi_return_t passive_size(const char* fn, std::uint64_t s) noexcept {
+gaspi_return_t passive_size(const char *fn, std::uint64_t s) noexcept {
   HYGASPI_CHECK(s > 0 && s <= rt().config.passive_transfer_size_max, GASPI_ERR_INV_COMMSIZE, fn,
                 "size %lu outside [1, passive_transfer_size_max=%lu]", static_cast<unsigned long>(s),
                 static_cast<unsigned long>(rt().config.passive_transfer_size_max));
   return GASPI_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
 gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
                                    const gaspi_rank_t rank, const gaspi_size_t size, const gaspi_timeout_t timeout) {
   return guarded("gaspi_passive_send", [&] {
-    const char* fn = "gaspi_passive_send";
+    const char *fn = "gaspi_passive_send";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::rank(fn, rank));
     HYGASPI_TRY(passive_size(fn, size));
-    const shm::MappedSegment* local = nullptr;
+    const shm::MappedSegment *local = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
-    if (!rt().on_node(rank))  // another node: an MPI message, delivered once matched
+    if (!rt().on_node(rank)) // another node: an MPI message, delivered once matched
       return stats::passive_sent(rank, size,
                                  rt().control.passive_send(rank, local->data + offset_local, size, Deadline(timeout)));
-    shm::Node& node = rt().node;
+    shm::Node &node = rt().node;
     const std::uint32_t target = rt().local(rank);
-    shm::PassiveRing* ring = node.passive_ring(target);
+    shm::PassiveRing *ring = node.passive_ring(target);
     if (ring == nullptr)
-      return GASPI_ERROR;  // passive_ring() said why
+      return GASPI_ERROR; // passive_ring() said why
     HYGASPI_CHECK(size <= ring->header.payload_max, GASPI_ERR_INV_COMMSIZE, fn,
                   "size %lu exceeds rank %u's passive_transfer_size_max %lu", static_cast<unsigned long>(size), rank,
                   static_cast<unsigned long>(ring->header.payload_max));
 
-    const char* src = local->data + offset_local;
+    const char *src = local->data + offset_local;
     const std::uint32_t me = rt().rank;
     auto push = [&] { return shm::passive_try_push(*ring, me, src, static_cast<std::uint32_t>(size)); };
     // Fast path only when nobody is blocked: a newcomer must not take the slot that blocked
@@ -109,30 +109,30 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     if (queue_behind || !push()) {
       const shm::WaitResult w = wait_for_space(*ring, push, Deadline(timeout), queue_behind, target);
       if (w == shm::WaitResult::timeout)
-        return GASPI_TIMEOUT;  // nothing was claimed, so nothing was sent
+        return GASPI_TIMEOUT; // nothing was claimed, so nothing was sent
       if (w == shm::WaitResult::failed) {
         log::error(fn, "rank %u died while its passive receive ring was full", rank);
         return GASPI_ERROR;
       }
     }
-    node.ring(target);  // after the seq_cst publication in passive_try_push (doorbell.hpp)
+    node.ring(target); // after the seq_cst publication in passive_try_push (doorbell.hpp)
     return stats::passive_sent(rank, size);
   });
 }
 
 gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
-                                      gaspi_rank_t* const rem_rank, const gaspi_size_t size,
+                                      gaspi_rank_t *const rem_rank, const gaspi_size_t size,
                                       const gaspi_timeout_t timeout) {
   return guarded("gaspi_passive_receive", [&] {
-    const char* fn = "gaspi_passive_receive";
+    const char *fn = "gaspi_passive_receive";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, rem_rank, "rank"));
     HYGASPI_TRY(passive_size(fn, size));
-    const shm::MappedSegment* local = nullptr;
+    const shm::MappedSegment *local = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
-    shm::Node& node = rt().node;
-    shm::PassiveRing& ring = node.my_passive_ring();
-    char* dst = local->data + offset_local;
+    shm::Node &node = rt().node;
+    shm::PassiveRing &ring = node.my_passive_ring();
+    char *dst = local->data + offset_local;
     shm::PassiveMessage msg;
     // The pop is the readiness test, so a receive that times out has taken nothing (DESIGN.md
     // "Where the spec is unclear"). Senders ring our doorbell after they publish.
@@ -148,7 +148,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
       if (from_mpi == GASPI_TIMEOUT)
         return false;
       msg.sender = static_cast<std::uint32_t>(from);
-      msg.size = static_cast<std::uint32_t>(size);  // a longer one returned GASPI_ERROR (truncated)
+      msg.size = static_cast<std::uint32_t>(size); // a longer one returned GASPI_ERROR (truncated)
       return true;
     };
     switch (node.wait(take, Deadline(timeout), {})) {
@@ -160,7 +160,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
       return GASPI_ERROR;
     }
     if (from_mpi == GASPI_ERROR)
-      return GASPI_ERROR;  // truncated; control.cpp said so
+      return GASPI_ERROR; // truncated; control.cpp said so
     HYGASPI_CHECK(msg.size <= size, GASPI_ERROR, fn,
                   "message of %u bytes from rank %u is longer than size %lu: truncated, the rest is discarded",
                   msg.size, msg.sender, static_cast<unsigned long>(size));
@@ -179,7 +179,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
 gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
   return guarded("gaspi_passive_queue_purge", [&] {
     HYGASPI_TRY(check::init("gaspi_passive_queue_purge"));
-    shm::PassiveRing& ring = rt().node.my_passive_ring();
+    shm::PassiveRing &ring = rt().node.my_passive_ring();
     shm::PassiveMessage msg;
     std::uint64_t discarded = 0;
     while (shm::passive_try_pop(ring, nullptr, 0, msg))
@@ -192,7 +192,7 @@ gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_passive_send)
 HYGASPI_ALIAS(gaspi_passive_receive)

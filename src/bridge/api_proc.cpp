@@ -18,7 +18,7 @@ namespace hygaspi {
 // One namespace-scope instance: rt() inlines to its address, with no static-guard check on the
 // data path (callgrind showed ~25 instructions per call for the function-local static).
 Runtime g_runtime;
-}  // namespace hygaspi
+} // namespace hygaspi
 
 namespace {
 // Spinning only pays when every rank has a core. Oversubscribed, a spinning waiter steals the CPU
@@ -29,7 +29,7 @@ namespace {
 // a rank pinned to one core (hygaspi-run --bind core, mpirun's default) has a mask of one CPU
 // although every rank has a core of its own (measured: treating that as oversubscribed turned a
 // 323 ns write_notify into 1167 ns).
-std::int64_t effective_spin(const Knobs& knobs, std::uint32_t node_ranks) {
+std::int64_t effective_spin(const Knobs &knobs, std::uint32_t node_ranks) {
   if (std::getenv("HYGASPI_SPIN") != nullptr)
     return knobs.spin;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
@@ -37,9 +37,9 @@ std::int64_t effective_spin(const Knobs& knobs, std::uint32_t node_ranks) {
 }
 
 // One node, started by hygaspi-run (or alone): global rank = node-local index.
-gaspi_return_t start_node_job(Runtime& r, const Knobs& knobs, const Deadline& deadline) {
+gaspi_return_t start_node_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
   if (knobs.job.empty())
-    shm::reclaim_stale_objects();  // a standalone process: nobody else sweeps
+    shm::reclaim_stale_objects(); // a standalone process: nobody else sweeps
   r.rank = static_cast<std::uint32_t>(knobs.rank);
   r.nranks = static_cast<std::uint32_t>(knobs.nranks);
   log::set_rank(static_cast<int>(r.rank));
@@ -59,11 +59,11 @@ gaspi_return_t start_node_job(Runtime& r, const Knobs& knobs, const Deadline& de
 bool progress_mpi() { return rt().control.progress(); }
 
 // Runs a global atomic that another node asked for, on one of our segments (mpi_rma/control.hpp).
-gaspi_return_t serve_atomic(const mpi::AtomicRequest& request, std::uint64_t& old) {
-  const shm::MappedSegment* seg = request.segment < limits::kMaxSegments ? rt().node.local(request.segment) : nullptr;
+gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &old) {
+  const shm::MappedSegment *seg = request.segment < limits::kMaxSegments ? rt().node.local(request.segment) : nullptr;
   if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
-    return GASPI_ERROR;  // the initiator checked what it could; the segment may have gone since
-  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t*>(seg->data + request.offset));
+    return GASPI_ERROR; // the initiator checked what it could; the segment may have gone since
+  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t *>(seg->data + request.offset));
   if (request.op == mpi::AtomicOp::fetch_add) {
     old = word.fetch_add(request.a, std::memory_order_seq_cst);
   } else {
@@ -75,7 +75,7 @@ gaspi_return_t serve_atomic(const mpi::AtomicRequest& request, std::uint64_t& ol
 
 // Launched by mpirun, or inside an MPI program (spec §5.6): GASPI rank = MPI rank; node peers use
 // shm, other nodes MPI. The node's first rank creates the node's job block.
-gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& deadline) {
+gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
   HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, knobs.progress_thread == 1}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
@@ -88,12 +88,12 @@ gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& dea
   }
   const auto node_size = static_cast<std::uint32_t>(r.global_of.size());
   if (r.mpi.local_rank == 0) {
-    shm::reclaim_stale_objects();  // no launcher sweeps /dev/shm after a crashed MPI job
+    shm::reclaim_stale_objects(); // no launcher sweeps /dev/shm after a crashed MPI job
     HYGASPI_TRY(shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job));
   }
   {
     auto lock = r.mpi.lock();
-    MPI_Barrier(r.mpi.comm());  // the job blocks exist
+    MPI_Barrier(r.mpi.comm()); // the job blocks exist
   }
   shm::NodeOptions options{r.mpi.node_job,
                            static_cast<std::uint32_t>(r.mpi.local_rank),
@@ -104,7 +104,7 @@ gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& dea
   HYGASPI_TRY(r.node.init(options, deadline));
   {
     auto lock = r.mpi.lock();
-    MPI_Barrier(r.mpi.comm());  // every node peer has mapped the bootstrap objects
+    MPI_Barrier(r.mpi.comm()); // every node peer has mapped the bootstrap objects
   }
   r.node.unlink_bootstrap_objects(r.mpi.local_rank == 0);
   r.bootstrap_job.reset();
@@ -126,11 +126,11 @@ gaspi_return_t start_mpi_job(Runtime& r, const Knobs& knobs, const Deadline& dea
   return GASPI_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
-gaspi_return_t pgaspi_config_get(gaspi_config_t* const config) {
+gaspi_return_t pgaspi_config_get(gaspi_config_t *const config) {
   return guarded("gaspi_config_get", [&] {
     HYGASPI_TRY(check::not_null("gaspi_config_get", config, "config"));
     *config = rt().config;
@@ -153,7 +153,7 @@ gaspi_return_t pgaspi_config_set(const gaspi_config_t new_config) {
 
 gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_init", [&] {
-    Runtime& r = rt();
+    Runtime &r = rt();
     std::lock_guard lock(r.lifecycle);
     HYGASPI_CHECK(!r.initialized.load(), GASPI_ERR_INITED, "gaspi_proc_init", "already initialised");
     Knobs knobs;
@@ -165,7 +165,8 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     // GASPI_BLOCK would wait forever for a peer that never starts; cap it (HYGASPI_INIT_TIMEOUT_MS).
     const gaspi_timeout_t wait_ms =
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
-    gaspi_return_t rc = mpi::wanted() ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
+    gaspi_return_t rc =
+        mpi::wanted() ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
     if (rc != GASPI_SUCCESS) {
       r.node.term();
       r.mpi.term();
@@ -174,7 +175,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     }
     r.queues.reset(r.config.queue_num, r.config.queue_size_max);
     r.groups.clear();
-    Group& all = r.groups.groups[GASPI_GROUP_ALL];
+    Group &all = r.groups.groups[GASPI_GROUP_ALL];
     all.members.resize(r.nranks);
     std::iota(all.members.begin(), all.members.end(), gaspi_rank_t{0});
     all.my_index = r.rank;
@@ -186,7 +187,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
       r.node.term();
       return area;
     }
-    stats::start(r.nranks);  // per-rank counter arrays, all counters zero
+    stats::start(r.nranks); // per-rank counter arrays, all counters zero
     r.start = std::chrono::steady_clock::now();
     r.initialized.store(true, std::memory_order_release);
     return GASPI_SUCCESS;
@@ -195,7 +196,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
 
 gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
   return guarded("gaspi_proc_term", [&] {
-    Runtime& r = rt();
+    Runtime &r = rt();
     std::lock_guard lock(r.lifecycle);
     HYGASPI_TRY(check::init("gaspi_proc_term"));
     r.initialized.store(false, std::memory_order_release);
@@ -206,7 +207,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
       r.node.set_progress(nullptr);
       r.control.stop_thread();
       if (r.rma.active())
-        r.rma.term();  // collective: waits for every rank's gaspi_proc_term
+        r.rma.term(); // collective: waits for every rank's gaspi_proc_term
       r.mpi.term();
     }
     r.node.term();
@@ -215,7 +216,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
   });
 }
 
-gaspi_return_t pgaspi_proc_num(gaspi_rank_t* const proc_num) {
+gaspi_return_t pgaspi_proc_num(gaspi_rank_t *const proc_num) {
   return guarded("gaspi_proc_num", [&] {
     HYGASPI_TRY(check::init("gaspi_proc_num"));
     HYGASPI_TRY(check::not_null("gaspi_proc_num", proc_num, "proc_num"));
@@ -224,7 +225,7 @@ gaspi_return_t pgaspi_proc_num(gaspi_rank_t* const proc_num) {
   });
 }
 
-gaspi_return_t pgaspi_proc_rank(gaspi_rank_t* const rank) {
+gaspi_return_t pgaspi_proc_rank(gaspi_rank_t *const rank) {
   return guarded("gaspi_proc_rank", [&] {
     HYGASPI_TRY(check::init("gaspi_proc_rank"));
     HYGASPI_TRY(check::not_null("gaspi_proc_rank", rank, "rank"));
@@ -270,7 +271,7 @@ gaspi_return_t pgaspi_state_vec_get(gaspi_state_vector_t state_vector) {
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_config_get)
 HYGASPI_ALIAS(gaspi_config_set)

@@ -11,10 +11,10 @@ namespace {
 
 // Drops the entries that were posted to `q` before this call. Node-local operations are already
 // complete when their post returns, so nothing else is left to do.
-gaspi_return_t drain(const char* fn, gaspi_queue_id_t q, gaspi_timeout_t timeout) {
+gaspi_return_t drain(const char *fn, gaspi_queue_id_t q, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check::init(fn));
   HYGASPI_TRY(check::queue(fn, q));
-  Queue& queue = rt().queues[q];
+  Queue &queue = rt().queues[q];
   std::unique_lock lock(queue.waiting, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
@@ -26,7 +26,7 @@ gaspi_return_t drain(const char* fn, gaspi_queue_id_t q, gaspi_timeout_t timeout
   return GASPI_SUCCESS;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -41,7 +41,7 @@ gaspi_return_t pgaspi_queue_purge(const gaspi_queue_id_t queue, const gaspi_time
   return guarded("gaspi_queue_purge", [&] { return drain("gaspi_queue_purge", queue, timeout); });
 }
 
-gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t* const queue_size) {
+gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *const queue_size) {
   return guarded("gaspi_queue_size", [&] {
     HYGASPI_TRY(check::init("gaspi_queue_size"));
     HYGASPI_TRY(check::queue("gaspi_queue_size", queue));
@@ -51,7 +51,7 @@ gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t* c
   });
 }
 
-gaspi_return_t pgaspi_queue_create(gaspi_queue_id_t* const queue, const gaspi_timeout_t) {
+gaspi_return_t pgaspi_queue_create(gaspi_queue_id_t *const queue, const gaspi_timeout_t) {
   return guarded("gaspi_queue_create", [&] {
     HYGASPI_TRY(check::init("gaspi_queue_create"));
     HYGASPI_TRY(check::not_null("gaspi_queue_create", queue, "queue"));
@@ -67,7 +67,7 @@ gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
   return guarded("gaspi_queue_delete", [&] {
     HYGASPI_TRY(check::init("gaspi_queue_delete"));
     HYGASPI_TRY(check::queue("gaspi_queue_delete", queue));
-    Queue& q = rt().queues[queue];
+    Queue &q = rt().queues[queue];
     std::lock_guard lock(q.waiting);
     HYGASPI_CHECK(q.posted.load() == 0, GASPI_ERROR, "gaspi_queue_delete",
                   "queue %u still holds %u posted requests; call gaspi_wait first", queue, q.posted.load());
@@ -78,19 +78,19 @@ gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
 
 gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
                                       const gaspi_notification_id_t notification_begin, const gaspi_number_t num,
-                                      gaspi_notification_id_t* const first_id, const gaspi_timeout_t timeout) {
+                                      gaspi_notification_id_t *const first_id, const gaspi_timeout_t timeout) {
   return guarded("gaspi_notify_waitsome", [&] {
     stats::Timer timer(stats::notify_wait_us);
-    const char* fn = "gaspi_notify_waitsome";
+    const char *fn = "gaspi_notify_waitsome";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, first_id, "first_id"));
-    const shm::MappedSegment* seg = nullptr;
+    const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, 0, 0, seg));
     HYGASPI_CHECK(num > 0, GASPI_ERR_INV_NUM, fn, "num is 0");
     HYGASPI_CHECK(notification_begin < seg->notification_num && num <= seg->notification_num - notification_begin,
                   GASPI_ERR_INV_NOTIF_ID, fn, "notifications [%u, %u + %u) beyond notification_num %u",
                   notification_begin, notification_begin, num, seg->notification_num);
-    std::uint32_t* const first = seg->notifications + notification_begin;
+    std::uint32_t *const first = seg->notifications + notification_begin;
     // spec §8.3.3: returns once at least one notification in the range is non-zero. Acquire
     // loads pair with the notifier's store, so the data written before it is visible now.
     auto found = [&] {
@@ -111,11 +111,11 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
 
 gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
                                    const gaspi_notification_id_t notification_id,
-                                   gaspi_notification_t* const old_notification_val) {
+                                   gaspi_notification_t *const old_notification_val) {
   return guarded("gaspi_notify_reset", [&] {
-    const char* fn = "gaspi_notify_reset";
+    const char *fn = "gaspi_notify_reset";
     HYGASPI_TRY(check::init(fn));
-    const shm::MappedSegment* seg = nullptr;
+    const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, 0, 0, seg));
     HYGASPI_TRY(check::notification(fn, seg->notification_num, notification_id));
     // An atomic exchange: of several threads resetting one id, exactly one gets the value.
@@ -127,7 +127,7 @@ gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_wait)
 HYGASPI_ALIAS(gaspi_queue_purge)

@@ -10,20 +10,20 @@ using namespace hygaspi;
 namespace {
 
 struct Transfer {
-  const shm::MappedSegment* local = nullptr;
+  const shm::MappedSegment *local = nullptr;
   RemoteRef remote;
 };
 
-gaspi_return_t check_transfer(const char* fn, gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
-                              gaspi_segment_id_t seg_r, gaspi_offset_t off_r, gaspi_size_t size, Transfer& t) {
+gaspi_return_t check_transfer(const char *fn, gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
+                              gaspi_segment_id_t seg_r, gaspi_offset_t off_r, gaspi_size_t size, Transfer &t) {
   HYGASPI_TRY(check::rank(fn, rank));
   HYGASPI_TRY(check::size(fn, size));
   HYGASPI_TRY(check::local_segment(fn, seg_l, off_l, size, t.local));
   return check::remote_segment(fn, rank, seg_r, off_r, size, t.remote);
 }
 
-gaspi_return_t check_list(const char* fn, gaspi_number_t num, gaspi_segment_id_t* seg_l, gaspi_offset_t* off_l,
-                          gaspi_segment_id_t* seg_r, gaspi_offset_t* off_r, gaspi_size_t* size) {
+gaspi_return_t check_list(const char *fn, gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l,
+                          gaspi_segment_id_t *seg_r, gaspi_offset_t *off_r, gaspi_size_t *size) {
   HYGASPI_TRY(check::list_num(fn, num));
   HYGASPI_TRY(check::not_null(fn, seg_l, "segment_id_local"));
   HYGASPI_TRY(check::not_null(fn, off_l, "offset_local"));
@@ -36,7 +36,7 @@ gaspi_return_t check_list(const char* fn, gaspi_number_t num, gaspi_segment_id_t
 struct Mover {
   gaspi_queue_id_t queue;
   bool read;
-  gaspi_return_t operator()(const Transfer& t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
+  gaspi_return_t operator()(const Transfer &t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
                             gaspi_size_t size) const {
     return read ? route_get(t.local->data + off_l, t.remote, rank, off_r, size, queue)
                 : route_put(t.remote, rank, off_r, t.local->data + off_l, size, queue);
@@ -44,7 +44,7 @@ struct Mover {
 };
 
 // The local notification of the read variants: the data must have arrived first.
-gaspi_return_t notify_after_read(const RemoteRef& from, gaspi_rank_t rank, const shm::MappedSegment& seg,
+gaspi_return_t notify_after_read(const RemoteRef &from, gaspi_rank_t rank, const shm::MappedSegment &seg,
                                  gaspi_notification_id_t id) {
   if (from.mpi != nullptr)
     HYGASPI_TRY(rt().rma.flush(rank));
@@ -55,8 +55,8 @@ gaspi_return_t notify_after_read(const RemoteRef& from, gaspi_rank_t rank, const
 // A list operation: every element is checked before the queue is touched and anything moves.
 class ListPlan {
 public:
-  gaspi_return_t check(const char* fn, gaspi_number_t num, gaspi_segment_id_t* seg_l, gaspi_offset_t* off_l,
-                       gaspi_rank_t rank, gaspi_segment_id_t* seg_r, gaspi_offset_t* off_r, gaspi_size_t* size) {
+  gaspi_return_t check(const char *fn, gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l,
+                       gaspi_rank_t rank, gaspi_segment_id_t *seg_r, gaspi_offset_t *off_r, gaspi_size_t *size) {
     HYGASPI_TRY(check_list(fn, num, seg_l, off_l, seg_r, off_r, size));
     if (num > kOnStack) {
       heap_ = std::make_unique<Transfer[]>(num);
@@ -68,8 +68,8 @@ public:
   }
 
   template <class Move>
-  gaspi_return_t run(gaspi_number_t num, gaspi_offset_t* off_l, gaspi_rank_t rank, gaspi_offset_t* off_r,
-                     gaspi_size_t* size, Move&& move) const {
+  gaspi_return_t run(gaspi_number_t num, gaspi_offset_t *off_l, gaspi_rank_t rank, gaspi_offset_t *off_r,
+                     gaspi_size_t *size, Move &&move) const {
     for (gaspi_number_t i = 0; i < num; ++i)
       HYGASPI_TRY(move(t_[i], off_l[i], rank, off_r[i], size[i]));
     return GASPI_SUCCESS;
@@ -79,10 +79,10 @@ private:
   static constexpr gaspi_number_t kOnStack = 64;
   Transfer stack_[kOnStack];
   std::unique_ptr<Transfer[]> heap_;
-  Transfer* t_ = stack_;
+  Transfer *t_ = stack_;
 };
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -94,8 +94,8 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
     HYGASPI_TRY(check::init("gaspi_write"));
     HYGASPI_TRY(check::queue("gaspi_write", queue));
     Transfer t;
-    HYGASPI_TRY(check_transfer("gaspi_write", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
-                               size, t));
+    HYGASPI_TRY(
+        check_transfer("gaspi_write", segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, rank, offset_remote, size));
   });
@@ -109,8 +109,8 @@ gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gasp
     HYGASPI_TRY(check::init("gaspi_read"));
     HYGASPI_TRY(check::queue("gaspi_read", queue));
     Transfer t;
-    HYGASPI_TRY(check_transfer("gaspi_read", segment_id_local, offset_local, rank, segment_id_remote, offset_remote,
-                               size, t));
+    HYGASPI_TRY(
+        check_transfer("gaspi_read", segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, rank, offset_remote, size));
   });
@@ -155,12 +155,12 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
   });
 }
 
-gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
-                                 gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
-                                 gaspi_segment_id_t* const segment_id_remote, gaspi_offset_t* const offset_remote,
-                                 gaspi_size_t* const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
+gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_local,
+                                 gaspi_offset_t *const offset_local, const gaspi_rank_t rank,
+                                 gaspi_segment_id_t *const segment_id_remote, gaspi_offset_t *const offset_remote,
+                                 gaspi_size_t *const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
   return guarded("gaspi_write_list", [&] {
-    const char* fn = "gaspi_write_list";
+    const char *fn = "gaspi_write_list";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::queue(fn, queue));
     HYGASPI_TRY(check::rank(fn, rank));
@@ -172,16 +172,16 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t* c
   });
 }
 
-gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
-                                        gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
-                                        gaspi_segment_id_t* const segment_id_remote,
-                                        gaspi_offset_t* const offset_remote, gaspi_size_t* const size,
+gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_local,
+                                        gaspi_offset_t *const offset_local, const gaspi_rank_t rank,
+                                        gaspi_segment_id_t *const segment_id_remote,
+                                        gaspi_offset_t *const offset_remote, gaspi_size_t *const size,
                                         const gaspi_segment_id_t segment_id_notification,
                                         const gaspi_notification_id_t notification_id,
                                         const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                         const gaspi_timeout_t) {
   return guarded("gaspi_write_list_notify", [&] {
-    const char* fn = "gaspi_write_list_notify";
+    const char *fn = "gaspi_write_list_notify";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::queue(fn, queue));
     HYGASPI_TRY(check::rank(fn, rank));
@@ -218,12 +218,12 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
   });
 }
 
-gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
-                                gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
-                                gaspi_segment_id_t* const segment_id_remote, gaspi_offset_t* const offset_remote,
-                                gaspi_size_t* const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
+gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_local,
+                                gaspi_offset_t *const offset_local, const gaspi_rank_t rank,
+                                gaspi_segment_id_t *const segment_id_remote, gaspi_offset_t *const offset_remote,
+                                gaspi_size_t *const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
   return guarded("gaspi_read_list", [&] {
-    const char* fn = "gaspi_read_list";
+    const char *fn = "gaspi_read_list";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::queue(fn, queue));
     HYGASPI_TRY(check::rank(fn, rank));
@@ -235,20 +235,20 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t* co
   });
 }
 
-gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_local,
-                                       gaspi_offset_t* const offset_local, const gaspi_rank_t rank,
-                                       gaspi_segment_id_t* const segment_id_remote, gaspi_offset_t* const offset_remote,
-                                       gaspi_size_t* const size, const gaspi_segment_id_t segment_id_notification,
+gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_local,
+                                       gaspi_offset_t *const offset_local, const gaspi_rank_t rank,
+                                       gaspi_segment_id_t *const segment_id_remote, gaspi_offset_t *const offset_remote,
+                                       gaspi_size_t *const size, const gaspi_segment_id_t segment_id_notification,
                                        const gaspi_notification_id_t notification_id, const gaspi_queue_id_t queue,
                                        const gaspi_timeout_t) {
   return guarded("gaspi_read_list_notify", [&] {
-    const char* fn = "gaspi_read_list_notify";
+    const char *fn = "gaspi_read_list_notify";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::queue(fn, queue));
     HYGASPI_TRY(check::rank(fn, rank));
     ListPlan plan;
     HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
-    const shm::MappedSegment* nseg = nullptr;
+    const shm::MappedSegment *nseg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(fn, nseg->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
@@ -260,7 +260,7 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_write)
 HYGASPI_ALIAS(gaspi_read)

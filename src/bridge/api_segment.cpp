@@ -18,14 +18,14 @@ std::array<std::atomic<bool>, limits::kMaxSegments> g_pending_collective{};
 constexpr gaspi_alloc_t kKnownPolicies = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
 
 // GASPI_ALLOC_NUMA_LOCAL and GASPI_ALLOC_NUMA_INTERLEAVE place the same pages two ways.
-gaspi_return_t check_numa_policy(const char* fn, gaspi_alloc_t policy) {
+gaspi_return_t check_numa_policy(const char *fn, gaspi_alloc_t policy) {
   constexpr gaspi_alloc_t both = GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
   HYGASPI_CHECK((policy & both) != both, GASPI_ERROR, fn,
                 "GASPI_ALLOC_NUMA_LOCAL and GASPI_ALLOC_NUMA_INTERLEAVE exclude each other");
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t allocate(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory,
+gaspi_return_t allocate(const char *fn, gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory,
                         gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
   HYGASPI_TRY(check::init(fn));
   HYGASPI_TRY(check::segment_id(fn, seg));
@@ -34,7 +34,7 @@ gaspi_return_t allocate(const char* fn, gaspi_segment_id_t seg, gaspi_size_t siz
   HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERROR, fn, "segment %u already exists", seg);
   HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory, alloc_policy));
   if (rt().rma.active()) {
-    const shm::MappedSegment& m = *rt().node.local(seg);
+    const shm::MappedSegment &m = *rt().node.local(seg);
     if (gaspi_return_t rc = rt().rma.attach(seg, m.data, m.size, m.notifications,
                                             std::uint64_t{m.notification_num} * sizeof(std::uint32_t));
         rc != GASPI_SUCCESS) {
@@ -53,18 +53,23 @@ std::array<std::vector<gaspi_rank_t>, limits::kMaxSegments> g_registered;
 gaspi_return_t register_with(gaspi_segment_id_t seg, gaspi_rank_t rank) {
   if (rt().on_node(rank))
     return GASPI_SUCCESS;
-  const shm::MappedSegment& m = *rt().node.local(seg);
-  mpi::RemoteSegment entry{m.generation, m.size, reinterpret_cast<std::uint64_t>(m.data),
-                           reinterpret_cast<std::uint64_t>(m.notifications), m.notification_num, 0, {}};
+  const shm::MappedSegment &m = *rt().node.local(seg);
+  mpi::RemoteSegment entry{m.generation,
+                           m.size,
+                           reinterpret_cast<std::uint64_t>(m.data),
+                           reinterpret_cast<std::uint64_t>(m.notifications),
+                           m.notification_num,
+                           0,
+                           {}};
   HYGASPI_TRY(rt().rma.register_with(seg, rank, entry));
   std::lock_guard lock(rt().segments);
-  auto& ranks = g_registered[seg];
+  auto &ranks = g_registered[seg];
   if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end())
     ranks.push_back(rank);
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t collective(const char* fn, gaspi_segment_id_t seg, gaspi_size_t size, void* user_memory,
+gaspi_return_t collective(const char *fn, gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory,
                           gaspi_group_t group, gaspi_timeout_t timeout,
                           gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
   HYGASPI_TRY(check::init(fn));
@@ -83,7 +88,7 @@ gaspi_return_t collective(const char* fn, gaspi_segment_id_t seg, gaspi_size_t s
   return rc;
 }
 
-}  // namespace
+} // namespace
 
 extern "C" {
 
@@ -103,7 +108,7 @@ gaspi_return_t pgaspi_segment_register(const gaspi_segment_id_t segment_id, cons
   return guarded("gaspi_segment_register", [&] {
     HYGASPI_TRY(check::init("gaspi_segment_register"));
     HYGASPI_TRY(check::rank("gaspi_segment_register", rank));
-    const shm::MappedSegment* seg = nullptr;
+    const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment("gaspi_segment_register", segment_id, 0, 0, seg));
     return register_with(segment_id, rank);
   });
@@ -156,7 +161,7 @@ gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
   });
 }
 
-gaspi_return_t pgaspi_segment_num(gaspi_number_t* const segment_num) {
+gaspi_return_t pgaspi_segment_num(gaspi_number_t *const segment_num) {
   return guarded("gaspi_segment_num", [&] {
     HYGASPI_TRY(check::init("gaspi_segment_num"));
     HYGASPI_TRY(check::not_null("gaspi_segment_num", segment_num, "segment_num"));
@@ -168,7 +173,7 @@ gaspi_return_t pgaspi_segment_num(gaspi_number_t* const segment_num) {
   });
 }
 
-gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t* const segment_id_list) {
+gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_list) {
   return guarded("gaspi_segment_list", [&] {
     HYGASPI_TRY(check::init("gaspi_segment_list"));
     HYGASPI_TRY(check::not_null("gaspi_segment_list", segment_id_list, "segment_id_list"));
@@ -180,18 +185,18 @@ gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t*
   });
 }
 
-gaspi_return_t pgaspi_segment_ptr(const gaspi_segment_id_t segment_id, gaspi_pointer_t* ptr) {
+gaspi_return_t pgaspi_segment_ptr(const gaspi_segment_id_t segment_id, gaspi_pointer_t *ptr) {
   return guarded("gaspi_segment_ptr", [&] {
     HYGASPI_TRY(check::init("gaspi_segment_ptr"));
     HYGASPI_TRY(check::not_null("gaspi_segment_ptr", ptr, "ptr"));
-    const shm::MappedSegment* seg = nullptr;
+    const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment("gaspi_segment_ptr", segment_id, 0, 0, seg));
     *ptr = seg->data;
     return GASPI_SUCCESS;
   });
 }
 
-gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t* const avail_seg_id) {
+gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t *const avail_seg_id) {
   return guarded("gaspi_segment_avail_local", [&] {
     HYGASPI_TRY(check::init("gaspi_segment_avail_local"));
     HYGASPI_TRY(check::not_null("gaspi_segment_avail_local", avail_seg_id, "avail_seg_id"));
@@ -206,7 +211,7 @@ gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t* const avail_seg_id
 }
 
 gaspi_return_t pgaspi_segment_size(const gaspi_segment_id_t segment_id, const gaspi_rank_t rank,
-                                   gaspi_size_t* const size) {
+                                   gaspi_size_t *const size) {
   return guarded("gaspi_segment_size", [&] {
     HYGASPI_TRY(check::init("gaspi_segment_size"));
     HYGASPI_TRY(check::not_null("gaspi_segment_size", size, "size"));
@@ -218,7 +223,7 @@ gaspi_return_t pgaspi_segment_size(const gaspi_segment_id_t segment_id, const ga
   });
 }
 
-}  // extern "C"
+} // extern "C"
 
 HYGASPI_ALIAS(gaspi_segment_alloc)
 HYGASPI_ALIAS(gaspi_segment_register)

@@ -5,10 +5,10 @@
 namespace hygaspi {
 
 // Checks that `group` is committed and contains this rank.
-gaspi_return_t check_committed_group(const char* fn, gaspi_group_t group) noexcept;
+gaspi_return_t check_committed_group(const char *fn, gaspi_group_t group) noexcept;
 
 // The barrier of `group`; resumable after GASPI_TIMEOUT (spec §11.2.1).
-gaspi_return_t group_barrier(const char* fn, gaspi_group_t group, gaspi_timeout_t timeout);
+gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_t timeout);
 
 // Works out how this rank reaches the members of a newly committed group (node part, leaders).
 void compute_route(gaspi_group_t group);
@@ -16,4 +16,4 @@ void compute_route(gaspi_group_t group);
 // Creates the node-local reduce area of a newly committed group when this rank leads it.
 gaspi_return_t publish_reduce_area(gaspi_group_t group);
 
-}  // namespace hygaspi
+} // namespace hygaspi

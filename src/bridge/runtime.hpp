@@ -39,48 +39,48 @@ namespace hygaspi {
 // How this rank reaches the members of a committed group: node-local members through shm, the
 // other nodes through their leaders (the lowest member of each node) over MPI.
 struct GroupRoute {
-  std::vector<gaspi_rank_t> node_members;  // node-local indices of the members on my node
-  std::uint32_t my_node_index = 0;         // my position in node_members
-  std::vector<int> leaders;                // global rank of each node's leader, ascending
-  std::int32_t my_leader_index = -1;       // my position in leaders, -1 if I lead no node
-  int barrier_phase = 0;                   // 0 node arrive, 1 leaders, 2 node release
+  std::vector<gaspi_rank_t> node_members; // node-local indices of the members on my node
+  std::uint32_t my_node_index = 0;        // my position in node_members
+  std::vector<int> leaders;               // global rank of each node's leader, ascending
+  std::int32_t my_leader_index = -1;      // my position in leaders, -1 if I lead no node
+  int barrier_phase = 0;                  // 0 node arrive, 1 leaders, 2 node release
   mpi::LeaderBarrier leader_barrier;
   mpi::LeaderReduce leader_reduce;
 };
 
 struct Runtime {
-  std::mutex lifecycle;  // serialises init and term
+  std::mutex lifecycle; // serialises init and term
   std::atomic<bool> initialized{false};
-  gaspi_config_t config = default_config();  // proposed before init, granted after
+  gaspi_config_t config = default_config(); // proposed before init, granted after
   Knobs knobs;
   std::uint32_t rank = 0;
   std::uint32_t nranks = 1;
   std::chrono::steady_clock::time_point start{};
   shm::Node node;
   shm::NodeReduce reduce;
-  mpi::Env mpi;  // inactive under hygaspi-run and for a standalone process
+  mpi::Env mpi; // inactive under hygaspi-run and for a standalone process
   mpi::Rma rma;
   mpi::Control control;
-  shm::ShmObject bootstrap_job;  // MPI jobs: the job block the node leader created
+  shm::ShmObject bootstrap_job; // MPI jobs: the job block the node leader created
   // Locality: node-local index of every global rank (-1: another node), and the reverse.
   std::vector<std::int32_t> local_of;
   std::vector<std::uint32_t> global_of;
-  std::array<std::atomic<bool>, limits::kMaxQueues> queue_uses_mpi{};  // gaspi_wait must flush
+  std::array<std::atomic<bool>, limits::kMaxQueues> queue_uses_mpi{}; // gaspi_wait must flush
   std::array<GroupRoute, limits::kMaxGroups> routes;
 
   [[nodiscard]] bool on_node(std::uint32_t r) const noexcept { return local_of[r] >= 0; }
   [[nodiscard]] std::uint32_t local(std::uint32_t r) const noexcept { return static_cast<std::uint32_t>(local_of[r]); }
   QueueTable queues;
   GroupTable groups;
-  std::mutex segments;  // serialises segment creation and deletion
+  std::mutex segments; // serialises segment creation and deletion
 };
 
 extern Runtime g_runtime;
-inline Runtime& rt() noexcept { return g_runtime; }
+inline Runtime &rt() noexcept { return g_runtime; }
 
 // Takes a per-group or per-queue lock for a blocking call. GASPI_TEST only tries: another thread
 // in the same call means "not done yet", so the caller returns GASPI_TIMEOUT.
-[[nodiscard]] inline bool lock_for(std::unique_lock<std::mutex>& lock, gaspi_timeout_t timeout) {
+[[nodiscard]] inline bool lock_for(std::unique_lock<std::mutex> &lock, gaspi_timeout_t timeout) {
   if (timeout == GASPI_TEST)
     return lock.try_lock();
   lock.lock();
@@ -88,11 +88,10 @@ inline Runtime& rt() noexcept { return g_runtime; }
 }
 
 // Runs an entry point's body; a stray exception becomes GASPI_ERROR plus a message.
-template <class Body>
-gaspi_return_t guarded(const char* fn, Body&& body) noexcept {
+template <class Body> gaspi_return_t guarded(const char *fn, Body &&body) noexcept {
   try {
     return body();
-  } catch (const std::exception& e) {
+  } catch (const std::exception &e) {
     log::error(fn, "internal error: %s", e.what());
   } catch (...) {
     log::error(fn, "internal error");
@@ -100,25 +99,25 @@ gaspi_return_t guarded(const char* fn, Body&& body) noexcept {
   return GASPI_ERROR;
 }
 
-#define HYGASPI_TRY(expr)                                                                                    \
-  do {                                                                                                       \
-    gaspi_return_t hygaspi_rc_ = (expr);                                                                     \
-    if (hygaspi_rc_ != GASPI_SUCCESS)                                                                        \
-      return hygaspi_rc_;                                                                                    \
+#define HYGASPI_TRY(expr)                                                                                              \
+  do {                                                                                                                 \
+    gaspi_return_t hygaspi_rc_ = (expr);                                                                               \
+    if (hygaspi_rc_ != GASPI_SUCCESS)                                                                                  \
+      return hygaspi_rc_;                                                                                              \
   } while (0)
 
 // Rejects a call when `cond` is false: logs once with the rank and returns `code`.
-#define HYGASPI_CHECK(cond, code, fn, ...)                                                                   \
-  do {                                                                                                       \
-    if (HYGASPI_CHECKS_ON && __builtin_expect(!(cond), 0)) {                                                 \
-      ::hygaspi::log::error(fn, __VA_ARGS__);                                                                \
-      return code;                                                                                           \
-    }                                                                                                        \
+#define HYGASPI_CHECK(cond, code, fn, ...)                                                                             \
+  do {                                                                                                                 \
+    if (HYGASPI_CHECKS_ON && __builtin_expect(!(cond), 0)) {                                                           \
+      ::hygaspi::log::error(fn, __VA_ARGS__);                                                                          \
+      return code;                                                                                                     \
+    }                                                                                                                  \
   } while (0)
 
 namespace check {
 
-inline gaspi_return_t init(const char* fn) noexcept {
+inline gaspi_return_t init(const char *fn) noexcept {
   if (__builtin_expect(!rt().initialized.load(std::memory_order_acquire), 0)) {
     log::error(fn, "called before gaspi_proc_init or after gaspi_proc_term");
     return GASPI_ERR_NOINIT;
@@ -126,32 +125,32 @@ inline gaspi_return_t init(const char* fn) noexcept {
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t rank(const char* fn, std::uint32_t r) noexcept {
+inline gaspi_return_t rank(const char *fn, std::uint32_t r) noexcept {
   HYGASPI_CHECK(r < rt().nranks, GASPI_ERR_INV_RANK, fn, "rank %u out of range (job has %u ranks)", r, rt().nranks);
   HYGASPI_CHECK(!rt().on_node(r) || rt().node.alive(rt().local(r)), GASPI_ERROR, fn, "rank %u is dead", r);
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t queue(const char* fn, std::uint32_t q) noexcept {
+inline gaspi_return_t queue(const char *fn, std::uint32_t q) noexcept {
   HYGASPI_CHECK(rt().queues.exists(q), GASPI_ERR_INV_QUEUE, fn, "queue %u does not exist", q);
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t size(const char* fn, std::uint64_t s) noexcept {
+inline gaspi_return_t size(const char *fn, std::uint64_t s) noexcept {
   HYGASPI_CHECK(s > 0 && s <= rt().config.transfer_size_max, GASPI_ERR_INV_COMMSIZE, fn,
                 "size %lu outside [1, transfer_size_max=%lu]", static_cast<unsigned long>(s),
                 static_cast<unsigned long>(rt().config.transfer_size_max));
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t segment_id(const char* fn, std::uint32_t seg) noexcept {
+inline gaspi_return_t segment_id(const char *fn, std::uint32_t seg) noexcept {
   HYGASPI_CHECK(seg < rt().config.segment_max, GASPI_ERR_INV_SEG, fn, "segment id %u >= segment_max %u", seg,
                 rt().config.segment_max);
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t local_segment(const char* fn, std::uint32_t seg, std::uint64_t off, std::uint64_t size,
-                                    const shm::MappedSegment*& out) noexcept {
+inline gaspi_return_t local_segment(const char *fn, std::uint32_t seg, std::uint64_t off, std::uint64_t size,
+                                    const shm::MappedSegment *&out) noexcept {
   HYGASPI_TRY(segment_id(fn, seg));
   out = rt().node.local(seg);
   HYGASPI_CHECK(out != nullptr, GASPI_ERR_INV_SEG, fn, "local segment %u does not exist", seg);
@@ -161,21 +160,21 @@ inline gaspi_return_t local_segment(const char* fn, std::uint32_t seg, std::uint
   return GASPI_SUCCESS;
 }
 
-}  // namespace check
+} // namespace check
 
 // A segment of another rank, reached through shm (a node peer) or MPI (another node).
 struct RemoteRef {
-  const shm::MappedSegment* shm = nullptr;
-  const mpi::RemoteSegment* mpi = nullptr;
-  std::uint32_t local = 0;  // node-local index of the owner (shm)
+  const shm::MappedSegment *shm = nullptr;
+  const mpi::RemoteSegment *mpi = nullptr;
+  std::uint32_t local = 0; // node-local index of the owner (shm)
   std::uint64_t size = 0;
   std::uint32_t notification_num = 0;
 };
 
 namespace check {
 
-inline gaspi_return_t remote_segment(const char* fn, std::uint32_t r, std::uint32_t seg, std::uint64_t off,
-                                     std::uint64_t size, RemoteRef& out) noexcept {
+inline gaspi_return_t remote_segment(const char *fn, std::uint32_t r, std::uint32_t seg, std::uint64_t off,
+                                     std::uint64_t size, RemoteRef &out) noexcept {
   HYGASPI_TRY(segment_id(fn, seg));
   if (rt().on_node(r)) {
     out.local = rt().local(r);
@@ -197,28 +196,27 @@ inline gaspi_return_t remote_segment(const char* fn, std::uint32_t r, std::uint3
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t notification(const char* fn, std::uint32_t notification_num, std::uint32_t id) noexcept {
+inline gaspi_return_t notification(const char *fn, std::uint32_t notification_num, std::uint32_t id) noexcept {
   HYGASPI_CHECK(id < notification_num, GASPI_ERR_INV_NOTIF_ID, fn, "notification id %u >= notification_num %u", id,
                 notification_num);
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t list_num(const char* fn, std::uint32_t num) noexcept {
+inline gaspi_return_t list_num(const char *fn, std::uint32_t num) noexcept {
   HYGASPI_CHECK(num > 0 && num <= rt().config.rw_list_elem_max, GASPI_ERR_INV_NUM, fn,
                 "list of %u elements outside [1, rw_list_elem_max=%u]", num, rt().config.rw_list_elem_max);
   return GASPI_SUCCESS;
 }
 
-template <class T>
-inline gaspi_return_t not_null(const char* fn, const T* p, const char* what) noexcept {
+template <class T> inline gaspi_return_t not_null(const char *fn, const T *p, const char *what) noexcept {
   HYGASPI_CHECK(p != nullptr, GASPI_ERR_NULLPTR, fn, "%s is NULL", what);
   return GASPI_SUCCESS;
 }
 
-}  // namespace check
+} // namespace check
 
 // ---- data movement, routed by locality (STYLE.md: "is the peer on my node?")
-inline gaspi_return_t route_put(const RemoteRef& dst, std::uint32_t rank, std::uint64_t off, const void* src,
+inline gaspi_return_t route_put(const RemoteRef &dst, std::uint32_t rank, std::uint64_t off, const void *src,
                                 std::uint64_t size, std::uint32_t queue) {
   if (dst.shm != nullptr)
     return rt().node.put(*dst.shm, dst.local, off, src, size);
@@ -226,7 +224,7 @@ inline gaspi_return_t route_put(const RemoteRef& dst, std::uint32_t rank, std::u
   return rt().rma.put(static_cast<int>(rank), dst.mpi->data + off, src, size);
 }
 
-inline gaspi_return_t route_get(void* dst, const RemoteRef& src, std::uint32_t rank, std::uint64_t off,
+inline gaspi_return_t route_get(void *dst, const RemoteRef &src, std::uint32_t rank, std::uint64_t off,
                                 std::uint64_t size, std::uint32_t queue) {
   if (src.shm != nullptr)
     return rt().node.get(dst, *src.shm, src.local, off, size);
@@ -236,7 +234,7 @@ inline gaspi_return_t route_get(void* dst, const RemoteRef& src, std::uint32_t r
 
 // spec §8.3.2: never overtakes earlier writes of this queue to `rank` (shm: same thread, release;
 // MPI: flush first).
-inline gaspi_return_t route_notify(const RemoteRef& dst, std::uint32_t rank, std::uint32_t id, std::uint32_t value) {
+inline gaspi_return_t route_notify(const RemoteRef &dst, std::uint32_t rank, std::uint32_t id, std::uint32_t value) {
   if (dst.shm != nullptr) {
     rt().node.notify(*dst.shm, dst.local, id, value);
     return GASPI_SUCCESS;
@@ -244,4 +242,4 @@ inline gaspi_return_t route_notify(const RemoteRef& dst, std::uint32_t rank, std
   return rt().rma.notify(static_cast<int>(rank), *dst.mpi, id, value);
 }
 
-}  // namespace hygaspi
+} // namespace hygaspi

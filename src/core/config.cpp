@@ -30,8 +30,7 @@ gaspi_config_t default_config() noexcept {
 }
 
 namespace {
-template <class T, class U>
-bool fit(const char* name, T& value, U max, std::string& error) {
+template <class T, class U> bool fit(const char *name, T &value, U max, std::string &error) {
   if (value == 0) {
     error = std::string(name) + " must be at least 1";
     return false;
@@ -39,14 +38,13 @@ bool fit(const char* name, T& value, U max, std::string& error) {
   value = static_cast<T>(std::min<unsigned long long>(value, max));
   return true;
 }
-}  // namespace
+} // namespace
 
-bool sanitize_config(gaspi_config_t& c, std::string& error) {
+bool sanitize_config(gaspi_config_t &c, std::string &error) {
   using namespace limits;
   if (!fit("queue_num", c.queue_num, kMaxQueues, error) ||
       !fit("queue_size_max", c.queue_size_max, kMaxQueueSize, error) ||
-      !fit("group_max", c.group_max, kMaxGroups, error) ||
-      !fit("segment_max", c.segment_max, kMaxSegments, error) ||
+      !fit("group_max", c.group_max, kMaxGroups, error) || !fit("segment_max", c.segment_max, kMaxSegments, error) ||
       !fit("transfer_size_max", c.transfer_size_max, kMaxTransferSize, error) ||
       !fit("notification_num", c.notification_num, kMaxNotifications, error) ||
       !fit("passive_queue_size_max", c.passive_queue_size_max, kMaxPassiveQueueSize, error) ||
@@ -56,7 +54,7 @@ bool sanitize_config(gaspi_config_t& c, std::string& error) {
       !fit("rw_list_elem_max", c.rw_list_elem_max, kMaxListElems, error))
     return false;
   // A C caller may store any integer in an enum field; read the bits, not an enum value (UB).
-  auto raw = [](const auto& field) {
+  auto raw = [](const auto &field) {
     int value = 0;
     static_assert(sizeof field == sizeof value);
     std::memcpy(&value, &field, sizeof value);
@@ -73,4 +71,4 @@ bool sanitize_config(gaspi_config_t& c, std::string& error) {
   return true;
 }
 
-}  // namespace hygaspi
+} // namespace hygaspi

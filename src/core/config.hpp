@@ -10,6 +10,6 @@ namespace hygaspi {
 gaspi_config_t default_config() noexcept;
 
 // Clamps `config` to the limits. Returns false, with `error` set, if a value is impossible.
-bool sanitize_config(gaspi_config_t& config, std::string& error);
+bool sanitize_config(gaspi_config_t &config, std::string &error);
 
-}  // namespace hygaspi
+} // namespace hygaspi

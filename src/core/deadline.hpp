@@ -39,4 +39,4 @@ private:
   Clock::time_point end_{};
 };
 
-}  // namespace hygaspi
+} // namespace hygaspi

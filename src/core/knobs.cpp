@@ -10,7 +10,8 @@ constexpr KnobInfo kTable[] = {
     {"HYGASPI_JOB", KnobType::string, "", "job id; set by hygaspi-run. Unset: a 1-rank job"},
     {"HYGASPI_RANK", KnobType::integer, "0", "this process's rank; set by hygaspi-run"},
     {"HYGASPI_NRANKS", KnobType::integer, "1", "number of ranks; set by hygaspi-run"},
-    {"HYGASPI_SPIN", KnobType::integer, "2000", "busy-poll iterations before a wait yields the CPU (default 0 when the node has more ranks than CPUs)"},
+    {"HYGASPI_SPIN", KnobType::integer, "2000",
+     "busy-poll iterations before a wait yields the CPU (default 0 when the node has more ranks than CPUs)"},
     {"HYGASPI_YIELDS", KnobType::integer, "50", "sched_yield calls before a wait sleeps on a futex"},
     {"HYGASPI_LOG", KnobType::integer, "1", "diagnostics: 0 none, 1 errors, 2 warnings, 3 debug"},
     {"HYGASPI_INIT_TIMEOUT_MS", KnobType::integer, "60000",
@@ -25,8 +26,8 @@ constexpr KnobInfo kTable[] = {
     {nullptr, KnobType::string, nullptr, nullptr},
 };
 
-bool read_int(const char* name, std::int64_t lo, std::int64_t hi, std::int64_t& out, std::string& error) {
-  const char* text = std::getenv(name);
+bool read_int(const char *name, std::int64_t lo, std::int64_t hi, std::int64_t &out, std::string &error) {
+  const char *text = std::getenv(name);
   if (text == nullptr)
     return true;
   auto value = parse_int(text, lo, hi);
@@ -38,9 +39,9 @@ bool read_int(const char* name, std::int64_t lo, std::int64_t hi, std::int64_t& 
   out = *value;
   return true;
 }
-}  // namespace
+} // namespace
 
-const KnobInfo* knob_table() noexcept { return kTable; }
+const KnobInfo *knob_table() noexcept { return kTable; }
 
 std::optional<std::int64_t> parse_int(std::string_view text, std::int64_t lo, std::int64_t hi) noexcept {
   std::int64_t value = 0;
@@ -50,8 +51,8 @@ std::optional<std::int64_t> parse_int(std::string_view text, std::int64_t lo, st
   return value;
 }
 
-bool read_knobs(Knobs& out, std::string& error) {
-  if (const char* job = std::getenv("HYGASPI_JOB"))
+bool read_knobs(Knobs &out, std::string &error) {
+  if (const char *job = std::getenv("HYGASPI_JOB"))
     out.job = job;
   for (char c : out.job) {
     bool hex = (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
@@ -81,4 +82,4 @@ bool read_knobs(Knobs& out, std::string& error) {
   return true;
 }
 
-}  // namespace hygaspi
+} // namespace hygaspi

@@ -8,12 +8,12 @@ namespace hygaspi::log {
 
 enum class Level : int { none = 0, error = 1, warn = 2, debug = 3 };
 
-void set_rank(int rank) noexcept;  // -1 before init
+void set_rank(int rank) noexcept; // -1 before init
 void set_level(Level level) noexcept;
 [[nodiscard]] bool enabled(Level level) noexcept;
 
-void error(const char* where, const char* fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
-void warn(const char* where, const char* fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
-void debug(const char* where, const char* fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
+void error(const char *where, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
+void warn(const char *where, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
+void debug(const char *where, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
 
-}  // namespace hygaspi::log
+} // namespace hygaspi::log

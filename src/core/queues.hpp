@@ -16,9 +16,9 @@
 namespace hygaspi {
 
 struct alignas(limits::kCacheLine) Queue {
-  std::atomic<std::uint32_t> posted{0};  // entries taken and not yet released by gaspi_wait
+  std::atomic<std::uint32_t> posted{0}; // entries taken and not yet released by gaspi_wait
   std::atomic<bool> exists{false};
-  std::mutex waiting;  // held by the one thread in gaspi_wait / gaspi_queue_purge
+  std::mutex waiting; // held by the one thread in gaspi_wait / gaspi_queue_purge
 };
 
 class QueueTable {
@@ -34,12 +34,12 @@ public:
   [[nodiscard]] bool exists(std::uint32_t q) const noexcept {
     return q < limits::kMaxQueues && queues_[q].exists.load(std::memory_order_acquire);
   }
-  [[nodiscard]] Queue& operator[](std::uint32_t q) noexcept { return queues_[q]; }
+  [[nodiscard]] Queue &operator[](std::uint32_t q) noexcept { return queues_[q]; }
   [[nodiscard]] std::uint32_t size_max() const noexcept { return size_max_; }
 
   // Takes `entries` or reports GASPI_QUEUE_FULL, atomically with respect to other posters.
   [[nodiscard]] gaspi_return_t reserve(std::uint32_t q, std::uint32_t entries) noexcept {
-    auto& posted = queues_[q].posted;
+    auto &posted = queues_[q].posted;
     std::uint32_t cur = posted.load(std::memory_order_relaxed);
     do {
       if (entries > size_max_ - cur) {
@@ -79,4 +79,4 @@ private:
   std::mutex create_mutex_;
 };
 
-}  // namespace hygaspi
+} // namespace hygaspi

@@ -34,16 +34,16 @@ std::uint32_t g_nranks = 0;
 // Counters without argument; the times are kept in nanoseconds and reported in microseconds.
 std::array<std::atomic<std::uint64_t>, counter_count> g_scalar{};
 
-std::atomic<std::uint64_t>* rank_slot(Counter c, std::uint32_t rank) noexcept {
+std::atomic<std::uint64_t> *rank_slot(Counter c, std::uint32_t rank) noexcept {
   return rank < g_nranks ? &g_ranks[std::size_t{c} * g_nranks + rank] : nullptr;
 }
 
-}  // namespace
+} // namespace
 
-const CounterInfo& info(Counter c) noexcept { return kTable[c]; }
+const CounterInfo &info(Counter c) noexcept { return kTable[c]; }
 
 void add(Counter c, std::uint32_t rank, std::uint64_t value) noexcept {
-  std::atomic<std::uint64_t>* slot = c < kRankCounters ? rank_slot(c, rank) : &g_scalar[c];
+  std::atomic<std::uint64_t> *slot = c < kRankCounters ? rank_slot(c, rank) : &g_scalar[c];
   if (slot != nullptr)
     slot->fetch_add(value, std::memory_order_relaxed);
 }
@@ -61,7 +61,7 @@ void count_post(std::uint32_t rank, std::uint64_t bytes, Kind kind) noexcept {
   add(ops_posted, rank, 1);
 }
 
-void count_post_list(std::uint32_t rank, std::uint32_t num, const gaspi_size_t* sizes, Kind kind) noexcept {
+void count_post_list(std::uint32_t rank, std::uint32_t num, const gaspi_size_t *sizes, Kind kind) noexcept {
   std::uint64_t bytes = 0;
   for (std::uint32_t i = 0; i < num; ++i)
     bytes += sizes[i];
@@ -79,12 +79,12 @@ void start(std::uint32_t nranks) {
 
 void set_level(std::uint32_t level) noexcept { g_level.store(level, std::memory_order_relaxed); }
 
-bool get(std::uint32_t counter, std::uint32_t argument, std::uint64_t& value) noexcept {
+bool get(std::uint32_t counter, std::uint32_t argument, std::uint64_t &value) noexcept {
   if (counter >= counter_count)
     return false;
   const auto c = static_cast<Counter>(counter);
   if (c < kRankCounters) {
-    const std::atomic<std::uint64_t>* slot = rank_slot(c, argument);
+    const std::atomic<std::uint64_t> *slot = rank_slot(c, argument);
     if (slot == nullptr)
       return false;
     value = slot->load(std::memory_order_relaxed);
@@ -108,4 +108,4 @@ bool reset(std::uint32_t counter) noexcept {
   return true;
 }
 
-}  // namespace hygaspi::stats
+} // namespace hygaspi::stats

@@ -38,12 +38,12 @@ enum Counter : std::uint32_t {
 inline constexpr std::uint32_t kRankCounters = passive_bytes_sent + 1;
 
 struct CounterInfo {
-  const char* name;
-  const char* description;
+  const char *name;
+  const char *description;
   gaspi_statistic_argument_t argument;
   std::uint32_t min_level;
 };
-const CounterInfo& info(Counter c) noexcept;
+const CounterInfo &info(Counter c) noexcept;
 
 enum Kind : std::uint8_t { write, read, notify };
 
@@ -55,7 +55,7 @@ extern std::atomic<std::uint32_t> g_level;
 
 // Out of line: only reached when the level is high enough.
 void count_post(std::uint32_t rank, std::uint64_t bytes, Kind kind) noexcept;
-void count_post_list(std::uint32_t rank, std::uint32_t num, const gaspi_size_t* sizes, Kind kind) noexcept;
+void count_post_list(std::uint32_t rank, std::uint32_t num, const gaspi_size_t *sizes, Kind kind) noexcept;
 void add(Counter c, std::uint32_t rank, std::uint64_t value) noexcept;
 void add_time(Counter c, std::chrono::steady_clock::time_point since) noexcept;
 
@@ -70,7 +70,7 @@ inline gaspi_return_t posted(std::uint32_t rank, std::uint64_t bytes, Kind kind,
     count_post(rank, bytes, kind);
   return rc;
 }
-inline gaspi_return_t posted_list(std::uint32_t rank, std::uint32_t num, const gaspi_size_t* sizes, Kind kind,
+inline gaspi_return_t posted_list(std::uint32_t rank, std::uint32_t num, const gaspi_size_t *sizes, Kind kind,
                                   gaspi_return_t rc = GASPI_SUCCESS) noexcept {
   if (active(1) && rc == GASPI_SUCCESS)
     count_post_list(rank, num, sizes, kind);
@@ -80,7 +80,8 @@ inline void atomic_op(std::uint32_t rank) noexcept {
   if (active(1))
     add(atomic_ops, rank, 1);
 }
-inline gaspi_return_t passive_sent(std::uint32_t rank, std::uint64_t bytes, gaspi_return_t rc = GASPI_SUCCESS) noexcept {
+inline gaspi_return_t passive_sent(std::uint32_t rank, std::uint64_t bytes,
+                                   gaspi_return_t rc = GASPI_SUCCESS) noexcept {
   if (active(1) && rc == GASPI_SUCCESS)
     add(passive_bytes_sent, rank, bytes);
   return rc;
@@ -101,8 +102,8 @@ public:
     if (start_ != std::chrono::steady_clock::time_point{})
       add_time(counter_, start_);
   }
-  Timer(const Timer&) = delete;
-  Timer& operator=(const Timer&) = delete;
+  Timer(const Timer &) = delete;
+  Timer &operator=(const Timer &) = delete;
 
 private:
   Counter counter_;
@@ -110,10 +111,10 @@ private:
 };
 
 // ---- lifecycle and the §14.1 queries
-void start(std::uint32_t nranks);  // gaspi_proc_init: sizes the per-rank arrays, zeroes everything
+void start(std::uint32_t nranks); // gaspi_proc_init: sizes the per-rank arrays, zeroes everything
 void set_level(std::uint32_t level) noexcept;
 // False when the counter does not exist or, for a per-rank counter, the rank is out of range.
-bool get(std::uint32_t counter, std::uint32_t argument, std::uint64_t& value) noexcept;
+bool get(std::uint32_t counter, std::uint32_t argument, std::uint64_t &value) noexcept;
 bool reset(std::uint32_t counter) noexcept;
 
-}  // namespace hygaspi::stats
+} // namespace hygaspi::stats

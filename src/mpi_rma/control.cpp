@@ -39,7 +39,7 @@ bool Control::progress() {
   {
     std::lock_guard abandon(abandoned_mutex_);
     auto lock = env_->lock();
-    std::erase_if(abandoned_, [](Abandoned& a) {
+    std::erase_if(abandoned_, [](Abandoned &a) {
       int done = 0;
       MPI_Test(&a.request, &done, MPI_STATUS_IGNORE);
       return done != 0;
@@ -56,8 +56,8 @@ bool Control::progress() {
     AtomicRequest request{};
     int rc = MPI_Mrecv(&request, sizeof request, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS || !valid_reply_tag(request.reply_tag))
-      continue;  // malformed (too long, or a tag no initiator posts): nobody to answer
-    std::uint64_t reply[2] = {0, 0};  // {gaspi_return_t, old value}
+      continue;                      // malformed (too long, or a tag no initiator posts): nobody to answer
+    std::uint64_t reply[2] = {0, 0}; // {gaspi_return_t, old value}
     reply[0] = static_cast<std::uint64_t>(static_cast<std::int64_t>(local_atomic_(request, reply[1])));
     MPI_Send(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, request.reply_tag, env_->comm());
     served = true;
@@ -82,7 +82,7 @@ void Control::stop_thread() noexcept {
   thread_.join();
 }
 
-gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t& old, const Deadline& deadline) {
+gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline) {
   request.reply_tag = kTagReply + static_cast<int>(next_reply_.fetch_add(1) % kReplyTags);
   auto reply = std::make_unique<std::uint64_t[]>(2);
   MPI_Request receive;
@@ -119,7 +119,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t& o
   return static_cast<gaspi_return_t>(static_cast<std::int64_t>(reply[0]));
 }
 
-gaspi_return_t Control::passive_send(int rank, const void* data, std::uint64_t size, const Deadline& deadline) {
+gaspi_return_t Control::passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline) {
   MPI_Request send;
   {
     auto lock = env_->lock();
@@ -144,14 +144,14 @@ gaspi_return_t Control::passive_send(int rank, const void* data, std::uint64_t s
       MPI_Wait(&send, &status);
       int cancelled = 0;
       MPI_Test_cancelled(&status, &cancelled);
-      return cancelled ? GASPI_TIMEOUT : GASPI_SUCCESS;  // not cancelled: it was delivered
+      return cancelled ? GASPI_TIMEOUT : GASPI_SUCCESS; // not cancelled: it was delivered
     }
     progress();
     pause(round);
   }
 }
 
-gaspi_return_t Control::passive_try_receive(void* data, std::uint64_t size, int& from) {
+gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int &from) {
   drain_passive();
   Message m;
   {
@@ -163,7 +163,7 @@ gaspi_return_t Control::passive_try_receive(void* data, std::uint64_t size, int&
   }
   from = m.from;
   const std::size_t keep = std::min<std::size_t>(m.data.size(), size);
-  std::copy(m.data.begin(), m.data.begin() + static_cast<long>(keep), static_cast<char*>(data));
+  std::copy(m.data.begin(), m.data.begin() + static_cast<long>(keep), static_cast<char *>(data));
   if (m.data.size() > size) {
     // As on the shm path: the message is consumed, what fits is kept, the truncation reported.
     log::error("gaspi_passive_receive", "message of %zu bytes from rank %d is longer than size %lu", m.data.size(),
@@ -179,4 +179,4 @@ void Control::passive_purge() {
   mailbox_.clear();
 }
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

@@ -29,9 +29,9 @@ namespace hygaspi::mpi {
 enum Tag : int {
   kTagAtomicRequest = 1,
   kTagPassive = 2,
-  kTagReply = 100,       // + request number % kReplyTags
-  kTagBarrier = 10000,   // + group id * 16 + round
-  kTagReduce = 16000,    // + group id
+  kTagReply = 100,     // + request number % kReplyTags
+  kTagBarrier = 10000, // + group id * 16 + round
+  kTagReduce = 16000,  // + group id
 };
 inline constexpr int kReplyTags = 8192;
 
@@ -41,8 +41,8 @@ struct AtomicRequest {
   AtomicOp op;
   std::uint32_t segment;
   std::uint64_t offset;
-  std::uint64_t a;  // addend, or comparator
-  std::uint64_t b;  // new value (compare_swap)
+  std::uint64_t a; // addend, or comparator
+  std::uint64_t b; // new value (compare_swap)
   std::int32_t reply_tag;
   std::int32_t reserved;
 };
@@ -54,17 +54,17 @@ struct AtomicRequest {
 [[nodiscard]] constexpr bool valid_reply_tag(std::int32_t tag) noexcept {
   return tag >= kTagReply && tag < kTagReply + kReplyTags;
 }
-[[nodiscard]] constexpr bool valid_atomic_request(const AtomicRequest& request, std::uint64_t segment_size) noexcept {
+[[nodiscard]] constexpr bool valid_atomic_request(const AtomicRequest &request, std::uint64_t segment_size) noexcept {
   return (request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap) && segment_size >= 8 &&
          request.offset % 8 == 0 && request.offset <= segment_size - 8;
 }
 
 // Executes an atomic on a local segment word; set by the bridge (it knows the segments).
-using LocalAtomic = gaspi_return_t (*)(const AtomicRequest& request, std::uint64_t& old);
+using LocalAtomic = gaspi_return_t (*)(const AtomicRequest &request, std::uint64_t &old);
 
 class Control {
 public:
-  void init(Env& env, LocalAtomic local_atomic, std::int64_t spin) noexcept {
+  void init(Env &env, LocalAtomic local_atomic, std::int64_t spin) noexcept {
     env_ = &env;
     local_atomic_ = local_atomic;
     spin_ = spin;
@@ -73,28 +73,28 @@ public:
   bool progress();
   // Between two looks of an MPI wait: busy-poll for the first `spin` rounds, then yield (a
   // sched_yield costs about 1 us here, and each message is only seen after the partner's yield).
-  void pause(std::int64_t& round) const noexcept {
+  void pause(std::int64_t &round) const noexcept {
     if (round++ < spin_)
       __builtin_ia32_pause();
     else
       sched_yield();
   }
-  gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t& old, const Deadline& deadline);
+  gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline);
 
   // The opt-in progress thread (needs MPI_THREAD_MULTIPLE): serves requests and lets MPI move
   // data while the application computes. Sleeps 50 us between rounds.
   void start_thread();
   void stop_thread() noexcept;
 
-  gaspi_return_t passive_send(int rank, const void* data, std::uint64_t size, const Deadline& deadline);
+  gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline);
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
-  gaspi_return_t passive_try_receive(void* data, std::uint64_t size, int& from);
+  gaspi_return_t passive_try_receive(void *data, std::uint64_t size, int &from);
   // Discards pending passive messages.
   void passive_purge();
 
 private:
-  Env* env_ = nullptr;
+  Env *env_ = nullptr;
   LocalAtomic local_atomic_ = nullptr;
   std::int64_t spin_ = 0;
   std::atomic<std::uint32_t> next_reply_{0};
@@ -114,7 +114,7 @@ private:
   std::deque<Message> mailbox_;
   bool drain_passive();
   std::mutex abandoned_mutex_;
-  std::vector<Abandoned> abandoned_;  // replies of atomics that timed out, still to be drained
+  std::vector<Abandoned> abandoned_; // replies of atomics that timed out, still to be drained
 };
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

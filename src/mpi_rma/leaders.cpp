@@ -9,7 +9,7 @@ namespace hygaspi::mpi {
 
 namespace {
 // Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted.
-gaspi_return_t wait_all(Env& env, Control& control, MPI_Request* requests, int count, const Deadline& deadline) {
+gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int count, const Deadline &deadline) {
   std::int64_t round = 0;
   for (bool first = true;; first = false) {
     int done = 0;
@@ -25,10 +25,10 @@ gaspi_return_t wait_all(Env& env, Control& control, MPI_Request* requests, int c
     control.pause(round);
   }
 }
-}  // namespace
+} // namespace
 
-gaspi_return_t leader_barrier(Env& env, Control& control, std::uint32_t group, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier& state, const Deadline& deadline) {
+gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+                              std::uint32_t me, LeaderBarrier &state, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {
     const std::uint32_t dist = 1u << state.round;
@@ -46,9 +46,9 @@ gaspi_return_t leader_barrier(Env& env, Control& control, std::uint32_t group, s
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group, std::span<const int> leaders,
-                                std::uint32_t me, void* acc, std::size_t bytes, CombineFn combine, void* ctx,
-                                LeaderReduce& state, const Deadline& deadline) {
+gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+                                std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
+                                LeaderReduce &state, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   if (n == 1)
     return GASPI_SUCCESS;
@@ -60,7 +60,7 @@ gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group,
   std::uint32_t rounds = 0;
   while ((1u << rounds) < p)
     ++rounds;
-  char* const value = static_cast<char*>(acc);
+  char *const value = static_cast<char *>(acc);
   state.send.resize(bytes);
   state.receive.resize(bytes);
 
@@ -88,10 +88,10 @@ gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group,
     return rc;
   };
 
-  const std::uint32_t last = rounds + 1;  // step index of the unfold
+  const std::uint32_t last = rounds + 1; // step index of the unfold
   for (; state.step <= static_cast<int>(last); ++state.step) {
     const auto step = static_cast<std::uint32_t>(state.step);
-    if (step == 0) {  // fold: leader p + i sends to leader i
+    if (step == 0) { // fold: leader p + i sends to leader i
       if (me >= p) {
         if (gaspi_return_t rc = exchange(leaders[me - p], -1); rc != GASPI_SUCCESS)
           return fail(rc);
@@ -101,7 +101,7 @@ gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group,
         if (gaspi_return_t rc = combine(ctx, value, state.receive.data()); rc != GASPI_SUCCESS)
           return fail(rc);
       }
-    } else if (step < last) {  // doubling among the first p leaders
+    } else if (step < last) { // doubling among the first p leaders
       if (me >= p)
         continue;
       const std::uint32_t partner = me ^ (1u << (step - 1));
@@ -110,12 +110,12 @@ gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group,
       if (me < partner) {
         if (gaspi_return_t rc = combine(ctx, value, state.receive.data()); rc != GASPI_SUCCESS)
           return fail(rc);
-      } else {  // partner's part first: result = received (op) mine
+      } else { // partner's part first: result = received (op) mine
         if (gaspi_return_t rc = combine(ctx, state.receive.data(), value); rc != GASPI_SUCCESS)
           return fail(rc);
         std::memcpy(value, state.receive.data(), bytes);
       }
-    } else {  // unfold: leader i returns the result to leader p + i
+    } else { // unfold: leader i returns the result to leader p + i
       if (me >= p) {
         if (gaspi_return_t rc = exchange(-1, leaders[me - p]); rc != GASPI_SUCCESS)
           return fail(rc);
@@ -130,4 +130,4 @@ gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group,
   return GASPI_SUCCESS;
 }
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

@@ -23,14 +23,14 @@ struct LeaderBarrier {
 };
 
 // Dissemination barrier among `leaders` (global ranks); I am leaders[me].
-gaspi_return_t leader_barrier(Env& env, Control& control, std::uint32_t group, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier& state, const Deadline& deadline);
+gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+                              std::uint32_t me, LeaderBarrier &state, const Deadline &deadline);
 
-using CombineFn = gaspi_return_t (*)(void* ctx, void* acc, const void* other);
+using CombineFn = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
 
 struct LeaderReduce {
-  int step = 0;         // 0: fold in the leaders beyond the power of two; 1..: doubling; then unfold
-  bool posted = false;  // this step's messages are out
+  int step = 0;        // 0: fold in the leaders beyond the power of two; 1..: doubling; then unfold
+  bool posted = false; // this step's messages are out
   MPI_Request requests[2] = {MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   std::vector<char> send, receive;
 };
@@ -40,8 +40,8 @@ struct LeaderReduce {
 // leader i - p and get the result back at the end. Every combine puts the lower leaders' part
 // first, so all leaders compute the bit-identical result even for a user operation that is not
 // commutative. On success `acc` holds the result on every leader.
-gaspi_return_t leader_allreduce(Env& env, Control& control, std::uint32_t group, std::span<const int> leaders,
-                                std::uint32_t me, void* acc, std::size_t bytes, CombineFn combine, void* ctx,
-                                LeaderReduce& state, const Deadline& deadline);
+gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+                                std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
+                                LeaderReduce &state, const Deadline &deadline);
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

@@ -11,7 +11,7 @@ namespace hygaspi::mpi {
 namespace {
 // Launchers announce themselves in the environment: Open MPI's mpirun, PMIx, Slurm/MPICH PMI.
 bool launched_by_mpirun() noexcept {
-  for (const char* var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
+  for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
     if (std::getenv(var) != nullptr)
       return true;
   return false;
@@ -29,10 +29,10 @@ void finalize_at_exit() {
   if (!finalized)
     MPI_Finalize();
 }
-}  // namespace
+} // namespace
 
-const char* chosen_osc() noexcept {
-  const char* user = std::getenv("OMPI_MCA_osc");
+const char *chosen_osc() noexcept {
+  const char *user = std::getenv("OMPI_MCA_osc");
   return user != nullptr ? user : "sm,rdma,pt2pt";
 }
 
@@ -41,7 +41,7 @@ const char* chosen_osc() noexcept {
 // through one lock, which is what SERIALIZED asks for.
 int requested_thread_level(bool) noexcept { return MPI_THREAD_SERIALIZED; }
 
-gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept {
+gaspi_return_t fail(const char *fn, const char *call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(mpi_error, text, &len);
@@ -51,13 +51,13 @@ gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept {
 
 bool wanted() noexcept {
   if (std::getenv("HYGASPI_JOB") != nullptr)
-    return false;  // started by hygaspi-run: shared memory only
+    return false; // started by hygaspi-run: shared memory only
   int initialised = 0;
   MPI_Initialized(&initialised);
   return initialised || launched_by_mpirun();
 }
 
-gaspi_return_t Env::init(const EnvOptions& options) {
+gaspi_return_t Env::init(const EnvOptions &options) {
   int initialised = 0;
   MPI_Initialized(&initialised);
   int provided = MPI_THREAD_SINGLE;
@@ -125,7 +125,7 @@ gaspi_return_t Env::init(const EnvOptions& options) {
   MPI_Comm_free(&node_comm);
   node_job = job;
 
-  const char* osc = std::getenv("OMPI_MCA_osc");
+  const char *osc = std::getenv("OMPI_MCA_osc");
   osc_ = osc != nullptr ? osc : "Open MPI default";
   active_ = true;
   return GASPI_SUCCESS;
@@ -139,4 +139,4 @@ void Env::term() noexcept {
   active_ = false;
 }
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

@@ -18,29 +18,29 @@ namespace hygaspi::mpi {
 bool wanted() noexcept;
 
 struct EnvOptions {
-  std::int64_t node_size = 0;  // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
-  bool shm = true;             // HYGASPI_SHM=0 puts every rank on a node of its own
-  bool progress_thread = false;  // HYGASPI_PROGRESS_THREAD (see knobs.cpp)
+  std::int64_t node_size = 0;   // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
+  bool shm = true;              // HYGASPI_SHM=0 puts every rank on a node of its own
+  bool progress_thread = false; // HYGASPI_PROGRESS_THREAD (see knobs.cpp)
 };
 
 class Env {
 public:
-  gaspi_return_t init(const EnvOptions& options);
-  void term() noexcept;  // frees our communicators; MPI itself stays up (see mpi_env.cpp)
+  gaspi_return_t init(const EnvOptions &options);
+  void term() noexcept; // frees our communicators; MPI itself stays up (see mpi_env.cpp)
 
   [[nodiscard]] bool active() const noexcept { return active_; }
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int size() const noexcept { return size_; }
-  [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; }  // private duplicate of the world
+  [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; } // private duplicate of the world
   [[nodiscard]] bool thread_multiple() const noexcept { return thread_multiple_; }
   [[nodiscard]] bool progress_thread_allowed() const noexcept { return progress_thread_allowed_; }
-  [[nodiscard]] const char* osc() const noexcept { return osc_.c_str(); }
+  [[nodiscard]] const char *osc() const noexcept { return osc_.c_str(); }
 
   // Node map: node_of[r] is the node id of global rank r; node_ranks are my node's global ranks.
   std::vector<int> node_of;
   std::vector<int> node_ranks;
   int local_rank = 0;
-  std::string node_job;  // shared shm job id of my node (32 hex digits)
+  std::string node_job; // shared shm job id of my node (32 hex digits)
 
   // Serialises MPI calls when MPI grants less than MPI_THREAD_MULTIPLE (DESIGN.md "Progress").
   std::unique_lock<std::mutex> lock() {
@@ -61,10 +61,10 @@ private:
 
 // What the library asks of MPI when it starts MPI itself (hygaspi-info reports the same):
 // the OMPI_MCA_osc value it sets (the user's own, or its default list), and the thread level.
-const char* chosen_osc() noexcept;
+const char *chosen_osc() noexcept;
 int requested_thread_level(bool progress_thread) noexcept;
 
 // Turns an MPI error code into a message; returns GASPI_ERROR.
-gaspi_return_t fail(const char* fn, const char* call, int mpi_error) noexcept;
+gaspi_return_t fail(const char *fn, const char *call, int mpi_error) noexcept;
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

@@ -7,16 +7,16 @@
 namespace hygaspi::mpi {
 
 namespace {
-constexpr std::uint64_t kChunk = 1ull << 30;  // MPI counts are int: move large transfers in chunks
+constexpr std::uint64_t kChunk = 1ull << 30; // MPI counts are int: move large transfers in chunks
 
-MPI_Aint address_of(const void* p) {
+MPI_Aint address_of(const void *p) {
   MPI_Aint a = 0;
   MPI_Get_address(p, &a);
   return a;
 }
-}  // namespace
+} // namespace
 
-gaspi_return_t Rma::init(Env& env) {
+gaspi_return_t Rma::init(Env &env) {
   env_ = &env;
   auto lock = env.lock();
   table_.assign(static_cast<std::size_t>(env.size()) * limits::kMaxSegments, RemoteSegment{});
@@ -60,7 +60,7 @@ void Rma::term() noexcept {
   attached_.clear();
 }
 
-gaspi_return_t Rma::attach(std::uint32_t seg, void* data, std::uint64_t size, void* notifications,
+gaspi_return_t Rma::attach(std::uint32_t seg, void *data, std::uint64_t size, void *notifications,
                            std::uint64_t notif_bytes) {
   auto lock = env_->lock();
   int rc = MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes));
@@ -81,20 +81,21 @@ void Rma::detach(std::uint32_t seg) noexcept {
   attached_[seg] = Attached{};
 }
 
-gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegment& entry) {
+gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegment &entry) {
   auto lock = env_->lock();
-  const std::uint64_t slot = table_at_[static_cast<std::size_t>(rank)] +
-                             (static_cast<std::uint64_t>(env_->rank()) * limits::kMaxSegments + seg) * sizeof(RemoteSegment);
+  const std::uint64_t slot =
+      table_at_[static_cast<std::size_t>(rank)] +
+      (static_cast<std::uint64_t>(env_->rank()) * limits::kMaxSegments + seg) * sizeof(RemoteSegment);
   int rc = MPI_Put(&entry, sizeof entry, MPI_BYTE, rank, static_cast<MPI_Aint>(slot), sizeof entry, MPI_BYTE, win_);
   if (rc == MPI_SUCCESS)
     rc = MPI_Win_flush(rank, win_);
   return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_segment_register", "MPI_Put", rc);
 }
 
-const RemoteSegment* Rma::remote(int rank, std::uint32_t seg) {
-  RemoteSegment& e = table_[static_cast<std::size_t>(rank) * limits::kMaxSegments + seg];
+const RemoteSegment *Rma::remote(int rank, std::uint32_t seg) {
+  RemoteSegment &e = table_[static_cast<std::size_t>(rank) * limits::kMaxSegments + seg];
   if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0) {
-    sync();  // the owner's put may have landed without our loads seeing it yet
+    sync(); // the owner's put may have landed without our loads seeing it yet
     if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0)
       return nullptr;
   }
@@ -106,9 +107,9 @@ void Rma::sync() noexcept {
   MPI_Win_sync(win_);
 }
 
-gaspi_return_t Rma::put(int rank, std::uint64_t address, const void* src, std::uint64_t size) {
+gaspi_return_t Rma::put(int rank, std::uint64_t address, const void *src, std::uint64_t size) {
   auto lock = env_->lock();
-  const char* p = static_cast<const char*>(src);
+  const char *p = static_cast<const char *>(src);
   for (std::uint64_t done = 0; done < size; done += kChunk) {
     const int n = static_cast<int>(std::min(kChunk, size - done));
     int rc = MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
@@ -118,9 +119,9 @@ gaspi_return_t Rma::put(int rank, std::uint64_t address, const void* src, std::u
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t Rma::get(void* dst, int rank, std::uint64_t address, std::uint64_t size) {
+gaspi_return_t Rma::get(void *dst, int rank, std::uint64_t address, std::uint64_t size) {
   auto lock = env_->lock();
-  char* p = static_cast<char*>(dst);
+  char *p = static_cast<char *>(dst);
   for (std::uint64_t done = 0; done < size; done += kChunk) {
     const int n = static_cast<int>(std::min(kChunk, size - done));
     int rc = MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
@@ -130,9 +131,9 @@ gaspi_return_t Rma::get(void* dst, int rank, std::uint64_t address, std::uint64_
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t Rma::notify(int rank, const RemoteSegment& seg, std::uint32_t id, std::uint32_t value) {
+gaspi_return_t Rma::notify(int rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
   auto lock = env_->lock();
-  int rc = MPI_Win_flush(rank, win_);  // earlier writes to `rank` land before the notification
+  int rc = MPI_Win_flush(rank, win_); // earlier writes to `rank` land before the notification
   if (rc == MPI_SUCCESS) {
     rc = MPI_Put(&value, 1, MPI_UINT32_T, rank, static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1,
                  MPI_UINT32_T, win_);
@@ -155,4 +156,4 @@ gaspi_return_t Rma::flush_all() {
   return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_wait", "MPI_Win_flush_all", rc);
 }
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

@@ -24,10 +24,10 @@
 namespace hygaspi::mpi {
 
 struct RemoteSegment {
-  std::uint64_t generation;  // 0: not registered with us
+  std::uint64_t generation; // 0: not registered with us
   std::uint64_t size;
-  std::uint64_t data;           // address of the data in the owner
-  std::uint64_t notifications;  // address of the notification array in the owner
+  std::uint64_t data;          // address of the data in the owner
+  std::uint64_t notifications; // address of the notification array in the owner
   std::uint32_t notification_num;
   std::uint32_t reserved;
   std::uint64_t reserved2[3];
@@ -36,40 +36,40 @@ static_assert(sizeof(RemoteSegment) == 64);
 
 class Rma {
 public:
-  gaspi_return_t init(Env& env);
+  gaspi_return_t init(Env &env);
   void term() noexcept;
   // False when every rank shares one node: no window is created and no MPI RMA is used.
   [[nodiscard]] bool active() const noexcept { return win_ != MPI_WIN_NULL; }
 
   // Local segments: attach / detach their memory to the window.
-  gaspi_return_t attach(std::uint32_t seg, void* data, std::uint64_t size, void* notifications,
+  gaspi_return_t attach(std::uint32_t seg, void *data, std::uint64_t size, void *notifications,
                         std::uint64_t notif_bytes);
   void detach(std::uint32_t seg) noexcept;
 
   // Pushes the description of local segment `seg` into `rank`'s table (flushes).
-  gaspi_return_t register_with(std::uint32_t seg, int rank, const RemoteSegment& entry);
+  gaspi_return_t register_with(std::uint32_t seg, int rank, const RemoteSegment &entry);
   // Our copy of the entry of `rank`'s segment `seg`, or nullptr if it was never registered.
-  const RemoteSegment* remote(int rank, std::uint32_t seg);
+  const RemoteSegment *remote(int rank, std::uint32_t seg);
 
-  gaspi_return_t put(int rank, std::uint64_t address, const void* src, std::uint64_t size);
-  gaspi_return_t get(void* dst, int rank, std::uint64_t address, std::uint64_t size);
+  gaspi_return_t put(int rank, std::uint64_t address, const void *src, std::uint64_t size);
+  gaspi_return_t get(void *dst, int rank, std::uint64_t address, std::uint64_t size);
   // flush(rank), then the notification value (spec §8.3.2).
-  gaspi_return_t notify(int rank, const RemoteSegment& seg, std::uint32_t id, std::uint32_t value);
+  gaspi_return_t notify(int rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value);
   gaspi_return_t flush(int rank);
   gaspi_return_t flush_all();
   // Makes puts into our own memory by others visible to our loads (unified model).
   void sync() noexcept;
 
 private:
-  Env* env_ = nullptr;
+  Env *env_ = nullptr;
   MPI_Win win_ = MPI_WIN_NULL;
-  std::vector<RemoteSegment> table_;      // size * kMaxSegments, attached to the window
-  std::vector<std::uint64_t> table_at_;   // address of every rank's table
+  std::vector<RemoteSegment> table_;    // size * kMaxSegments, attached to the window
+  std::vector<std::uint64_t> table_at_; // address of every rank's table
   struct Attached {
-    void* data = nullptr;
-    void* notifications = nullptr;
+    void *data = nullptr;
+    void *notifications = nullptr;
   };
   std::vector<Attached> attached_;
 };
 
-}  // namespace hygaspi::mpi
+} // namespace hygaspi::mpi

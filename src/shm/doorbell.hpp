@@ -29,17 +29,17 @@ enum class WaitResult { ready, timeout, failed };
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
 // Wakes the sleepers of `bell`. Call it after the payload store, which must be seq_cst.
-void ring(Doorbell& bell) noexcept;
+void ring(Doorbell &bell) noexcept;
 
 // Sleeps while bell.seq == expected, at most `ns`.
-void futex_wait(Doorbell& bell, std::uint32_t expected, std::chrono::nanoseconds ns) noexcept;
-void futex_wake_all(Doorbell& bell) noexcept;
+void futex_wait(Doorbell &bell, std::uint32_t expected, std::chrono::nanoseconds ns) noexcept;
+void futex_wake_all(Doorbell &bell) noexcept;
 
 // Waits until ready() is true. `alive()` is asked between sleeps (at most every 10 ms); returning
 // false ends the wait with WaitResult::failed.
 template <class Ready, class Alive>
-WaitResult wait_until(Ready&& ready, Doorbell& bell, const Deadline& deadline, const WaitPolicy& policy,
-                      Alive&& alive) {
+WaitResult wait_until(Ready &&ready, Doorbell &bell, const Deadline &deadline, const WaitPolicy &policy,
+                      Alive &&alive) {
   if (ready())
     return WaitResult::ready;
   if (deadline.test_only())
@@ -82,8 +82,8 @@ WaitResult wait_until(Ready&& ready, Doorbell& bell, const Deadline& deadline, c
 // (20 us up to 1 ms) once spinning and yielding found nothing, so a long wait does not burn a core.
 // `progress()` returns true when it served a peer; the wait then starts its backoff afresh.
 template <class Ready, class Alive, class Progress>
-WaitResult poll_until(Ready&& ready, const Deadline& deadline, const WaitPolicy& policy, Alive&& alive,
-                      Progress&& progress) {
+WaitResult poll_until(Ready &&ready, const Deadline &deadline, const WaitPolicy &policy, Alive &&alive,
+                      Progress &&progress) {
   progress();
   if (ready())
     return WaitResult::ready;
@@ -92,7 +92,7 @@ WaitResult poll_until(Ready&& ready, const Deadline& deadline, const WaitPolicy&
   std::int64_t round = 0;
   auto nap = std::chrono::microseconds(20);
   for (;;) {
-    if (progress()) {  // a peer is active: look often again
+    if (progress()) { // a peer is active: look often again
       round = 0;
       nap = std::chrono::microseconds(20);
     }
@@ -117,4 +117,4 @@ WaitResult poll_until(Ready&& ready, const Deadline& deadline, const WaitPolicy&
   }
 }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

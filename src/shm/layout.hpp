@@ -14,8 +14,8 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion = 1;
-inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;   // "HYGASPJB"
-inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull;  // "HYGASPRB"
+inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
+inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
 static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
@@ -23,8 +23,8 @@ static_assert(std::atomic<std::uint64_t>::is_always_lock_free);
 // Futex word plus waiter count. A notifier bumps `seq` and wakes only if `waiters` is non-zero,
 // so the fast path of a notification costs one extra load.
 struct alignas(kCacheLine) Doorbell {
-  std::atomic<std::uint32_t> seq;      // futex word: bumped on every wake-worthy event
-  std::atomic<std::uint32_t> waiters;  // number of threads about to sleep or sleeping on seq
+  std::atomic<std::uint32_t> seq;     // futex word: bumped on every wake-worthy event
+  std::atomic<std::uint32_t> waiters; // number of threads about to sleep or sleeping on seq
 };
 static_assert(sizeof(Doorbell) == kCacheLine);
 
@@ -32,10 +32,10 @@ static_assert(sizeof(Doorbell) == kCacheLine);
 // Job block: one per job, created by the launcher (or by the process itself when it runs alone),
 // named "hygaspi-<job>-job" in /dev/shm. Holds what the launcher knows about each rank.
 enum class RankState : std::uint32_t {
-  absent = 0,      // not started yet
-  ready = 1,       // gaspi_proc_init published its rank block
-  terminated = 2,  // gaspi_proc_term finished
-  dead = 3,        // exited without gaspi_proc_term, killed, or crashed (set by the launcher)
+  absent = 0,     // not started yet
+  ready = 1,      // gaspi_proc_init published its rank block
+  terminated = 2, // gaspi_proc_term finished
+  dead = 3,       // exited without gaspi_proc_term, killed, or crashed (set by the launcher)
 };
 
 struct alignas(kCacheLine) JobRankSlot {
@@ -57,11 +57,11 @@ static_assert(sizeof(JobHeader) == kCacheLine);
 
 struct JobBlock {
   JobHeader header;
-  Doorbell bell;  // rung when any rank changes state
+  Doorbell bell; // rung when any rank changes state
   // nranks JobRankSlot entries follow the block; reach them through slot().
 
-  [[nodiscard]] JobRankSlot& slot(std::uint32_t rank) noexcept {
-    return reinterpret_cast<JobRankSlot*>(reinterpret_cast<char*>(this) + sizeof(JobBlock))[rank];
+  [[nodiscard]] JobRankSlot &slot(std::uint32_t rank) noexcept {
+    return reinterpret_cast<JobRankSlot *>(reinterpret_cast<char *>(this) + sizeof(JobBlock))[rank];
   }
   static std::size_t bytes(std::uint32_t nranks) noexcept { return sizeof(JobBlock) + sizeof(JobRankSlot) * nranks; }
 };
@@ -73,8 +73,8 @@ static_assert(sizeof(JobBlock) == 2 * kCacheLine);
 // "hygaspi-<job>-r<rank>-<epoch>-0". Node peers map it to find the rank's segments, ring its
 // doorbell and signal its collectives.
 enum class SegmentKind : std::uint32_t {
-  shm = 0,   // data follows the notification array in the segment's shm object
-  user = 1,  // data is user memory (gaspi_segment_bind/use); peers reach it with CMA
+  shm = 0,  // data follows the notification array in the segment's shm object
+  user = 1, // data is user memory (gaspi_segment_bind/use); peers reach it with CMA
 };
 
 // Published by the owner, read by any peer without a lock. The owner writes `size`, `kind` and
@@ -82,12 +82,12 @@ enum class SegmentKind : std::uint32_t {
 // acquires `generation` first. A generation that changes means the segment was deleted or
 // re-created, and the peer remaps. Entries are read-mostly, so 64-byte packing is enough.
 struct alignas(64) SegmentEntry {
-  std::atomic<std::uint64_t> generation;  // odd: live; even: free
-  std::uint64_t size;                     // bytes of data
-  std::uint64_t user_addr;                // SegmentKind::user: the address in the owner
-  std::uint32_t kind;                     // SegmentKind
-  std::uint32_t notification_num;         // entries in the notification array
-  std::uint64_t notif_bytes;              // offset of data in the shm object (page multiple)
+  std::atomic<std::uint64_t> generation; // odd: live; even: free
+  std::uint64_t size;                    // bytes of data
+  std::uint64_t user_addr;               // SegmentKind::user: the address in the owner
+  std::uint32_t kind;                    // SegmentKind
+  std::uint32_t notification_num;        // entries in the notification array
+  std::uint64_t notif_bytes;             // offset of data in the shm object (page multiple)
   std::uint64_t reserved[3];
 };
 static_assert(sizeof(SegmentEntry) == 64);
@@ -95,14 +95,14 @@ static_assert(sizeof(SegmentEntry) == 64);
 // Dissemination-barrier flags of one group (see shm/node_barrier.hpp). Only one peer writes each
 // round's flag, so a plain release store suffices.
 struct alignas(kCacheLine) GroupFlags {
-  std::atomic<std::uint64_t> round[limits::kBarrierRounds];  // (tag << 32) | sequence
+  std::atomic<std::uint64_t> round[limits::kBarrierRounds]; // (tag << 32) | sequence
 };
 static_assert(sizeof(GroupFlags) == kCacheLine);
 
 struct alignas(kCacheLine) RankHeader {
-  std::uint64_t magic;    // kRankMagic
-  std::uint32_t version;  // kLayoutVersion
-  std::int32_t pid;       // creator
+  std::uint64_t magic;   // kRankMagic
+  std::uint32_t version; // kLayoutVersion
+  std::int32_t pid;      // creator
   std::uint32_t rank;
   std::uint32_t reserved;
 };
@@ -110,7 +110,7 @@ static_assert(sizeof(RankHeader) == kCacheLine);
 
 struct RankBlock {
   RankHeader header;
-  Doorbell bell;  // rung by notifications and collective signals aimed at this rank
+  Doorbell bell; // rung by notifications and collective signals aimed at this rank
   SegmentEntry segments[limits::kMaxSegments];
   GroupFlags groups[limits::kMaxGroups];
   // Tag of the group commit whose reduce area this rank (as the group's leader) has published.
@@ -124,10 +124,10 @@ static_assert(offsetof(RankBlock, groups) % kCacheLine == 0);
 // "hygaspi-<job>-c<leader>-<group>-<tag>". Member i copies its contribution into slot i and
 // raises arrived[i]; the leader combines the slots into `result` and raises result_seq.
 struct alignas(kCacheLine) ReduceHeader {
-  std::uint64_t magic;       // kReduceMagic
-  std::uint32_t version;     // kLayoutVersion
-  std::uint32_t members;     // n
-  std::uint64_t slot_bytes;  // bytes per slot, a multiple of kCacheLine
+  std::uint64_t magic;      // kReduceMagic
+  std::uint32_t version;    // kLayoutVersion
+  std::uint32_t members;    // n
+  std::uint64_t slot_bytes; // bytes per slot, a multiple of kCacheLine
 };
 static_assert(sizeof(ReduceHeader) == kCacheLine);
 
@@ -135,14 +135,16 @@ struct alignas(kCacheLine) ReduceFlag {
   std::atomic<std::uint32_t> seq;
 };
 static_assert(sizeof(ReduceFlag) == kCacheLine);
-inline constexpr std::uint64_t kReduceMagic = 0x48594741'53505244ull;  // "HYGASPRD"
+inline constexpr std::uint64_t kReduceMagic = 0x48594741'53505244ull; // "HYGASPRD"
 
 // Layout: header | arrived[n] | result_seq | slot[0..n-1] | result.
 struct ReduceLayout {
   std::uint32_t members;
   std::uint64_t slot_bytes;
   [[nodiscard]] std::size_t arrived_offset() const noexcept { return sizeof(ReduceHeader); }
-  [[nodiscard]] std::size_t result_seq_offset() const noexcept { return arrived_offset() + members * sizeof(ReduceFlag); }
+  [[nodiscard]] std::size_t result_seq_offset() const noexcept {
+    return arrived_offset() + members * sizeof(ReduceFlag);
+  }
   [[nodiscard]] std::size_t slot_offset(std::uint32_t i) const noexcept {
     return result_seq_offset() + sizeof(ReduceFlag) + i * slot_bytes;
   }
@@ -150,4 +152,4 @@ struct ReduceLayout {
   [[nodiscard]] std::size_t bytes() const noexcept { return result_offset() + slot_bytes; }
 };
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

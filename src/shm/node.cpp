@@ -12,22 +12,22 @@
 namespace hygaspi::shm {
 
 namespace {
-constexpr std::uint64_t kLive = 1;  // generation parity: odd = live
+constexpr std::uint64_t kLive = 1; // generation parity: odd = live
 
 // A mapping that may still be in use by a racing thread is not unmapped; its range is replaced
 // by anonymous memory, which releases the shm pages and keeps stray accesses harmless.
-void retire(const MappedSegment& m) noexcept {
+void retire(const MappedSegment &m) noexcept {
   if (m.object.mapped())
-    mmap(m.object.data(), m.object.size(), PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
-         -1, 0);
+    mmap(m.object.data(), m.object.size(), PROT_READ | PROT_WRITE,
+         MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
 }
-}  // namespace
+} // namespace
 
 Node::~Node() { term(); }
 
 // The owner's pid ends every name, so that reclaim_stale_objects() can tell the objects of a
 // crashed process from those of a live one by name alone.
-std::string Node::object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const {
+std::string Node::object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const {
   return "hygaspi-" + job_ + "-" + kind + std::to_string(rank) + "-" + std::to_string(a) + "-" + std::to_string(b) +
          "-p" + std::to_string(pid_of(rank));
 }
@@ -40,7 +40,7 @@ std::int32_t Node::pid_of(std::uint32_t rank) const noexcept {
   return job_block_->slot(rank).pid.load(std::memory_order_acquire);
 }
 
-gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) {
+gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) {
   job_ = options.job;
   solo_ = job_.empty();
   rank_ = options.rank;
@@ -66,39 +66,38 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
       return GASPI_ERR_MEMALLOC;
     }
     ShmObject::unlink(name);
-    job_block_ = static_cast<JobBlock*>(job_object_.data());
+    job_block_ = static_cast<JobBlock *>(job_object_.data());
     job_block_->header = JobHeader{kJobMagic, kLayoutVersion, 1, 0, 0};
     job_block_->slot(0).pid.store(getpid(), std::memory_order_relaxed);
   } else {
     if (!ShmObject::open(job_name, JobBlock::bytes(nranks_), job_object_, error)) {
-      log::error("gaspi_proc_init", "%s (was the job started by hygaspi-run, and is it still running?)",
-                 error.c_str());
+      log::error("gaspi_proc_init", "%s (was the job started by hygaspi-run, and is it still running?)", error.c_str());
       return GASPI_ERR_ENV;
     }
-    job_block_ = static_cast<JobBlock*>(job_object_.data());
-    const JobHeader& h = job_block_->header;
+    job_block_ = static_cast<JobBlock *>(job_object_.data());
+    const JobHeader &h = job_block_->header;
     if (h.magic != kJobMagic || h.version != kLayoutVersion || h.nranks != nranks_) {
-      log::error("gaspi_proc_init", "job block %s does not match this library (version %u, %u ranks)",
-                 job_name.c_str(), h.version, h.nranks);
+      log::error("gaspi_proc_init", "job block %s does not match this library (version %u, %u ranks)", job_name.c_str(),
+                 h.version, h.nranks);
       return GASPI_ERR_ENV;
     }
   }
 
-  JobRankSlot& me = job_block_->slot(rank_);
+  JobRankSlot &me = job_block_->slot(rank_);
   epoch_ = me.init_epoch.load(std::memory_order_relaxed) + 1;
-  me.pid.store(getpid(), std::memory_order_release);  // before any object name is formed
+  me.pid.store(getpid(), std::memory_order_release); // before any object name is formed
   peers_.resize(nranks_);
   others_.clear();
   for (std::uint32_t r = 0; r < nranks_; ++r)
     if (r != rank_)
       others_.push_back(r);
-  for (auto& p : peers_) {
-    p.segments = std::make_unique<std::atomic<const MappedSegment*>[]>(limits::kMaxSegments);
+  for (auto &p : peers_) {
+    p.segments = std::make_unique<std::atomic<const MappedSegment *>[]>(limits::kMaxSegments);
     for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
       p.segments[s].store(nullptr, std::memory_order_relaxed);
   }
 
-  Peer& self = peers_[rank_];
+  Peer &self = peers_[rank_];
   const std::string block_name = object_name("r", rank_, epoch_, 0);
   if (!ShmObject::create(block_name, sizeof(RankBlock), self.block_object, error)) {
     log::error("gaspi_proc_init", "%s", error.c_str());
@@ -106,13 +105,13 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
   }
   if (solo_)
     ShmObject::unlink(block_name);
-  self.block = static_cast<RankBlock*>(self.block_object.data());
+  self.block = static_cast<RankBlock *>(self.block_object.data());
   self.block->header = RankHeader{kRankMagic, kLayoutVersion, getpid(), rank_, 0};
 
   // The passive receive ring exists before this rank is announced ready, so a peer that sees
   // RankState::ready can map it.
   passive_objects_.resize(nranks_);
-  passive_rings_ = std::make_unique<std::atomic<PassiveRing*>[]>(nranks_);
+  passive_rings_ = std::make_unique<std::atomic<PassiveRing *>[]>(nranks_);
   for (std::uint32_t r = 0; r < nranks_; ++r)
     passive_rings_[r].store(nullptr, std::memory_order_relaxed);
   const std::uint32_t slots = passive_slots(options.passive_queue_size_max);
@@ -124,7 +123,7 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
   }
   if (solo_)
     ShmObject::unlink(ring_name);
-  auto* ring = static_cast<PassiveRing*>(passive_objects_[rank_].data());
+  auto *ring = static_cast<PassiveRing *>(passive_objects_[rank_].data());
   passive_ring_init(*ring, rank_, getpid(), slots, options.passive_transfer_size_max);
   passive_rings_[rank_].store(ring, std::memory_order_release);
 
@@ -139,11 +138,11 @@ gaspi_return_t Node::init(const NodeOptions& options, const Deadline& deadline) 
   return map_peers(deadline);
 }
 
-gaspi_return_t Node::map_peers(const Deadline& deadline) {
+gaspi_return_t Node::map_peers(const Deadline &deadline) {
   for (std::uint32_t r = 0; r < nranks_; ++r) {
     if (r == rank_)
       continue;
-    JobRankSlot& slot = job_block_->slot(r);
+    JobRankSlot &slot = job_block_->slot(r);
     auto state = [&] { return static_cast<RankState>(slot.state.load(std::memory_order_seq_cst)); };
     // Wait for the peer's life cycle that matches ours (the same number of gaspi_proc_init calls):
     // after a re-init here, a peer still in, or just out of, its previous one does not count.
@@ -164,8 +163,8 @@ gaspi_return_t Node::map_peers(const Deadline& deadline) {
       log::error("gaspi_proc_init", "%s", error.c_str());
       return GASPI_ERROR;
     }
-    peers_[r].block = static_cast<RankBlock*>(peers_[r].block_object.data());
-    const RankHeader& h = peers_[r].block->header;
+    peers_[r].block = static_cast<RankBlock *>(peers_[r].block_object.data());
+    const RankHeader &h = peers_[r].block->header;
     if (h.magic != kRankMagic || h.version != kLayoutVersion || h.rank != r) {
       log::error("gaspi_proc_init", "rank %u runs an incompatible HyGASPI (layout version %u)", r, h.version);
       return GASPI_ERROR;
@@ -174,14 +173,14 @@ gaspi_return_t Node::map_peers(const Deadline& deadline) {
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t Node::create_job_block(const std::string& job, std::uint32_t nranks, ShmObject& out) {
+gaspi_return_t Node::create_job_block(const std::string &job, std::uint32_t nranks, ShmObject &out) {
   std::string error;
   if (!ShmObject::create("hygaspi-" + job + "-job", JobBlock::bytes(nranks), out, error)) {
     log::error("gaspi_proc_init", "%s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
   // The creator stands in for a launcher: while it lives, reclaim_stale_objects() keeps the block.
-  static_cast<JobBlock*>(out.data())->header = JobHeader{kJobMagic, kLayoutVersion, nranks, getpid(), 0};
+  static_cast<JobBlock *>(out.data())->header = JobHeader{kJobMagic, kLayoutVersion, nranks, getpid(), 0};
   return GASPI_SUCCESS;
 }
 
@@ -213,8 +212,8 @@ void Node::term() noexcept {
 }
 
 gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
-                                    void* user_memory, std::uint64_t alloc_policy) {
-  SegmentEntry& entry = my_block().segments[seg];
+                                    void *user_memory, std::uint64_t alloc_policy) {
+  SegmentEntry &entry = my_block().segments[seg];
   const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed) + 1;
   const std::uint64_t notif_bytes = page_round(std::uint64_t{notification_num} * sizeof(std::uint32_t));
   const bool user = user_memory != nullptr;
@@ -225,9 +224,9 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   // (shm/numa.hpp). A refusal (no hwloc support, mbind filtered by seccomp) keeps the default.
   ShmObject::PlaceFn place;
   if (!user && (alloc_policy & (GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE)) != 0)
-    place = [&](void* base, std::size_t, std::string&) {
+    place = [&](void *base, std::size_t, std::string &) {
       std::string why;
-      if (!set_numa_policy(static_cast<char*>(base) + notif_bytes, page_round(size), alloc_policy, why))
+      if (!set_numa_policy(static_cast<char *>(base) + notif_bytes, page_round(size), alloc_policy, why))
         log::warn("gaspi_segment_alloc", "segment %u: NUMA policy not applied: %s", seg, why.c_str());
       return true;
     };
@@ -237,13 +236,13 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   }
   if (solo_)
     ShmObject::unlink(name);
-  char* base = static_cast<char*>(m->object.data());
+  char *base = static_cast<char *>(m->object.data());
   m->generation = gen;
   m->size = size;
   m->kind = user ? SegmentKind::user : SegmentKind::shm;
   m->notification_num = notification_num;
-  m->notifications = reinterpret_cast<std::uint32_t*>(base);
-  m->data = user ? static_cast<char*>(user_memory) : base + notif_bytes;
+  m->notifications = reinterpret_cast<std::uint32_t *>(base);
+  m->data = user ? static_cast<char *>(user_memory) : base + notif_bytes;
   m->user_addr = reinterpret_cast<std::uint64_t>(user_memory);
 
   entry.size = size;
@@ -251,7 +250,7 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   entry.kind = static_cast<std::uint32_t>(m->kind);
   entry.notification_num = notification_num;
   entry.notif_bytes = notif_bytes;
-  entry.generation.store(gen, std::memory_order_release);  // publish to node peers
+  entry.generation.store(gen, std::memory_order_release); // publish to node peers
 
   std::lock_guard lock(map_mutex_);
   peers_[rank_].segments[seg].store(m.get(), std::memory_order_release);
@@ -260,7 +259,7 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
 }
 
 gaspi_return_t Node::segment_delete(std::uint32_t seg) {
-  SegmentEntry& entry = my_block().segments[seg];
+  SegmentEntry &entry = my_block().segments[seg];
   const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed);
   if ((gen & kLive) == 0)
     return GASPI_ERR_INV_SEG;
@@ -268,22 +267,22 @@ gaspi_return_t Node::segment_delete(std::uint32_t seg) {
   if (!solo_)
     ShmObject::unlink(object_name("s", rank_, seg, gen));
   std::lock_guard lock(map_mutex_);
-  const MappedSegment* m = peers_[rank_].segments[seg].exchange(nullptr, std::memory_order_acq_rel);
+  const MappedSegment *m = peers_[rank_].segments[seg].exchange(nullptr, std::memory_order_acq_rel);
   if (m != nullptr)
     retire(*m);
   return GASPI_SUCCESS;
 }
 
-const MappedSegment* Node::lookup(std::uint32_t rank, std::uint32_t seg) {
-  const SegmentEntry& entry = block(rank).segments[seg];
+const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
+  const SegmentEntry &entry = block(rank).segments[seg];
   const std::uint64_t gen = entry.generation.load(std::memory_order_acquire);
   if ((gen & kLive) == 0)
     return nullptr;
-  const MappedSegment* cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
+  const MappedSegment *cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
   if (cached != nullptr && cached->generation == gen)
     return cached;
   if (rank == rank_)
-    return nullptr;  // our own segments are published at creation
+    return nullptr; // our own segments are published at creation
 
   std::lock_guard lock(map_mutex_);
   cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
@@ -302,8 +301,8 @@ const MappedSegment* Node::lookup(std::uint32_t rank, std::uint32_t seg) {
     log::error("segment lookup", "rank %u segment %u: %s", rank, seg, error.c_str());
     return nullptr;
   }
-  char* base = static_cast<char*>(m->object.data());
-  m->notifications = reinterpret_cast<std::uint32_t*>(base);
+  char *base = static_cast<char *>(m->object.data());
+  m->notifications = reinterpret_cast<std::uint32_t *>(base);
   m->data = user ? nullptr : base + entry.notif_bytes;
   if (cached != nullptr)
     retire(*cached);
@@ -312,8 +311,8 @@ const MappedSegment* Node::lookup(std::uint32_t rank, std::uint32_t seg) {
   return mappings_.back().get();
 }
 
-PassiveRing* Node::passive_ring(std::uint32_t rank) {
-  PassiveRing* ring = passive_rings_[rank].load(std::memory_order_acquire);
+PassiveRing *Node::passive_ring(std::uint32_t rank) {
+  PassiveRing *ring = passive_rings_[rank].load(std::memory_order_acquire);
   if (ring != nullptr)
     return ring;
   std::lock_guard lock(map_mutex_);
@@ -328,7 +327,7 @@ PassiveRing* Node::passive_ring(std::uint32_t rank) {
     log::error("gaspi_passive_send", "passive ring of rank %u: %s", rank, error.c_str());
     return nullptr;
   }
-  const PassiveHeader h = static_cast<const PassiveRing*>(header_object.data())->header;
+  const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
   if (h.magic != kPassiveMagic || h.version != kLayoutVersion || h.rank != rank || h.slots == 0 ||
       (h.slots & (h.slots - 1)) != 0 || h.total_bytes != passive_ring_bytes(h.slots, h.payload_max)) {
     log::error("gaspi_passive_send", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)", rank,
@@ -339,7 +338,7 @@ PassiveRing* Node::passive_ring(std::uint32_t rank) {
     log::error("gaspi_passive_send", "passive ring of rank %u: %s", rank, error.c_str());
     return nullptr;
   }
-  ring = static_cast<PassiveRing*>(passive_objects_[rank].data());
+  ring = static_cast<PassiveRing *>(passive_objects_[rank].data());
   passive_rings_[rank].store(ring, std::memory_order_release);
   return ring;
 }
@@ -348,11 +347,11 @@ namespace {
 // Cross-memory attach: bound user memory of a node peer is reached with process_vm_*
 // (DESIGN.md "Segments"). Both calls may move fewer bytes than asked; loop until done.
 template <class Fn>
-gaspi_return_t cma_loop(Fn&& fn, char* local, std::uint64_t remote, std::uint64_t size, const char* what,
+gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_t size, const char *what,
                         std::uint32_t rank) {
   while (size > 0) {
     iovec l{local, size};
-    iovec r{reinterpret_cast<void*>(remote), size};
+    iovec r{reinterpret_cast<void *>(remote), size};
     ssize_t n = fn(&l, &r);
     if (n <= 0) {
       if (n < 0 && errno == EINTR)
@@ -366,35 +365,35 @@ gaspi_return_t cma_loop(Fn&& fn, char* local, std::uint64_t remote, std::uint64_
   }
   return GASPI_SUCCESS;
 }
-}  // namespace
+} // namespace
 
-gaspi_return_t Node::put(const MappedSegment& dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void* src,
+gaspi_return_t Node::put(const MappedSegment &dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void *src,
                          std::uint64_t size) {
   if (dst.data != nullptr) {
-    std::memmove(dst.data + dst_offset, src, size);  // memmove: loopback writes may overlap
+    std::memmove(dst.data + dst_offset, src, size); // memmove: loopback writes may overlap
     return GASPI_SUCCESS;
   }
   const pid_t pid = pid_of(dst_rank);
-  return cma_loop([pid](iovec* l, iovec* r) { return process_vm_writev(pid, l, 1, r, 1, 0); },
-                  const_cast<char*>(static_cast<const char*>(src)), dst.user_addr + dst_offset, size, "gaspi_write",
+  return cma_loop([pid](iovec *l, iovec *r) { return process_vm_writev(pid, l, 1, r, 1, 0); },
+                  const_cast<char *>(static_cast<const char *>(src)), dst.user_addr + dst_offset, size, "gaspi_write",
                   dst_rank);
 }
 
-gaspi_return_t Node::get(void* dst, const MappedSegment& src, std::uint32_t src_rank, std::uint64_t src_offset,
+gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
                          std::uint64_t size) {
   if (src.data != nullptr) {
     std::memmove(dst, src.data + src_offset, size);
     return GASPI_SUCCESS;
   }
   const pid_t pid = pid_of(src_rank);
-  return cma_loop([pid](iovec* l, iovec* r) { return process_vm_readv(pid, l, 1, r, 1, 0); }, static_cast<char*>(dst),
+  return cma_loop([pid](iovec *l, iovec *r) { return process_vm_readv(pid, l, 1, r, 1, 0); }, static_cast<char *>(dst),
                   src.user_addr + src_offset, size, "gaspi_read", src_rank);
 }
 
-void Node::notify(const MappedSegment& seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
+void Node::notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
   // seq_cst, not just release: the store is one half of the doorbell's Dekker pair (doorbell.hpp).
   std::atomic_ref<std::uint32_t>(seg.notifications[id]).store(value, std::memory_order_seq_cst);
   shm::ring(block(rank).bell);
 }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

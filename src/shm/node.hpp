@@ -27,73 +27,73 @@ struct MappedSegment {
   std::uint64_t size = 0;
   SegmentKind kind = SegmentKind::shm;
   std::uint32_t notification_num = 0;
-  std::uint32_t* notifications = nullptr;  // notification array in shm
-  char* data = nullptr;                    // segment data in this process (nullptr: remote user memory)
-  std::uint64_t user_addr = 0;             // SegmentKind::user: address in the owner
+  std::uint32_t *notifications = nullptr; // notification array in shm
+  char *data = nullptr;                   // segment data in this process (nullptr: remote user memory)
+  std::uint64_t user_addr = 0;            // SegmentKind::user: address in the owner
   ShmObject object;
 };
 
 struct NodeOptions {
-  std::string job;            // "" = standalone 1-rank job
+  std::string job; // "" = standalone 1-rank job
   std::uint32_t rank = 0;
   std::uint32_t nranks = 1;
   WaitPolicy wait;
-  std::uint32_t passive_queue_size_max = 1024;  // config: sizes this rank's passive receive ring
+  std::uint32_t passive_queue_size_max = 1024; // config: sizes this rank's passive receive ring
   std::uint64_t passive_transfer_size_max = 65535;
 };
 
 class Node {
 public:
   Node() = default;
-  Node(const Node&) = delete;
-  Node& operator=(const Node&) = delete;
+  Node(const Node &) = delete;
+  Node &operator=(const Node &) = delete;
   ~Node();
 
   // Attaches to the job and waits until every rank of the node has published its rank block.
-  gaspi_return_t init(const NodeOptions& options, const Deadline& deadline);
+  gaspi_return_t init(const NodeOptions &options, const Deadline &deadline);
   // Without a launcher (an MPI job), the node's first rank creates the job block before its node
   // peers call init(); `out` keeps it mapped.
-  static gaspi_return_t create_job_block(const std::string& job, std::uint32_t nranks, ShmObject& out);
+  static gaspi_return_t create_job_block(const std::string &job, std::uint32_t nranks, ShmObject &out);
   // Once every node peer has mapped them, the bootstrap objects need no name any more.
   void unlink_bootstrap_objects(bool node_leader) noexcept;
   void term() noexcept;
 
   [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
   [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
-  [[nodiscard]] const WaitPolicy& wait_policy() const noexcept { return wait_; }
+  [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
   [[nodiscard]] bool alive(std::uint32_t rank) const noexcept;
   // Every other rank of the node (node-local indices).
   [[nodiscard]] std::span<const std::uint32_t> peers() const noexcept { return others_; }
   [[nodiscard]] std::int32_t pid_of(std::uint32_t rank) const noexcept;
-  [[nodiscard]] RankBlock& block(std::uint32_t rank) const noexcept { return *peers_[rank].block; }
-  [[nodiscard]] RankBlock& my_block() const noexcept { return *peers_[rank_].block; }
+  [[nodiscard]] RankBlock &block(std::uint32_t rank) const noexcept { return *peers_[rank].block; }
+  [[nodiscard]] RankBlock &my_block() const noexcept { return *peers_[rank_].block; }
 
   // ---- segments of this rank
   // `alloc_policy`: GASPI_ALLOC_* bits; the NUMA ones place the data of an allocated segment.
   gaspi_return_t segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
-                                void* user_memory, std::uint64_t alloc_policy = 0);
+                                void *user_memory, std::uint64_t alloc_policy = 0);
   gaspi_return_t segment_delete(std::uint32_t seg);
   // The published mapping of a segment of this rank, or nullptr.
-  [[nodiscard]] const MappedSegment* local(std::uint32_t seg) const noexcept {
-    const MappedSegment* m = peers_[rank_].segments[seg].load(std::memory_order_acquire);
+  [[nodiscard]] const MappedSegment *local(std::uint32_t seg) const noexcept {
+    const MappedSegment *m = peers_[rank_].segments[seg].load(std::memory_order_acquire);
     return m;
   }
 
   // ---- segments of any rank on the node (maps on first use, remaps after re-creation)
   // Returns nullptr if the owner has no live segment `seg`.
-  const MappedSegment* lookup(std::uint32_t rank, std::uint32_t seg);
+  const MappedSegment *lookup(std::uint32_t rank, std::uint32_t seg);
 
   // ---- data movement; all complete before they return (DESIGN.md "Intra-node")
-  gaspi_return_t put(const MappedSegment& dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void* src,
+  gaspi_return_t put(const MappedSegment &dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void *src,
                      std::uint64_t size);
-  gaspi_return_t get(void* dst, const MappedSegment& src, std::uint32_t src_rank, std::uint64_t src_offset,
+  gaspi_return_t get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
                      std::uint64_t size);
   // spec §8.3.2: a release of every earlier store of this thread, then the notification value.
-  void notify(const MappedSegment& seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept;
+  void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept;
 
   // ---- waiting
   template <class Ready>
-  WaitResult wait(Ready&& ready, const Deadline& deadline, std::span<const std::uint32_t> partners) {
+  WaitResult wait(Ready &&ready, const Deadline &deadline, std::span<const std::uint32_t> partners) {
     auto partners_alive = [&] {
       for (auto r : partners)
         if (!alive(r))
@@ -109,7 +109,7 @@ public:
   // wait() as a GASPI return code: GASPI_SUCCESS, GASPI_TIMEOUT, or GASPI_ERROR after logging
   // which partner died.
   template <class Ready>
-  gaspi_return_t await(const char* fn, Ready&& ready, const Deadline& deadline,
+  gaspi_return_t await(const char *fn, Ready &&ready, const Deadline &deadline,
                        std::span<const std::uint32_t> partners) {
     switch (wait(ready, deadline, partners)) {
     case WaitResult::ready:
@@ -128,23 +128,25 @@ public:
 
   // ---- passive communication (shm/passive_ring.hpp)
   // This rank's receive ring, created in init.
-  [[nodiscard]] PassiveRing& my_passive_ring() const noexcept { return *passive_rings_[rank_].load(std::memory_order_relaxed); }
+  [[nodiscard]] PassiveRing &my_passive_ring() const noexcept {
+    return *passive_rings_[rank_].load(std::memory_order_relaxed);
+  }
   // The receive ring of a rank on the node (maps on first use), or nullptr with a logged error.
-  PassiveRing* passive_ring(std::uint32_t rank);
+  PassiveRing *passive_ring(std::uint32_t rank);
 
   // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>".
-  [[nodiscard]] std::string object_name(const char* kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const;
+  [[nodiscard]] std::string object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const;
   // A standalone job unlinks its objects at once: no peer will ever open them.
   [[nodiscard]] bool solo() const noexcept { return solo_; }
 
 private:
   struct Peer {
     ShmObject block_object;
-    RankBlock* block = nullptr;
-    std::unique_ptr<std::atomic<const MappedSegment*>[]> segments;  // kMaxSegments
+    RankBlock *block = nullptr;
+    std::unique_ptr<std::atomic<const MappedSegment *>[]> segments; // kMaxSegments
   };
 
-  gaspi_return_t map_peers(const Deadline& deadline);
+  gaspi_return_t map_peers(const Deadline &deadline);
 
   std::string job_;
   bool (*progress_)() = nullptr;
@@ -154,13 +156,13 @@ private:
   std::uint32_t epoch_ = 0;
   WaitPolicy wait_;
   ShmObject job_object_;
-  JobBlock* job_block_ = nullptr;
+  JobBlock *job_block_ = nullptr;
   std::vector<Peer> peers_;
   std::vector<std::uint32_t> others_;
-  std::mutex map_mutex_;                                // serialises mapping and unmapping
-  std::vector<std::unique_ptr<MappedSegment>> mappings_;  // owns every MappedSegment ever published
-  std::vector<ShmObject> passive_objects_;                 // per rank; written under map_mutex_
-  std::unique_ptr<std::atomic<PassiveRing*>[]> passive_rings_;  // per rank; nullptr until mapped
+  std::mutex map_mutex_;                                        // serialises mapping and unmapping
+  std::vector<std::unique_ptr<MappedSegment>> mappings_;        // owns every MappedSegment ever published
+  std::vector<ShmObject> passive_objects_;                      // per rank; written under map_mutex_
+  std::unique_ptr<std::atomic<PassiveRing *>[]> passive_rings_; // per rank; nullptr until mapped
 };
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

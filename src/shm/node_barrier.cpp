@@ -4,9 +4,9 @@
 
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const gaspi_rank_t> members,
-                            std::uint32_t my_index, std::uint32_t tag, BarrierProgress& progress,
-                            const Deadline& deadline) {
+gaspi_return_t node_barrier(Node &node, std::uint32_t group_id, std::span<const gaspi_rank_t> members,
+                            std::uint32_t my_index, std::uint32_t tag, BarrierProgress &progress,
+                            const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(members.size());
   if (!progress.active) {
     progress.active = true;
@@ -15,7 +15,7 @@ gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const 
     progress.sent = false;
   }
   const std::uint64_t expect = (std::uint64_t{tag} << 32) | progress.seq;
-  GroupFlags& mine = node.my_block().groups[group_id];
+  GroupFlags &mine = node.my_block().groups[group_id];
 
   for (; (1u << progress.round) < n; ++progress.round, progress.sent = false) {
     const std::uint32_t dist = 1u << progress.round;
@@ -26,7 +26,7 @@ gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const 
       node.ring(to);
       progress.sent = true;
     }
-    auto& flag = mine.round[progress.round];
+    auto &flag = mine.round[progress.round];
     // A faster partner may already be one barrier ahead: accept any later sequence of this tag.
     auto arrived = [&] {
       std::uint64_t v = flag.load(std::memory_order_acquire);
@@ -34,7 +34,7 @@ gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const 
     };
     std::uint32_t partner[] = {from};
     if (gaspi_return_t rc = node.await("gaspi_barrier", arrived, deadline, partner); rc != GASPI_SUCCESS) {
-      if (rc != GASPI_TIMEOUT)  // on a timeout the progress is kept; the next call resumes this round
+      if (rc != GASPI_TIMEOUT) // on a timeout the progress is kept; the next call resumes this round
         progress.active = false;
       return rc;
     }
@@ -43,4 +43,4 @@ gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const 
   return GASPI_SUCCESS;
 }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

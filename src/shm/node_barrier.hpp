@@ -12,8 +12,8 @@
 
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier(Node& node, std::uint32_t group_id, std::span<const gaspi_rank_t> members,
-                            std::uint32_t my_index, std::uint32_t tag, BarrierProgress& progress,
-                            const Deadline& deadline);
+gaspi_return_t node_barrier(Node &node, std::uint32_t group_id, std::span<const gaspi_rank_t> members,
+                            std::uint32_t my_index, std::uint32_t tag, BarrierProgress &progress,
+                            const Deadline &deadline);
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

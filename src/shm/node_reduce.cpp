@@ -10,20 +10,20 @@ namespace {
 std::uint64_t round_up(std::uint64_t bytes) { return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine; }
 
 // A timeout keeps the progress for the next call; an error abandons this allreduce.
-gaspi_return_t abandon(ReduceProgress& progress, gaspi_return_t rc) noexcept {
+gaspi_return_t abandon(ReduceProgress &progress, gaspi_return_t rc) noexcept {
   if (rc != GASPI_TIMEOUT)
     progress.phase = ReduceProgress::idle;
   return rc;
 }
 
-bool reached(const ReduceFlag& flag, std::uint32_t seq) noexcept {
+bool reached(const ReduceFlag &flag, std::uint32_t seq) noexcept {
   return static_cast<std::int32_t>(flag.seq.load(std::memory_order_acquire) - seq) >= 0;
 }
-}  // namespace
+} // namespace
 
-gaspi_return_t NodeReduce::create(Node& node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
+gaspi_return_t NodeReduce::create(Node &node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
                                   std::uint64_t slot_bytes) {
-  ReduceArea& area = areas_[group];
+  ReduceArea &area = areas_[group];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   const std::string name = node.object_name("c", node.rank(), group, tag);
@@ -34,36 +34,36 @@ gaspi_return_t NodeReduce::create(Node& node, std::uint32_t group, std::uint32_t
   }
   if (node.solo())
     ShmObject::unlink(name);
-  auto* header = reinterpret_cast<ReduceHeader*>(area.at(0));
+  auto *header = reinterpret_cast<ReduceHeader *>(area.at(0));
   *header = ReduceHeader{kReduceMagic, kLayoutVersion, members, area.layout.slot_bytes};
   area.tag = tag;
   node.my_block().reduce_area_tag[group].store(tag, std::memory_order_seq_cst);
   return GASPI_SUCCESS;
 }
 
-void NodeReduce::drop(Node& node, std::uint32_t group, bool leader) noexcept {
-  ReduceArea& area = areas_[group];
+void NodeReduce::drop(Node &node, std::uint32_t group, bool leader) noexcept {
+  ReduceArea &area = areas_[group];
   if (leader && area.tag != 0 && !node.solo())
     ShmObject::unlink(node.object_name("c", node.rank(), group, area.tag));
   area = ReduceArea{};
 }
 
 void NodeReduce::clear() noexcept {
-  for (auto& a : areas_)
+  for (auto &a : areas_)
     a = ReduceArea{};
 }
 
-gaspi_return_t NodeReduce::attach(Node& node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag,
-                                  std::uint32_t members, std::uint64_t slot_bytes, const Deadline& deadline) {
-  ReduceArea& area = areas_[group];
+gaspi_return_t NodeReduce::attach(Node &node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag,
+                                  std::uint32_t members, std::uint64_t slot_bytes, const Deadline &deadline) {
+  ReduceArea &area = areas_[group];
   if (area.tag == tag)
     return GASPI_SUCCESS;
   // The leader publishes the area before it joins the commit barrier; a member normally finds it
   // at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init without a barrier.
-  auto& published = node.block(leader).reduce_area_tag[group];
+  auto &published = node.block(leader).reduce_area_tag[group];
   std::uint32_t partner[] = {leader};
-  if (gaspi_return_t rc =
-          node.await("gaspi_allreduce", [&] { return published.load(std::memory_order_acquire) == tag; }, deadline, partner);
+  if (gaspi_return_t rc = node.await(
+          "gaspi_allreduce", [&] { return published.load(std::memory_order_acquire) == tag; }, deadline, partner);
       rc != GASPI_SUCCESS)
     return rc;
   area = ReduceArea{};
@@ -73,7 +73,7 @@ gaspi_return_t NodeReduce::attach(Node& node, std::uint32_t group, gaspi_rank_t 
     log::error("gaspi_allreduce", "group %u: %s", group, error.c_str());
     return GASPI_ERROR;
   }
-  const auto* header = reinterpret_cast<const ReduceHeader*>(area.at(0));
+  const auto *header = reinterpret_cast<const ReduceHeader *>(area.at(0));
   if (header->magic != kReduceMagic || header->members != members || header->slot_bytes != area.layout.slot_bytes) {
     log::error("gaspi_allreduce", "group %u: the leader's reduce area does not match this rank's group", group);
     area = ReduceArea{};
@@ -83,15 +83,15 @@ gaspi_return_t NodeReduce::attach(Node& node, std::uint32_t group, gaspi_rank_t 
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<const gaspi_rank_t> members,
+gaspi_return_t NodeReduce::allreduce(Node &node, std::uint32_t group, std::span<const gaspi_rank_t> members,
                                      std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
-                                     ReduceProgress& progress, const void* send, void* receive, std::size_t bytes,
-                                     Combine combine, void* ctx, InterNode inter, const Deadline& deadline) {
+                                     ReduceProgress &progress, const void *send, void *receive, std::size_t bytes,
+                                     Combine combine, void *ctx, InterNode inter, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(members.size());
   const gaspi_rank_t leader = members[0];
   if (gaspi_return_t rc = attach(node, group, leader, tag, n, slot_bytes, deadline); rc != GASPI_SUCCESS)
     return rc;
-  ReduceArea& area = areas_[group];
+  ReduceArea &area = areas_[group];
 
   if (progress.phase == ReduceProgress::idle) {
     progress.seq += 1;
@@ -106,12 +106,12 @@ gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<
     for (std::uint32_t i = 1; i < n; ++i) {
       std::uint32_t partner[] = {members[i]};
       // On GASPI_TIMEOUT the phase stays `contributed`; the next call waits on.
-      if (gaspi_return_t rc = node.await("gaspi_allreduce", [&] { return reached(area.arrived(i), progress.seq); },
-                                         deadline, partner);
+      if (gaspi_return_t rc = node.await(
+              "gaspi_allreduce", [&] { return reached(area.arrived(i), progress.seq); }, deadline, partner);
           rc != GASPI_SUCCESS)
         return abandon(progress, rc);
     }
-    char* result = area.at(area.layout.result_offset());
+    char *result = area.at(area.layout.result_offset());
     std::memcpy(result, area.at(area.layout.slot_offset(0)), bytes);
     for (std::uint32_t i = 1; i < n; ++i)
       if (gaspi_return_t rc = combine(ctx, result, area.at(area.layout.slot_offset(i))); rc != GASPI_SUCCESS)
@@ -130,8 +130,8 @@ gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<
   }
 
   std::uint32_t partner[] = {leader};
-  if (gaspi_return_t rc = node.await("gaspi_allreduce", [&] { return reached(area.result_seq(), progress.seq); },
-                                     deadline, partner);
+  if (gaspi_return_t rc = node.await(
+          "gaspi_allreduce", [&] { return reached(area.result_seq(), progress.seq); }, deadline, partner);
       rc != GASPI_SUCCESS)
     return abandon(progress, rc);
   std::memcpy(receive, area.at(area.layout.result_offset()), bytes);
@@ -139,4 +139,4 @@ gaspi_return_t NodeReduce::allreduce(Node& node, std::uint32_t group, std::span<
   return GASPI_SUCCESS;
 }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

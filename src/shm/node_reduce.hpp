@@ -20,44 +20,46 @@
 namespace hygaspi::shm {
 
 // acc = acc (op) other, for `ctx`'s element type and count. Returns GASPI_SUCCESS or an error.
-using Combine = gaspi_return_t (*)(void* ctx, void* acc, const void* other);
+using Combine = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
 // The leader's step between combining its node and publishing (the inter-node exchange); may
 // return GASPI_TIMEOUT and is called again on the next call. nullptr: a single node.
 struct InterNode {
-  gaspi_return_t (*step)(void* ctx, void* acc, std::size_t bytes, const Deadline& deadline) = nullptr;
-  void* ctx = nullptr;
+  gaspi_return_t (*step)(void *ctx, void *acc, std::size_t bytes, const Deadline &deadline) = nullptr;
+  void *ctx = nullptr;
 };
 
 struct ReduceArea {
-  std::uint32_t tag = 0;  // commit tag of the group this mapping belongs to (0: none)
+  std::uint32_t tag = 0; // commit tag of the group this mapping belongs to (0: none)
   ReduceLayout layout{};
   ShmObject object;
-  [[nodiscard]] char* at(std::size_t offset) const noexcept { return static_cast<char*>(object.data()) + offset; }
-  [[nodiscard]] ReduceFlag& arrived(std::uint32_t i) const noexcept {
-    return reinterpret_cast<ReduceFlag*>(at(layout.arrived_offset()))[i];
+  [[nodiscard]] char *at(std::size_t offset) const noexcept { return static_cast<char *>(object.data()) + offset; }
+  [[nodiscard]] ReduceFlag &arrived(std::uint32_t i) const noexcept {
+    return reinterpret_cast<ReduceFlag *>(at(layout.arrived_offset()))[i];
   }
-  [[nodiscard]] ReduceFlag& result_seq() const noexcept { return *reinterpret_cast<ReduceFlag*>(at(layout.result_seq_offset())); }
+  [[nodiscard]] ReduceFlag &result_seq() const noexcept {
+    return *reinterpret_cast<ReduceFlag *>(at(layout.result_seq_offset()));
+  }
 };
 
 class NodeReduce {
 public:
   // The leader creates and publishes the area of a newly committed group (before the commit's
   // barrier, so members find it afterwards).
-  gaspi_return_t create(Node& node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
+  gaspi_return_t create(Node &node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
                         std::uint64_t slot_bytes);
   // Drops this rank's mapping (group deleted); the leader also removes the name.
-  void drop(Node& node, std::uint32_t group, bool leader) noexcept;
+  void drop(Node &node, std::uint32_t group, bool leader) noexcept;
   void clear() noexcept;
 
-  gaspi_return_t allreduce(Node& node, std::uint32_t group, std::span<const gaspi_rank_t> members,
+  gaspi_return_t allreduce(Node &node, std::uint32_t group, std::span<const gaspi_rank_t> members,
                            std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
-                           ReduceProgress& progress, const void* send, void* receive, std::size_t bytes,
-                           Combine combine, void* ctx, InterNode inter, const Deadline& deadline);
+                           ReduceProgress &progress, const void *send, void *receive, std::size_t bytes,
+                           Combine combine, void *ctx, InterNode inter, const Deadline &deadline);
 
 private:
-  gaspi_return_t attach(Node& node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag,
-                        std::uint32_t members, std::uint64_t slot_bytes, const Deadline& deadline);
+  gaspi_return_t attach(Node &node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag, std::uint32_t members,
+                        std::uint64_t slot_bytes, const Deadline &deadline);
   std::array<ReduceArea, limits::kMaxGroups> areas_;
 };
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

@@ -48,9 +48,9 @@ bool local_nodes(hwloc_topology_t topo, hwloc_bitmap_t nodes) {
   return ok;
 }
 
-}  // namespace
+} // namespace
 
-bool set_numa_policy(void* addr, std::size_t bytes, std::uint64_t policy, std::string& error) {
+bool set_numa_policy(void *addr, std::size_t bytes, std::uint64_t policy, std::string &error) {
   const bool local = (policy & GASPI_ALLOC_NUMA_LOCAL) != 0;
   const bool interleave = (policy & GASPI_ALLOC_NUMA_INTERLEAVE) != 0;
   if (!local && !interleave)
@@ -60,7 +60,7 @@ bool set_numa_policy(void* addr, std::size_t bytes, std::uint64_t policy, std::s
     error = "hwloc cannot read the topology of this host";
     return false;
   }
-  const hwloc_topology_support* support = hwloc_topology_get_support(topo);
+  const hwloc_topology_support *support = hwloc_topology_get_support(topo);
   if (support == nullptr || support->membind == nullptr || !support->membind->set_area_membind ||
       (interleave ? !support->membind->interleave_membind : !support->membind->bind_membind)) {
     error = "hwloc cannot bind memory on this system";
@@ -73,13 +73,12 @@ bool set_numa_policy(void* addr, std::size_t bytes, std::uint64_t policy, std::s
   }
   bool ok = true;
   if (interleave)
-    hwloc_bitmap_copy(nodes, hwloc_get_root_obj(topo)->nodeset);  // every node we may use
+    hwloc_bitmap_copy(nodes, hwloc_get_root_obj(topo)->nodeset); // every node we may use
   else if (!local_nodes(topo, nodes)) {
     error = "cannot tell the NUMA node of the calling thread";
     ok = false;
   }
-  if (ok && hwloc_set_area_membind(topo, addr, bytes, nodes,
-                                   interleave ? HWLOC_MEMBIND_INTERLEAVE : HWLOC_MEMBIND_BIND,
+  if (ok && hwloc_set_area_membind(topo, addr, bytes, nodes, interleave ? HWLOC_MEMBIND_INTERLEAVE : HWLOC_MEMBIND_BIND,
                                    HWLOC_MEMBIND_BYNODESET) != 0) {
     error = std::string("hwloc_set_area_membind: ") + std::strerror(errno);
     ok = false;
@@ -88,4 +87,4 @@ bool set_numa_policy(void* addr, std::size_t bytes, std::uint64_t policy, std::s
   return ok;
 }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

@@ -13,6 +13,6 @@ namespace hygaspi::shm {
 // over every NUMA node this process may use (interleave). `policy` holds GASPI_ALLOC_* bits;
 // without a NUMA bit nothing happens. Returns false, with `error` set, when hwloc or the kernel
 // refuses; the caller may go on with the default placement.
-bool set_numa_policy(void* addr, std::size_t bytes, std::uint64_t policy, std::string& error);
+bool set_numa_policy(void *addr, std::size_t bytes, std::uint64_t policy, std::string &error);
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

@@ -8,7 +8,7 @@
 namespace hygaspi::shm {
 
 std::uint32_t passive_slots(std::uint32_t queue_size_max) noexcept {
-  const std::uint32_t wanted = queue_size_max < 2 ? 2 : queue_size_max;  // a ring needs 2 to be a ring
+  const std::uint32_t wanted = queue_size_max < 2 ? 2 : queue_size_max; // a ring needs 2 to be a ring
   return wanted >= kMaxPassiveSlots ? kMaxPassiveSlots : std::bit_ceil(wanted);
 }
 
@@ -17,27 +17,34 @@ std::uint64_t slot_stride(std::uint64_t payload_max) noexcept {
   const std::uint64_t bytes = kPassivePayloadOffset + payload_max;
   return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine;
 }
-}  // namespace
+} // namespace
 
 std::size_t passive_ring_bytes(std::uint32_t slots, std::uint64_t payload_max) noexcept {
   return sizeof(PassiveRing) + std::size_t{slots} * slot_stride(payload_max);
 }
 
-void passive_ring_init(PassiveRing& ring, std::uint32_t rank, std::int32_t pid, std::uint32_t slots,
+void passive_ring_init(PassiveRing &ring, std::uint32_t rank, std::int32_t pid, std::uint32_t slots,
                        std::uint64_t payload_max) noexcept {
-  ring.header = PassiveHeader{kPassiveMagic,         kLayoutVersion,   pid, rank, slots, payload_max,
-                              slot_stride(payload_max), sizeof(PassiveRing), passive_ring_bytes(slots, payload_max)};
+  ring.header = PassiveHeader{kPassiveMagic,
+                              kLayoutVersion,
+                              pid,
+                              rank,
+                              slots,
+                              payload_max,
+                              slot_stride(payload_max),
+                              sizeof(PassiveRing),
+                              passive_ring_bytes(slots, payload_max)};
   ring.tail.store(0, std::memory_order_relaxed);
   ring.head.store(0, std::memory_order_relaxed);
   for (std::uint32_t i = 0; i < slots; ++i)
-    ring.slot(i).sequence.store(i, std::memory_order_relaxed);  // slot i is free for position i
+    ring.slot(i).sequence.store(i, std::memory_order_relaxed); // slot i is free for position i
   // Published to peers by the seq_cst store of RankState::ready that follows in Node::init.
 }
 
-bool passive_try_push(PassiveRing& ring, std::uint32_t sender, const void* data, std::uint32_t size) noexcept {
+bool passive_try_push(PassiveRing &ring, std::uint32_t sender, const void *data, std::uint32_t size) noexcept {
   std::uint64_t pos = ring.tail.load(std::memory_order_relaxed);
   for (;;) {
-    PassiveSlot& slot = ring.slot(pos);
+    PassiveSlot &slot = ring.slot(pos);
     // acquire: pairs with the consumer's release of the slot, so our payload stores cannot race
     // with its copy out of the previous lap's message.
     const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
@@ -54,7 +61,7 @@ bool passive_try_push(PassiveRing& ring, std::uint32_t sender, const void* data,
         return true;
       }
     } else if (diff < 0) {
-      return false;  // the slot still holds the message of position pos - slots: full
+      return false; // the slot still holds the message of position pos - slots: full
     } else {
       // Another sender claimed pos, so tail has moved: its claim precedes the sequence we read. An
       // unmoved tail means a corrupt sequence; give up rather than spin on it forever.
@@ -66,15 +73,15 @@ bool passive_try_push(PassiveRing& ring, std::uint32_t sender, const void* data,
   }
 }
 
-bool passive_pending(PassiveRing& ring) noexcept {
+bool passive_pending(PassiveRing &ring) noexcept {
   const std::uint64_t pos = ring.head.load(std::memory_order_relaxed);
   return ring.slot(pos).sequence.load(std::memory_order_acquire) == pos + 1;
 }
 
-bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, PassiveMessage& out) noexcept {
+bool passive_try_pop(PassiveRing &ring, void *dst, std::uint64_t capacity, PassiveMessage &out) noexcept {
   std::uint64_t pos = ring.head.load(std::memory_order_relaxed);
   for (;;) {
-    PassiveSlot& slot = ring.slot(pos);
+    PassiveSlot &slot = ring.slot(pos);
     // acquire: pairs with the sender's publication, so the payload is complete.
     const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
     const auto diff = static_cast<std::int64_t>(seq - (pos + 1));
@@ -92,7 +99,7 @@ bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, Passi
         return true;
       }
     } else if (diff < 0) {
-      return false;  // nothing published at the head
+      return false; // nothing published at the head
     } else {
       // Another receiver took pos, so head has moved (as in passive_try_push); an unmoved head
       // means a corrupt sequence.
@@ -104,4 +111,4 @@ bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, Passi
   }
 }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

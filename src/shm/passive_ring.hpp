@@ -25,17 +25,17 @@
 
 namespace hygaspi::shm {
 
-inline constexpr std::uint64_t kPassiveMagic = 0x48594741'53505052ull;  // "HYGASPPR"
+inline constexpr std::uint64_t kPassiveMagic = 0x48594741'53505052ull; // "HYGASPPR"
 inline constexpr std::uint32_t kMaxPassiveSlots = 64;
 
 // Slot header; the payload follows it. Slots are kCacheLine-aligned and a whole number of lines.
 struct PassiveSlot {
-  std::atomic<std::uint64_t> sequence;  // Vyukov sequence (see above)
-  std::uint32_t sender;                 // rank that sent the message
-  std::uint32_t size;                   // payload bytes
+  std::atomic<std::uint64_t> sequence; // Vyukov sequence (see above)
+  std::uint32_t sender;                // rank that sent the message
+  std::uint32_t size;                  // payload bytes
   // payload[payload_max] follows at kPassivePayloadOffset
 };
-inline constexpr std::size_t kPassivePayloadOffset = 64;  // keeps the payload 64-byte aligned
+inline constexpr std::size_t kPassivePayloadOffset = 64; // keeps the payload 64-byte aligned
 static_assert(sizeof(PassiveSlot) <= kPassivePayloadOffset);
 
 struct alignas(kCacheLine) PassiveHeader {
@@ -52,18 +52,18 @@ struct alignas(kCacheLine) PassiveHeader {
 static_assert(sizeof(PassiveHeader) == kCacheLine);
 
 struct PassiveRing {
-  PassiveHeader header;                          // line 0: written once by the owner
-  alignas(kCacheLine) std::atomic<std::uint64_t> tail;  // line 1: next position to claim (senders)
-  alignas(kCacheLine) std::atomic<std::uint64_t> head;  // line 2: next position to consume (receivers)
-  Doorbell space;  // line 3: senders that found the ring full sleep here; rung when a slot frees
+  PassiveHeader header;                                // line 0: written once by the owner
+  alignas(kCacheLine) std::atomic<std::uint64_t> tail; // line 1: next position to claim (senders)
+  alignas(kCacheLine) std::atomic<std::uint64_t> head; // line 2: next position to consume (receivers)
+  Doorbell space; // line 3: senders that found the ring full sleep here; rung when a slot frees
   // slots follow at header.slots_offset
 
-  [[nodiscard]] PassiveSlot& slot(std::uint64_t position) noexcept {
+  [[nodiscard]] PassiveSlot &slot(std::uint64_t position) noexcept {
     const std::uint64_t index = position & (header.slots - 1);
-    return *reinterpret_cast<PassiveSlot*>(reinterpret_cast<char*>(this) + header.slots_offset +
-                                           index * header.slot_stride);
+    return *reinterpret_cast<PassiveSlot *>(reinterpret_cast<char *>(this) + header.slots_offset +
+                                            index * header.slot_stride);
   }
-  [[nodiscard]] char* payload(PassiveSlot& s) noexcept { return reinterpret_cast<char*>(&s) + kPassivePayloadOffset; }
+  [[nodiscard]] char *payload(PassiveSlot &s) noexcept { return reinterpret_cast<char *>(&s) + kPassivePayloadOffset; }
 };
 static_assert(offsetof(PassiveRing, tail) == kCacheLine);
 static_assert(offsetof(PassiveRing, head) == 2 * kCacheLine);
@@ -75,21 +75,21 @@ static_assert(sizeof(PassiveRing) == 4 * kCacheLine);
 // Bytes of a ring with `slots` slots of `payload_max` bytes.
 [[nodiscard]] std::size_t passive_ring_bytes(std::uint32_t slots, std::uint64_t payload_max) noexcept;
 // Formats freshly created (zeroed) memory of passive_ring_bytes() bytes as an empty ring.
-void passive_ring_init(PassiveRing& ring, std::uint32_t rank, std::int32_t pid, std::uint32_t slots,
+void passive_ring_init(PassiveRing &ring, std::uint32_t rank, std::int32_t pid, std::uint32_t slots,
                        std::uint64_t payload_max) noexcept;
 
 // Claims a free slot, copies `size` <= payload_max bytes into it and publishes it with a seq_cst
 // store (one half of the doorbell's Dekker pair: the caller rings the owner's doorbell next).
 // Returns false, having changed nothing, when the ring is full.
-[[nodiscard]] bool passive_try_push(PassiveRing& ring, std::uint32_t sender, const void* data,
+[[nodiscard]] bool passive_try_push(PassiveRing &ring, std::uint32_t sender, const void *data,
                                     std::uint32_t size) noexcept;
 
 // True when the message at the head is published (a receiver has something to take).
-[[nodiscard]] bool passive_pending(PassiveRing& ring) noexcept;
+[[nodiscard]] bool passive_pending(PassiveRing &ring) noexcept;
 
 struct PassiveMessage {
   std::uint32_t sender = 0;
-  std::uint32_t size = 0;  // size of the message as sent (may exceed what was copied)
+  std::uint32_t size = 0; // size of the message as sent (may exceed what was copied)
 };
 
 // Bytes a receiver copies out of a slot: the slot's size field was written by another process, so
@@ -103,6 +103,6 @@ struct PassiveMessage {
 
 // Takes the message at the head, copies passive_copy_size() bytes to `dst`, frees the slot and
 // rings `space`. Returns false, having changed nothing, when no message is published at the head.
-[[nodiscard]] bool passive_try_pop(PassiveRing& ring, void* dst, std::uint64_t capacity, PassiveMessage& out) noexcept;
+[[nodiscard]] bool passive_try_pop(PassiveRing &ring, void *dst, std::uint64_t capacity, PassiveMessage &out) noexcept;
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

@@ -20,26 +20,26 @@ namespace {
 bool process_exists(long pid) noexcept { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
 
 // The pid after the last "-p" of the name, or -1.
-long owner_pid(const std::string& name) {
+long owner_pid(const std::string &name) {
   const auto at = name.rfind("-p");
   if (at == std::string::npos || at + 2 >= name.size())
     return -1;
-  char* end = nullptr;
+  char *end = nullptr;
   const long pid = std::strtol(name.c_str() + at + 2, &end, 10);
   return *end == '\0' ? pid : -1;
 }
 
 // A job block is stale when neither its launcher nor any of its ranks exists any more.
-bool job_block_stale(const std::string& name) {
+bool job_block_stale(const std::string &name) {
   const int fd = shm_open(("/" + name).c_str(), O_RDONLY, 0);
   if (fd < 0)
     return false;
   struct stat st {};
   bool stale = false;
   if (fstat(fd, &st) == 0 && st.st_uid == geteuid() && static_cast<std::size_t>(st.st_size) >= sizeof(JobBlock)) {
-    void* map = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
+    void *map = mmap(nullptr, static_cast<std::size_t>(st.st_size), PROT_READ, MAP_SHARED, fd, 0);
     if (map != MAP_FAILED) {
-      auto* block = static_cast<JobBlock*>(map);
+      auto *block = static_cast<JobBlock *>(map);
       const std::uint32_t n = block->header.nranks;
       // A block of another layout version is not ours to judge.
       if (block->header.magic == kJobMagic && block->header.version == kLayoutVersion &&
@@ -55,14 +55,14 @@ bool job_block_stale(const std::string& name) {
   return stale;
 }
 
-}  // namespace
+} // namespace
 
 std::size_t reclaim_stale_objects() noexcept {
-  DIR* dir = opendir("/dev/shm");
+  DIR *dir = opendir("/dev/shm");
   if (dir == nullptr)
     return 0;
   std::size_t removed = 0;
-  while (dirent* entry = readdir(dir)) {
+  while (dirent *entry = readdir(dir)) {
     const std::string name = entry->d_name;
     if (name.rfind("hygaspi-", 0) != 0)
       continue;
@@ -81,4 +81,4 @@ std::size_t reclaim_stale_objects() noexcept {
   return removed;
 }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

@@ -11,4 +11,4 @@ namespace hygaspi::shm {
 // them, and they are not ours to judge).
 std::size_t reclaim_stale_objects() noexcept;
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

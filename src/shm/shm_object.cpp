@@ -15,10 +15,10 @@ struct ShmObject::Impl {
   bip::mapped_region region;
 };
 
-void ShmObject::ImplDeleter::operator()(Impl* impl) const noexcept { delete impl; }
+void ShmObject::ImplDeleter::operator()(Impl *impl) const noexcept { delete impl; }
 
-ShmObject::ShmObject(ShmObject&&) noexcept = default;
-ShmObject& ShmObject::operator=(ShmObject&&) noexcept = default;
+ShmObject::ShmObject(ShmObject &&) noexcept = default;
+ShmObject &ShmObject::operator=(ShmObject &&) noexcept = default;
 ShmObject::~ShmObject() = default;
 
 void ShmObject::reset() noexcept {
@@ -32,8 +32,8 @@ std::size_t page_round(std::size_t bytes) noexcept {
   return (bytes + page - 1) / page * page;
 }
 
-bool ShmObject::create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error,
-                       const PlaceFn& place) {
+bool ShmObject::create(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error,
+                       const PlaceFn &place) {
   bytes = page_round(bytes);
   try {
     bip::permissions owner_only(0600);
@@ -53,8 +53,7 @@ bool ShmObject::create(const std::string& name, std::size_t bytes, ShmObject& ou
     // posix_fallocate reserves the pages now: a /dev/shm that is too small fails here (ENOSPC),
     // not with SIGBUS at the first store into the mapping.
     if (int rc = posix_fallocate(fd, 0, static_cast<off_t>(bytes)); rc != 0) {
-      error = "cannot reserve " + std::to_string(bytes) + " bytes in /dev/shm for " + name + ": " +
-              std::strerror(rc);
+      error = "cannot reserve " + std::to_string(bytes) + " bytes in /dev/shm for " + name + ": " + std::strerror(rc);
       bip::shared_memory_object::remove(name.c_str());
       return false;
     }
@@ -64,14 +63,14 @@ bool ShmObject::create(const std::string& name, std::size_t bytes, ShmObject& ou
     out.size_ = bytes;
     out.impl_ = std::move(impl);
     return true;
-  } catch (const bip::interprocess_exception& e) {
+  } catch (const bip::interprocess_exception &e) {
     error = "cannot create shared memory " + name + ": " + e.what();
     bip::shared_memory_object::remove(name.c_str());
     return false;
   }
 }
 
-bool ShmObject::open(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error) {
+bool ShmObject::open(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error) {
   bytes = page_round(bytes);
   try {
     bip::shared_memory_object object(bip::open_only, name.c_str(), bip::read_write);
@@ -86,14 +85,12 @@ bool ShmObject::open(const std::string& name, std::size_t bytes, ShmObject& out,
     out.size_ = bytes;
     out.impl_ = std::move(impl);
     return true;
-  } catch (const bip::interprocess_exception& e) {
+  } catch (const bip::interprocess_exception &e) {
     error = "cannot map shared memory " + name + ": " + e.what();
     return false;
   }
 }
 
-void ShmObject::unlink(const std::string& name) noexcept {
-  bip::shared_memory_object::remove(name.c_str());
-}
+void ShmObject::unlink(const std::string &name) noexcept { bip::shared_memory_object::remove(name.c_str()); }
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

@@ -12,23 +12,23 @@ namespace hygaspi::shm {
 class ShmObject {
 public:
   ShmObject() = default;
-  ShmObject(ShmObject&&) noexcept;
-  ShmObject& operator=(ShmObject&&) noexcept;
+  ShmObject(ShmObject &&) noexcept;
+  ShmObject &operator=(ShmObject &&) noexcept;
   ~ShmObject();
 
   // Creates and maps `bytes` (rounded up to pages). Fails if the name exists or space is short;
   // `error` then says why.
   // `place`, when given, runs on the mapping before its pages are reserved (NUMA placement,
   // shm/numa.hpp); its false fails the creation.
-  using PlaceFn = std::function<bool(void* base, std::size_t bytes, std::string& error)>;
-  static bool create(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error,
-                     const PlaceFn& place = {});
+  using PlaceFn = std::function<bool(void *base, std::size_t bytes, std::string &error)>;
+  static bool create(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error,
+                     const PlaceFn &place = {});
   // Maps an existing object of at least `bytes`.
-  static bool open(const std::string& name, std::size_t bytes, ShmObject& out, std::string& error);
+  static bool open(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error);
   // Removes the name; the mapping stays valid.
-  static void unlink(const std::string& name) noexcept;
+  static void unlink(const std::string &name) noexcept;
 
-  [[nodiscard]] void* data() const noexcept { return data_; }
+  [[nodiscard]] void *data() const noexcept { return data_; }
   [[nodiscard]] std::size_t size() const noexcept { return size_; }
   [[nodiscard]] bool mapped() const noexcept { return data_ != nullptr; }
   void reset() noexcept;
@@ -36,13 +36,13 @@ public:
 private:
   struct Impl;
   struct ImplDeleter {
-    void operator()(Impl* impl) const noexcept;
+    void operator()(Impl *impl) const noexcept;
   };
   std::unique_ptr<Impl, ImplDeleter> impl_;
-  void* data_ = nullptr;
+  void *data_ = nullptr;
   std::size_t size_ = 0;
 };
 
 [[nodiscard]] std::size_t page_round(std::size_t bytes) noexcept;
 
-}  // namespace hygaspi::shm
+} // namespace hygaspi::shm

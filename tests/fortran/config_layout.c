@@ -4,9 +4,9 @@
 
 #include <GASPI.h>
 
-void hygaspi_test_config_layout(long* out);
+void hygaspi_test_config_layout(long *out);
 
-void hygaspi_test_config_layout(long* out) {
+void hygaspi_test_config_layout(long *out) {
   int i = 0;
   out[i++] = (long)sizeof(gaspi_config_t);
   out[i++] = (long)sizeof(gaspi_dev_config_t);

@@ -20,8 +20,7 @@
 
 using namespace hygaspi::mpi;
 
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   AtomicRequest request{};
   std::memcpy(&request, data, size < sizeof request ? size : sizeof request);
   std::uint64_t segment_size = 0;
@@ -46,8 +45,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   // Exactly segment_size bytes, so that ASan sees the first byte past the end; operator new[]
   // aligns to 16, as a segment's data (page-aligned) is aligned.
   auto bytes = std::make_unique<char[]>(segment_size);
-  char* seg = bytes.get();
-  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t*>(seg + request.offset));
+  char *seg = bytes.get();
+  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t *>(seg + request.offset));
   std::uint64_t old = 0;
   if (request.op == AtomicOp::fetch_add) {
     old = word.fetch_add(request.a, std::memory_order_seq_cst);

@@ -21,10 +21,9 @@ using namespace hygaspi;
 
 namespace {
 
-
-std::vector<const char*> knob_names() {
-  std::vector<const char*> names;
-  for (const KnobInfo* k = knob_table(); k->name != nullptr; ++k)
+std::vector<const char *> knob_names() {
+  std::vector<const char *> names;
+  for (const KnobInfo *k = knob_table(); k->name != nullptr; ++k)
     names.push_back(k->name);
   return names;
 }
@@ -40,13 +39,13 @@ bool decimal(std::string_view text) {
   return true;
 }
 
-void fuzz_parse_int(const std::uint8_t* data, std::size_t size) {
+void fuzz_parse_int(const std::uint8_t *data, std::size_t size) {
   if (size < 16)
     return;
   std::int64_t lo, hi;
   std::memcpy(&lo, data, 8);
   std::memcpy(&hi, data + 8, 8);
-  std::string_view text(reinterpret_cast<const char*>(data + 16), size - 16);
+  std::string_view text(reinterpret_cast<const char *>(data + 16), size - 16);
   auto value = parse_int(text, lo, hi);
   if (value) {
     FUZZ_CHECK(lo <= *value && *value <= hi);
@@ -57,26 +56,26 @@ void fuzz_parse_int(const std::uint8_t* data, std::size_t size) {
     FUZZ_CHECK(*v >= 0 && *v <= 3);
 }
 
-}  // namespace
+} // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  static const std::vector<const char*> names = knob_names();
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
+  static const std::vector<const char *> names = knob_names();
   fuzz_parse_int(data, size);
 
-  for (const char* name : names)
+  for (const char *name : names)
     unsetenv(name);
   std::vector<std::string> unknown;
   std::size_t begin = 0;
   while (begin < size) {
-    const void* nul = std::memchr(data + begin, 0, size - begin);
-    const std::size_t end = nul ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(nul) - data) : size;
+    const void *nul = std::memchr(data + begin, 0, size - begin);
+    const std::size_t end = nul ? static_cast<std::size_t>(static_cast<const std::uint8_t *>(nul) - data) : size;
     if (end > begin) {
       const std::size_t pick = data[begin] % (names.size() + 1);
-      std::string value(reinterpret_cast<const char*>(data + begin + 1), end - begin - 1);
+      std::string value(reinterpret_cast<const char *>(data + begin + 1), end - begin - 1);
       if (pick < names.size()) {
         setenv(names[pick], value.c_str(), 1);
       } else {
-        setenv("HYGASPI_FUZZ_UNKNOWN", value.c_str(), 1);  // not a knob: ignored
+        setenv("HYGASPI_FUZZ_UNKNOWN", value.c_str(), 1); // not a knob: ignored
       }
     }
     begin = end + 1;

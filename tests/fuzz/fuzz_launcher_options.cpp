@@ -19,11 +19,10 @@
 
 using namespace hygaspi::launcher;
 
-
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   // Each word in its own heap allocation, so that ASan sees a read past its terminating NUL.
   std::vector<std::unique_ptr<char[]>> words;
-  auto add = [&](const char* text, std::size_t n) {
+  auto add = [&](const char *text, std::size_t n) {
     auto word = std::make_unique<char[]>(n + 1);
     std::memcpy(word.get(), text, n);
     word[n] = '\0';
@@ -32,14 +31,14 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   add("hygaspi-run", 11);
   std::size_t begin = 0;
   while (begin <= size && words.size() < 256) {
-    const void* nul = begin < size ? std::memchr(data + begin, 0, size - begin) : nullptr;
-    const std::size_t end = nul ? static_cast<std::size_t>(static_cast<const std::uint8_t*>(nul) - data) : size;
+    const void *nul = begin < size ? std::memchr(data + begin, 0, size - begin) : nullptr;
+    const std::size_t end = nul ? static_cast<std::size_t>(static_cast<const std::uint8_t *>(nul) - data) : size;
     if (begin < size || size == 0)
-      add(reinterpret_cast<const char*>(data + begin), end - begin);
+      add(reinterpret_cast<const char *>(data + begin), end - begin);
     begin = end + 1;
   }
-  std::vector<char*> argv;
-  for (auto& w : words)
+  std::vector<char *> argv;
+  for (auto &w : words)
     argv.push_back(w.get());
   argv.push_back(nullptr);
   const int argc = static_cast<int>(words.size());

@@ -30,34 +30,34 @@ using namespace hygaspi::shm;
 namespace {
 
 struct AlignedFree {
-  void operator()(char* p) const noexcept { ::operator delete[](p, std::align_val_t{kCacheLine}); }
+  void operator()(char *p) const noexcept { ::operator delete[](p, std::align_val_t{kCacheLine}); }
 };
-}  // namespace
+} // namespace
 
-extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size) {
   FuzzedDataProvider in(data, size);
   const std::uint32_t slots = passive_slots(in.ConsumeIntegralInRange<std::uint32_t>(0, 80));
   const std::uint64_t payload_max = in.ConsumeIntegralInRange<std::uint64_t>(0, 300);
   const std::size_t bytes = passive_ring_bytes(slots, payload_max);
   std::unique_ptr<char[], AlignedFree> memory(
-      static_cast<char*>(::operator new[](bytes, std::align_val_t{kCacheLine})));
-  std::memset(memory.get(), 0, bytes);  // as a fresh shm object
-  auto& ring = *reinterpret_cast<PassiveRing*>(memory.get());
+      static_cast<char *>(::operator new[](bytes, std::align_val_t{kCacheLine})));
+  std::memset(memory.get(), 0, bytes); // as a fresh shm object
+  auto &ring = *reinterpret_cast<PassiveRing *>(memory.get());
   passive_ring_init(ring, 0, 1, slots, payload_max);
   FUZZ_CHECK(ring.header.total_bytes == bytes);
 
   // Positions near 0 or near the wrap of the 64-bit counters.
-  const std::uint64_t head = in.ConsumeBool() ? in.ConsumeIntegral<std::uint64_t>()
-                                              : in.ConsumeIntegralInRange<std::uint64_t>(0, 4 * slots);
+  const std::uint64_t head =
+      in.ConsumeBool() ? in.ConsumeIntegral<std::uint64_t>() : in.ConsumeIntegralInRange<std::uint64_t>(0, 4 * slots);
   const std::uint64_t tail = head + in.ConsumeIntegralInRange<std::uint64_t>(0, slots);
   ring.head.store(head);
   ring.tail.store(tail);
   for (std::uint64_t i = 0; i < slots; ++i) {
-    PassiveSlot& slot = ring.slot(head + i);
-    const std::uint64_t seq = in.ConsumeBool()
-                                  ? in.ConsumeIntegral<std::uint64_t>()
-                                  : head + i + in.ConsumeIntegralInRange<std::int64_t>(-2 * std::int64_t{slots},
-                                                                                      2 * std::int64_t{slots});
+    PassiveSlot &slot = ring.slot(head + i);
+    const std::uint64_t seq =
+        in.ConsumeBool()
+            ? in.ConsumeIntegral<std::uint64_t>()
+            : head + i + in.ConsumeIntegralInRange<std::int64_t>(-2 * std::int64_t{slots}, 2 * std::int64_t{slots});
     slot.sequence.store(seq);
     slot.sender = in.ConsumeIntegral<std::uint32_t>();
     slot.size = in.ConsumeBool() ? in.ConsumeIntegral<std::uint32_t>()
@@ -69,13 +69,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   for (int op = 0; op < 32 && in.remaining_bytes() > 0; ++op) {
     switch (in.ConsumeIntegralInRange<int>(0, 2)) {
-    case 0: {  // pop
+    case 0: { // pop
       const auto capacity = in.ConsumeIntegralInRange<std::uint64_t>(0, 600);
       std::unique_ptr<char[]> dst(capacity ? new char[capacity] : nullptr);
       if (capacity)
         std::memset(dst.get(), 0xA5, capacity);
       const std::uint64_t pos = ring.head.load();
-      PassiveSlot& slot = ring.slot(pos);
+      PassiveSlot &slot = ring.slot(pos);
       const std::uint32_t sent = slot.size;
       const std::uint32_t sender = slot.sender;
       std::vector<char> payload(ring.payload(slot), ring.payload(slot) + payload_max);
@@ -93,7 +93,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         FUZZ_CHECK(static_cast<unsigned char>(dst[k]) == 0xA5);
       break;
     }
-    case 1: {  // push
+    case 1: { // push
       // gaspi_passive_send takes 1..payload_max bytes (api_passive.cpp checks both bounds).
       if (payload_max == 0)
         break;
@@ -109,7 +109,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         break;
       }
       FUZZ_CHECK(ring.tail.load() == pos + 1);
-      PassiveSlot& slot = ring.slot(pos);
+      PassiveSlot &slot = ring.slot(pos);
       FUZZ_CHECK(slot.sequence.load() == pos + 1 && slot.sender == 7 && slot.size == message.size());
       FUZZ_CHECK(std::memcmp(ring.payload(slot), message.data(), message.size()) == 0);
       break;

@@ -12,14 +12,14 @@ namespace {
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_offset_t kCounter = 0, kLock = 8, kPlain = 64;
 constexpr int kThreads = 3, kOps = 2000;
-}  // namespace
+} // namespace
 
 int main() {
   gaspi_rank_t me = 0, n = 0;
   mr_init(me, n);
   MR_OK(gaspi_segment_create(kSeg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-  unsigned char* seg = nullptr;
-  MR_OK(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&seg)));
+  unsigned char *seg = nullptr;
+  MR_OK(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t *>(&seg)));
 
   // fetch_add: all ranks (rank 0 included, on its own word) and threads on rank 0's counter.
   std::vector<std::vector<gaspi_atomic_value_t>> olds(kThreads);
@@ -32,7 +32,7 @@ int main() {
         olds[t].push_back(old);
       }
     });
-  for (auto& t : threads)
+  for (auto &t : threads)
     t.join();
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   gaspi_atomic_value_t total = 0;
@@ -41,15 +41,15 @@ int main() {
 
   // Every old value is distinct across all ranks: gather them at rank 0 through its segment.
   std::vector<gaspi_atomic_value_t> mine;
-  for (auto& v : olds)
+  for (auto &v : olds)
     mine.insert(mine.end(), v.begin(), v.end());
   std::sort(mine.begin(), mine.end());
   MR_CHECK(std::adjacent_find(mine.begin(), mine.end()) == mine.end());
   const gaspi_size_t bytes = mine.size() * sizeof(gaspi_atomic_value_t);
   MR_OK(gaspi_segment_create(1, bytes * (n + 1), GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-  gaspi_atomic_value_t* gather = nullptr;
-  MR_OK(gaspi_segment_ptr(1, reinterpret_cast<gaspi_pointer_t*>(&gather)));
-  std::copy(mine.begin(), mine.end(), gather + n * mine.size());  // staging area after the n slots
+  gaspi_atomic_value_t *gather = nullptr;
+  MR_OK(gaspi_segment_ptr(1, reinterpret_cast<gaspi_pointer_t *>(&gather)));
+  std::copy(mine.begin(), mine.end(), gather + n * mine.size()); // staging area after the n slots
   MR_OK(gaspi_write_notify(1, n * bytes, 0, 1, me * bytes, bytes, me, 1, 0, GASPI_BLOCK));
   if (me == 0) {
     for (gaspi_rank_t r = 0; r < n; ++r) {
@@ -59,7 +59,7 @@ int main() {
     std::vector<gaspi_atomic_value_t> all(gather, gather + n * mine.size());
     std::sort(all.begin(), all.end());
     for (std::size_t i = 0; i < all.size(); ++i)
-      MR_CHECK(all[i] == i);  // exactly 0 .. total-1, each once
+      MR_CHECK(all[i] == i); // exactly 0 .. total-1, each once
   }
   MR_OK(gaspi_wait(0, GASPI_BLOCK));
 
@@ -89,7 +89,7 @@ int main() {
         MR_CHECK(old == owner);
       }
     });
-  for (auto& t : threads)
+  for (auto &t : threads)
     t.join();
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   if (me == 0) {
@@ -104,7 +104,7 @@ int main() {
   MR_CHECK(max == ~0ul);
   if (me == 0) {
     MR_OK(gaspi_atomic_compare_swap(kSeg, 24, 0, 5, 9, &old, GASPI_BLOCK));
-    MR_CHECK(old == 0);  // no swap: the word was 0, not 5
+    MR_CHECK(old == 0); // no swap: the word was 0, not 5
     MR_OK(gaspi_atomic_compare_swap(kSeg, 24, 0, 0, 9, &old, GASPI_BLOCK));
     MR_CHECK(old == 0);
     MR_OK(gaspi_atomic_fetch_add(kSeg, 24, 0, 1, &old, GASPI_BLOCK));

@@ -15,8 +15,7 @@ namespace {
 gaspi_rank_t me = 0, n = 0;
 
 // Element i of rank r: distinct per rank, negative for half the ranks where the type allows.
-template <class T>
-T value(gaspi_rank_t r, gaspi_number_t i, bool is_signed) {
+template <class T> T value(gaspi_rank_t r, gaspi_number_t i, bool is_signed) {
   long v = static_cast<long>((r * 7 + i * 3) % 23) + static_cast<long>(i);
   if (is_signed && (r + i) % 2)
     v = -v;
@@ -24,7 +23,7 @@ T value(gaspi_rank_t r, gaspi_number_t i, bool is_signed) {
 }
 
 template <class T>
-void check_type(gaspi_datatype_t type, bool is_signed, gaspi_group_t group, const std::vector<gaspi_rank_t>& members) {
+void check_type(gaspi_datatype_t type, bool is_signed, gaspi_group_t group, const std::vector<gaspi_rank_t> &members) {
   gaspi_number_t elem_max = 0;
   MR_OK(gaspi_allreduce_elem_max(&elem_max));
   for (gaspi_number_t num : {gaspi_number_t{1}, gaspi_number_t{7}, elem_max}) {
@@ -45,7 +44,7 @@ void check_type(gaspi_datatype_t type, bool is_signed, gaspi_group_t group, cons
   }
 }
 
-void all_builtins(gaspi_group_t group, const std::vector<gaspi_rank_t>& members) {
+void all_builtins(gaspi_group_t group, const std::vector<gaspi_rank_t> &members) {
   check_type<int>(GASPI_TYPE_INT, true, group, members);
   check_type<unsigned int>(GASPI_TYPE_UINT, false, group, members);
   check_type<float>(GASPI_TYPE_FLOAT, true, group, members);
@@ -66,12 +65,12 @@ gaspi_return_t minloc(gaspi_pointer_t op1, gaspi_pointer_t op2, gaspi_pointer_t 
                       gaspi_number_t num, gaspi_size_t element_size, gaspi_timeout_t) {
   if (element_size != sizeof(MinLoc))
     return GASPI_ERROR;
-  auto* a = static_cast<MinLoc*>(op1);
-  auto* b = static_cast<MinLoc*>(op2);
-  auto* r = static_cast<MinLoc*>(res);
+  auto *a = static_cast<MinLoc *>(op1);
+  auto *b = static_cast<MinLoc *>(op2);
+  auto *r = static_cast<MinLoc *>(res);
   for (gaspi_number_t i = 0; i < num; ++i)
     r[i] = (b[i].value < a[i].value || (b[i].value == a[i].value && b[i].rank < a[i].rank)) ? b[i] : a[i];
-  ++*static_cast<int*>(state);
+  ++*static_cast<int *>(state);
   return GASPI_SUCCESS;
 }
 
@@ -100,8 +99,9 @@ void user_reduction() {
   gaspi_size_t buf = 0;
   MR_OK(gaspi_allreduce_buf_size(&buf));
   std::vector<char> big(buf + sizeof(MinLoc));
-  MR_EXPECT(GASPI_ERR_INV_SIZE, gaspi_allreduce_user(big.data(), big.data(), static_cast<gaspi_number_t>(buf / sizeof(MinLoc) + 1),
-                                                     sizeof(MinLoc), minloc, &calls, GASPI_GROUP_ALL, GASPI_BLOCK));
+  MR_EXPECT(GASPI_ERR_INV_SIZE,
+            gaspi_allreduce_user(big.data(), big.data(), static_cast<gaspi_number_t>(buf / sizeof(MinLoc) + 1),
+                                 sizeof(MinLoc), minloc, &calls, GASPI_GROUP_ALL, GASPI_BLOCK));
 }
 
 // Rank n-1 joins late; the others poll with GASPI_TEST and must see GASPI_TIMEOUT first. Their
@@ -115,9 +115,10 @@ void resumed_allreduce() {
   if (me != n - 1) {
     gaspi_return_t rc = gaspi_allreduce(&send, &recv, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_TEST);
     MR_CHECK(rc == GASPI_TIMEOUT);
-    send = 1000000;  // must not be seen
-    MR_OK(gaspi_notify(seg, n - 1, me, 1, 0, GASPI_BLOCK));  // "I have timed out once"
-    while ((rc = gaspi_allreduce(&send, &recv, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, 5)) == GASPI_TIMEOUT) {
+    send = 1000000;                                         // must not be seen
+    MR_OK(gaspi_notify(seg, n - 1, me, 1, 0, GASPI_BLOCK)); // "I have timed out once"
+    while ((rc = gaspi_allreduce(&send, &recv, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, 5)) ==
+           GASPI_TIMEOUT) {
     }
     MR_OK(rc);
   } else {
@@ -147,7 +148,7 @@ void barrier_beside_allreduce() {
   barriers.join();
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   mr_init(me, n);

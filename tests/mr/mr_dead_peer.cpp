@@ -25,22 +25,20 @@
 
 namespace {
 
-constexpr gaspi_timeout_t kTimeout = 2000;       // ms, for every call that involves the victim
-constexpr gaspi_timeout_t kLongTimeout = 20000;  // ms, for the survivors' own traffic
+constexpr gaspi_timeout_t kTimeout = 2000;      // ms, for every call that involves the victim
+constexpr gaspi_timeout_t kLongTimeout = 20000; // ms, for the survivors' own traffic
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_size_t kSegSize = 1 << 20;
-constexpr gaspi_offset_t kPassiveOff = 0;       // passive send / receive buffers
-constexpr gaspi_offset_t kAtomicOff = 4096;     // one counter per rank's segment
-constexpr gaspi_offset_t kDataOff = 8192;       // survivors' ring write: [kDataOff, +kDataLen)
-constexpr gaspi_offset_t kSendOff = 65536;      // source of that write
+constexpr gaspi_offset_t kPassiveOff = 0;   // passive send / receive buffers
+constexpr gaspi_offset_t kAtomicOff = 4096; // one counter per rank's segment
+constexpr gaspi_offset_t kDataOff = 8192;   // survivors' ring write: [kDataOff, +kDataLen)
+constexpr gaspi_offset_t kSendOff = 65536;  // source of that write
 constexpr gaspi_size_t kDataLen = 4096;
 
 using Clock = std::chrono::steady_clock;
 gaspi_rank_t g_me = 0;
 
-double ms_since(Clock::time_point t0) {
-  return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-}
+double ms_since(Clock::time_point t0) { return std::chrono::duration<double, std::milli>(Clock::now() - t0).count(); }
 
 // A shared machine can stall a process for seconds (measured on the 2-vCPU CI VM under load: a
 // 10 ms sleep returning 3 s late). Such a stall is not a wait that ignores its deadline, so a
@@ -71,12 +69,11 @@ private:
   std::atomic<std::int64_t> max_us_{0};
   std::thread thread_;
 };
-StallWatch* g_watch = nullptr;
+StallWatch *g_watch = nullptr;
 
 // Runs a call that involves the dead rank: it must fail (GASPI_ERROR or GASPI_TIMEOUT) and end
 // within its timeout + 1 s.
-template <class Call>
-void expect_failure_in_time(const char* what, gaspi_timeout_t timeout, Call&& call) {
+template <class Call> void expect_failure_in_time(const char *what, gaspi_timeout_t timeout, Call &&call) {
   g_watch->reset();
   const auto t0 = Clock::now();
   const gaspi_return_t rc = call();
@@ -89,23 +86,23 @@ void expect_failure_in_time(const char* what, gaspi_timeout_t timeout, Call&& ca
                 gaspi_error_str(rc));
   if (rc != GASPI_ERROR && rc != GASPI_TIMEOUT)
     mr::fail(__FILE__, __LINE__, msg);
-  std::snprintf(msg, sizeof msg, "%s took %.1f ms, more than its timeout %lu ms + 1 s + a stall of %.1f ms", what,
-                ms, (unsigned long)timeout, stall);
+  std::snprintf(msg, sizeof msg, "%s took %.1f ms, more than its timeout %lu ms + 1 s + a stall of %.1f ms", what, ms,
+                (unsigned long)timeout, stall);
   if (ms >= static_cast<double>(timeout) + 1000.0 + stall)
     mr::fail(__FILE__, __LINE__, msg);
 }
 
-char* seg_ptr() {
+char *seg_ptr() {
   gaspi_pointer_t p = nullptr;
   MR_OK(gaspi_segment_ptr(kSeg, &p));
-  return static_cast<char*>(p);
+  return static_cast<char *>(p);
 }
 
 unsigned char pattern(gaspi_rank_t from, gaspi_size_t i) { return static_cast<unsigned char>(from * 37 + i * 11 + 5); }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   const std::string mode = argc > 1 ? argv[1] : "";
   if (mode != "sigkill" && mode != "exit0" && mode != "kill") {
     std::fprintf(stderr, "usage: %s sigkill|exit0|kill [victim]\n", argv[0]);
@@ -116,8 +113,9 @@ int main(int argc, char** argv) {
   g_me = me;
   StallWatch watch;
   g_watch = &watch;
-  MR_CHECK(n >= 3);  // two survivors at least, to form a group
-  const gaspi_rank_t victim = argc > 2 ? static_cast<gaspi_rank_t>(std::atoi(argv[2])) : static_cast<gaspi_rank_t>(n - 1);
+  MR_CHECK(n >= 3); // two survivors at least, to form a group
+  const gaspi_rank_t victim =
+      argc > 2 ? static_cast<gaspi_rank_t>(std::atoi(argv[2])) : static_cast<gaspi_rank_t>(n - 1);
   MR_CHECK(victim < n);
   std::vector<gaspi_rank_t> survivors;
   for (gaspi_rank_t r = 0; r < n; ++r)
@@ -133,7 +131,7 @@ int main(int argc, char** argv) {
       raise(SIGKILL);
     if (mode == "exit0")
       _exit(0);
-    for (;;)  // "kill": wait to be killed; the launcher's timeout bounds this if nobody does
+    for (;;) // "kill": wait to be killed; the launcher's timeout bounds this if nobody does
       pause();
   }
   if (mode == "kill") {
@@ -172,7 +170,7 @@ int main(int argc, char** argv) {
       MR_OK(gaspi_state_vec_get(states.data()));
       if (states[victim] == GASPI_STATE_CORRUPT)
         break;
-      MR_CHECK(ms_since(t0) < 5000);  // the launcher marks it dead within milliseconds
+      MR_CHECK(ms_since(t0) < 5000); // the launcher marks it dead within milliseconds
       usleep(1000);
     }
     for (gaspi_rank_t r = 0; r < n; ++r)
@@ -217,8 +215,8 @@ int main(int argc, char** argv) {
     gaspi_return_t wrc = gaspi_write(kSeg, kSendOff, victim, kSeg, kDataOff, kDataLen, 0, kTimeout);
     gaspi_return_t waitrc = wrc == GASPI_SUCCESS ? gaspi_wait(0, kTimeout) : GASPI_SUCCESS;
     ms = ms_since(t0);
-    std::printf("RECORD rank %u: gaspi_write(dead rank) -> %s, gaspi_wait -> %s in %.1f ms\n", me,
-                gaspi_error_str(wrc), gaspi_error_str(waitrc), ms);
+    std::printf("RECORD rank %u: gaspi_write(dead rank) -> %s, gaspi_wait -> %s in %.1f ms\n", me, gaspi_error_str(wrc),
+                gaspi_error_str(waitrc), ms);
     MR_CHECK(ms < 2.0 * kTimeout + 1000.0 + g_watch->max_ms());
     MR_CHECK(wrc == GASPI_SUCCESS || wrc == GASPI_ERROR);
     MR_CHECK(waitrc == GASPI_SUCCESS || waitrc == GASPI_ERROR || waitrc == GASPI_TIMEOUT);
@@ -257,10 +255,10 @@ int main(int argc, char** argv) {
     const auto pos = static_cast<std::size_t>(std::find(survivors.begin(), survivors.end(), me) - survivors.begin());
     const gaspi_rank_t next = survivors[(pos + 1) % survivors.size()];
     const gaspi_rank_t prev = survivors[(pos + survivors.size() - 1) % survivors.size()];
-    char* base = seg_ptr();
+    char *base = seg_ptr();
     for (gaspi_size_t i = 0; i < kDataLen; ++i)
       base[kSendOff + i] = static_cast<char>(pattern(me, i));
-    const gaspi_notification_id_t note = static_cast<gaspi_notification_id_t>(n + me);  // n + sender
+    const gaspi_notification_id_t note = static_cast<gaspi_notification_id_t>(n + me); // n + sender
     MR_OK(gaspi_write_notify(kSeg, kSendOff, next, kSeg, kDataOff, kDataLen, note, 1, 0, kLongTimeout));
     MR_OK(gaspi_wait(0, kLongTimeout));
     gaspi_notification_id_t got = 0;
@@ -272,7 +270,7 @@ int main(int argc, char** argv) {
       MR_CHECK(static_cast<unsigned char>(base[kDataOff + i]) == pattern(prev, i));
 
     // Passive messages among survivors after gaspi_passive_queue_purge.
-    MR_OK(gaspi_barrier(group, kLongTimeout));  // everyone has purged and written before anyone sends
+    MR_OK(gaspi_barrier(group, kLongTimeout)); // everyone has purged and written before anyone sends
     for (gaspi_size_t i = 0; i < 64; ++i)
       base[kPassiveOff + i] = static_cast<char>(pattern(me, i));
     MR_OK(gaspi_passive_send(kSeg, kPassiveOff, next, 64, kLongTimeout));

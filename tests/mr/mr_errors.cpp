@@ -12,7 +12,7 @@ namespace {
 
 constexpr gaspi_size_t kSize = 4096;
 constexpr gaspi_segment_id_t kSrc = 0, kDst = 1, kScratch = 2;
-constexpr gaspi_segment_id_t kMissing = 7;  // a valid id that no rank creates
+constexpr gaspi_segment_id_t kMissing = 7; // a valid id that no rank creates
 constexpr gaspi_queue_id_t kQ = 0;
 
 unsigned char pattern(gaspi_segment_id_t seg, gaspi_rank_t rank, gaspi_size_t i) {
@@ -22,7 +22,7 @@ unsigned char pattern(gaspi_segment_id_t seg, gaspi_rank_t rank, gaspi_size_t i)
 void fill(gaspi_segment_id_t seg, gaspi_rank_t me) {
   gaspi_pointer_t p = nullptr;
   MR_OK(gaspi_segment_ptr(seg, &p));
-  auto* b = static_cast<unsigned char*>(p);
+  auto *b = static_cast<unsigned char *>(p);
   for (gaspi_size_t i = 0; i < kSize; ++i)
     b[i] = pattern(seg, me, i);
 }
@@ -30,7 +30,7 @@ void fill(gaspi_segment_id_t seg, gaspi_rank_t me) {
 void expect_unchanged(gaspi_segment_id_t seg, gaspi_rank_t me) {
   gaspi_pointer_t p = nullptr;
   MR_OK(gaspi_segment_ptr(seg, &p));
-  const auto* b = static_cast<const unsigned char*>(p);
+  const auto *b = static_cast<const unsigned char *>(p);
   for (gaspi_size_t i = 0; i < kSize; ++i)
     if (b[i] != pattern(seg, me, i))
       MR_CHECK(!"segment bytes changed by a rejected call");
@@ -117,7 +117,7 @@ void bad_transfers(gaspi_rank_t me, gaspi_rank_t n) {
   MR_OK(gaspi_segment_max(&seg_max));
   MR_OK(gaspi_transfer_size_max(&tmax));
   const auto bad_q = static_cast<gaspi_queue_id_t>(queues);
-  const auto bad_seg = static_cast<gaspi_segment_id_t>(seg_max);  // 255: >= segment_max
+  const auto bad_seg = static_cast<gaspi_segment_id_t>(seg_max); // 255: >= segment_max
   MR_CHECK(seg_max == 255);
 
   for (gaspi_rank_t peer : {to, me}) {
@@ -230,8 +230,8 @@ void bad_lists(gaspi_rank_t me, gaspi_rank_t n) {
 
     // Counts: 0 and above rw_list_elem_max.
     for (gaspi_number_t num : {0u, list_max + 1}) {
-      MR_EXPECT(GASPI_ERR_INV_NUM, gaspi_write_list(num, seg_l.data(), off_l.data(), peer, seg_r.data(),
-                                                    off_r.data(), size.data(), kQ, GASPI_BLOCK));
+      MR_EXPECT(GASPI_ERR_INV_NUM, gaspi_write_list(num, seg_l.data(), off_l.data(), peer, seg_r.data(), off_r.data(),
+                                                    size.data(), kQ, GASPI_BLOCK));
       MR_EXPECT(GASPI_ERR_INV_NUM, gaspi_read_list(num, seg_read_l.data(), off_l.data(), peer, seg_r.data(),
                                                    off_r.data(), size.data(), kQ, GASPI_BLOCK));
       MR_EXPECT(GASPI_ERR_INV_NUM, gaspi_write_list_notify(num, seg_l.data(), off_l.data(), peer, seg_r.data(),
@@ -244,52 +244,58 @@ void bad_lists(gaspi_rank_t me, gaspi_rank_t n) {
                                                   size.data(), kQ, GASPI_BLOCK));
     MR_EXPECT(GASPI_ERR_NULLPTR, gaspi_write_list(4, seg_l.data(), off_l.data(), peer, seg_r.data(), nullptr,
                                                   size.data(), kQ, GASPI_BLOCK));
-    MR_EXPECT(GASPI_ERR_NULLPTR, gaspi_read_list(4, seg_read_l.data(), off_l.data(), peer, seg_r.data(),
-                                                 off_r.data(), nullptr, kQ, GASPI_BLOCK));
+    MR_EXPECT(GASPI_ERR_NULLPTR, gaspi_read_list(4, seg_read_l.data(), off_l.data(), peer, seg_r.data(), off_r.data(),
+                                                 nullptr, kQ, GASPI_BLOCK));
 
     // One bad element in the middle of a list of 5, for each kind of bad element.
     struct Case {
-      const char* what;
+      const char *what;
       gaspi_return_t expected;
-      void (*spoil)(gaspi_segment_id_t&, gaspi_offset_t&, gaspi_segment_id_t&, gaspi_offset_t&, gaspi_size_t&);
+      void (*spoil)(gaspi_segment_id_t &, gaspi_offset_t &, gaspi_segment_id_t &, gaspi_offset_t &, gaspi_size_t &);
     };
     const Case cases[] = {
         {"remote offset", GASPI_ERR_INV_REM_OFF,
-         [](gaspi_segment_id_t&, gaspi_offset_t&, gaspi_segment_id_t&, gaspi_offset_t& o, gaspi_size_t&) { o = kSize; }},
+         [](gaspi_segment_id_t &, gaspi_offset_t &, gaspi_segment_id_t &, gaspi_offset_t &o, gaspi_size_t &) {
+           o = kSize;
+         }},
         {"remote offset overflow", GASPI_ERR_INV_REM_OFF,
-         [](gaspi_segment_id_t&, gaspi_offset_t&, gaspi_segment_id_t&, gaspi_offset_t& o, gaspi_size_t&) { o = ~0ul; }},
+         [](gaspi_segment_id_t &, gaspi_offset_t &, gaspi_segment_id_t &, gaspi_offset_t &o, gaspi_size_t &) {
+           o = ~0ul;
+         }},
         {"local offset", GASPI_ERR_INV_LOC_OFF,
-         [](gaspi_segment_id_t&, gaspi_offset_t& o, gaspi_segment_id_t&, gaspi_offset_t&, gaspi_size_t&) {
+         [](gaspi_segment_id_t &, gaspi_offset_t &o, gaspi_segment_id_t &, gaspi_offset_t &, gaspi_size_t &) {
            o = kSize - 4;
          }},
         {"size 0", GASPI_ERR_INV_COMMSIZE,
-         [](gaspi_segment_id_t&, gaspi_offset_t&, gaspi_segment_id_t&, gaspi_offset_t&, gaspi_size_t& s) { s = 0; }},
+         [](gaspi_segment_id_t &, gaspi_offset_t &, gaspi_segment_id_t &, gaspi_offset_t &, gaspi_size_t &s) {
+           s = 0;
+         }},
         {"remote segment", GASPI_ERR_INV_SEG,
-         [](gaspi_segment_id_t&, gaspi_offset_t&, gaspi_segment_id_t& s, gaspi_offset_t&, gaspi_size_t&) {
+         [](gaspi_segment_id_t &, gaspi_offset_t &, gaspi_segment_id_t &s, gaspi_offset_t &, gaspi_size_t &) {
            s = kMissing;
          }},
         {"local segment", GASPI_ERR_INV_SEG,
-         [](gaspi_segment_id_t& s, gaspi_offset_t&, gaspi_segment_id_t&, gaspi_offset_t&, gaspi_size_t&) {
+         [](gaspi_segment_id_t &s, gaspi_offset_t &, gaspi_segment_id_t &, gaspi_offset_t &, gaspi_size_t &) {
            s = 255;
          }},
     };
-    for (const Case& c : cases) {
-      std::vector<gaspi_segment_id_t> wl(seg_l.begin(), seg_l.begin() + 5), rl(seg_read_l.begin(), seg_read_l.begin() + 5),
-          sr(seg_r.begin(), seg_r.begin() + 5);
+    for (const Case &c : cases) {
+      std::vector<gaspi_segment_id_t> wl(seg_l.begin(), seg_l.begin() + 5),
+          rl(seg_read_l.begin(), seg_read_l.begin() + 5), sr(seg_r.begin(), seg_r.begin() + 5);
       std::vector<gaspi_offset_t> ol(off_l.begin(), off_l.begin() + 5), orr(off_r.begin(), off_r.begin() + 5);
       std::vector<gaspi_size_t> sz(size.begin(), size.begin() + 5);
       std::vector<gaspi_segment_id_t> rl_bad = rl;
       c.spoil(wl[2], ol[2], sr[2], orr[2], sz[2]);
       if (wl[2] != kSrc)
-        rl_bad[2] = wl[2];  // a bad local segment for the read lists too
-      MR_EXPECT(c.expected, gaspi_write_list(5, wl.data(), ol.data(), peer, sr.data(), orr.data(), sz.data(), kQ,
-                                             GASPI_BLOCK));
+        rl_bad[2] = wl[2]; // a bad local segment for the read lists too
+      MR_EXPECT(c.expected,
+                gaspi_write_list(5, wl.data(), ol.data(), peer, sr.data(), orr.data(), sz.data(), kQ, GASPI_BLOCK));
       MR_EXPECT(c.expected, gaspi_write_list_notify(5, wl.data(), ol.data(), peer, sr.data(), orr.data(), sz.data(),
                                                     kDst, 3, 1, kQ, GASPI_BLOCK));
-      MR_EXPECT(c.expected, gaspi_read_list(5, rl_bad.data(), ol.data(), peer, sr.data(), orr.data(), sz.data(), kQ,
-                                            GASPI_BLOCK));
-      MR_EXPECT(c.expected, gaspi_read_list_notify(5, rl_bad.data(), ol.data(), peer, sr.data(), orr.data(),
-                                                   sz.data(), kScratch, 3, kQ, GASPI_BLOCK));
+      MR_EXPECT(c.expected,
+                gaspi_read_list(5, rl_bad.data(), ol.data(), peer, sr.data(), orr.data(), sz.data(), kQ, GASPI_BLOCK));
+      MR_EXPECT(c.expected, gaspi_read_list_notify(5, rl_bad.data(), ol.data(), peer, sr.data(), orr.data(), sz.data(),
+                                                   kScratch, 3, kQ, GASPI_BLOCK));
       gaspi_number_t after = 99;
       MR_OK(gaspi_queue_size(kQ, &after));
       if (after != 0) {
@@ -303,18 +309,16 @@ void bad_lists(gaspi_rank_t me, gaspi_rank_t n) {
     }
 
     // Good elements with a bad notification.
-    MR_EXPECT(GASPI_ERR_INV_NOTIF_ID, gaspi_write_list_notify(5, seg_l.data(), off_l.data(), peer, seg_r.data(),
-                                                              off_r.data(), size.data(), kDst, notif_num, 1, kQ,
-                                                              GASPI_BLOCK));
+    MR_EXPECT(GASPI_ERR_INV_NOTIF_ID,
+              gaspi_write_list_notify(5, seg_l.data(), off_l.data(), peer, seg_r.data(), off_r.data(), size.data(),
+                                      kDst, notif_num, 1, kQ, GASPI_BLOCK));
     MR_EXPECT(GASPI_ERR_INV_NOTIF_VAL, gaspi_write_list_notify(5, seg_l.data(), off_l.data(), peer, seg_r.data(),
-                                                               off_r.data(), size.data(), kDst, 0, 0, kQ,
-                                                               GASPI_BLOCK));
+                                                               off_r.data(), size.data(), kDst, 0, 0, kQ, GASPI_BLOCK));
     MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_write_list_notify(5, seg_l.data(), off_l.data(), peer, seg_r.data(),
-                                                         off_r.data(), size.data(), kMissing, 0, 1, kQ,
-                                                         GASPI_BLOCK));
-    MR_EXPECT(GASPI_ERR_INV_NOTIF_ID, gaspi_read_list_notify(5, seg_read_l.data(), off_l.data(), peer, seg_r.data(),
-                                                             off_r.data(), size.data(), kScratch, notif_num, kQ,
-                                                             GASPI_BLOCK));
+                                                         off_r.data(), size.data(), kMissing, 0, 1, kQ, GASPI_BLOCK));
+    MR_EXPECT(GASPI_ERR_INV_NOTIF_ID,
+              gaspi_read_list_notify(5, seg_read_l.data(), off_l.data(), peer, seg_r.data(), off_r.data(), size.data(),
+                                     kScratch, notif_num, kQ, GASPI_BLOCK));
     MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_read_list_notify(5, seg_read_l.data(), off_l.data(), peer, seg_r.data(),
                                                         off_r.data(), size.data(), kMissing, 0, kQ, GASPI_BLOCK));
     expect_unchanged(kDst, me);
@@ -388,7 +392,7 @@ void bad_management(gaspi_rank_t me, gaspi_rank_t n) {
   MR_EXPECT(GASPI_ERR_INV_GROUP, gaspi_barrier(g, GASPI_TEST));
   MR_EXPECT(GASPI_ERR_INV_GROUP, gaspi_segment_create(5, kSize, g, GASPI_BLOCK, 0));
   MR_EXPECT(GASPI_ERR_INV_GROUP, gaspi_segment_use(5, user.data(), user.size(), g, GASPI_BLOCK, 0));
-  MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_segment_ptr(5, &p));  // the rejected creates left nothing behind
+  MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_segment_ptr(5, &p)); // the rejected creates left nothing behind
   MR_OK(gaspi_group_delete(g));
   MR_EXPECT(GASPI_ERR_INV_GROUP, gaspi_barrier(g, GASPI_BLOCK));
   MR_EXPECT(GASPI_ERR_INV_GROUP, gaspi_group_add(g, me));
@@ -443,7 +447,7 @@ void bad_management(gaspi_rank_t me, gaspi_rank_t n) {
   MR_EXPECT(GASPI_ERR_NULLPTR, gaspi_config_get(nullptr));
   gaspi_number_t group_num = 0;
   MR_OK(gaspi_group_num(&group_num));
-  MR_CHECK(group_num == 1);  // the rejected gaspi_group_create(nullptr) took no group
+  MR_CHECK(group_num == 1); // the rejected gaspi_group_create(nullptr) took no group
   expect_queues_empty();
 }
 
@@ -461,19 +465,19 @@ void positive_control(gaspi_rank_t me, gaspi_rank_t n) {
   MR_CHECK(got == 9 && val == 1);
   gaspi_pointer_t p = nullptr;
   MR_OK(gaspi_segment_ptr(kDst, &p));
-  const auto* b = static_cast<const unsigned char*>(p);
+  const auto *b = static_cast<const unsigned char *>(p);
   for (gaspi_size_t i = 0; i < kSize; ++i) {
     const unsigned char want = i >= kSize - 8 ? pattern(kSrc, from, i) : pattern(kDst, me, i);
     MR_CHECK(b[i] == want);
   }
   gaspi_number_t qs = 0;
   MR_OK(gaspi_queue_size(kQ, &qs));
-  MR_CHECK(qs == 2);  // write_notify counts as two entries (GPI-2)
+  MR_CHECK(qs == 2); // write_notify counts as two entries (GPI-2)
   MR_OK(gaspi_wait(kQ, GASPI_BLOCK));
   expect_queues_empty();
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   before_init();
@@ -487,7 +491,7 @@ int main() {
   fill(kSrc, me);
   fill(kDst, me);
   fill(kScratch, me);
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // every rank's pattern is in place
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // every rank's pattern is in place
 
   bad_transfers(me, n);
   bad_lists(me, n);

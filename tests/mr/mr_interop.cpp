@@ -11,14 +11,14 @@ void mpi_phase(int round, int mpi_rank, int mpi_size) {
   long mine = mpi_rank + round, sum = 0;
   MR_CHECK(MPI_Allreduce(&mine, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD) == MPI_SUCCESS);
   MR_CHECK(sum == static_cast<long>(mpi_size) * (mpi_size - 1) / 2 + static_cast<long>(round) * mpi_size);
-  MR_CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);  // Listing 10: finish all MPI communication
+  MR_CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS); // Listing 10: finish all MPI communication
 }
 
 void gaspi_phase(int round, gaspi_rank_t me, gaspi_rank_t n) {
   const gaspi_rank_t to = static_cast<gaspi_rank_t>((me + 1) % n);
   const gaspi_rank_t from = static_cast<gaspi_rank_t>((me + n - 1) % n);
-  long* seg = nullptr;
-  MR_OK(gaspi_segment_ptr(0, reinterpret_cast<gaspi_pointer_t*>(&seg)));
+  long *seg = nullptr;
+  MR_OK(gaspi_segment_ptr(0, reinterpret_cast<gaspi_pointer_t *>(&seg)));
   seg[1] = 1000 * round + me;
   MR_OK(gaspi_write_notify(0, sizeof(long), to, 0, 0, sizeof(long), 0, round + 1, 0, GASPI_BLOCK));
   gaspi_notification_id_t id = 0;
@@ -31,12 +31,12 @@ void gaspi_phase(int round, gaspi_rank_t me, gaspi_rank_t n) {
   MR_OK(gaspi_allreduce(&send, &recv, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_BLOCK));
   MR_CHECK(recv == static_cast<long>(n) * (n - 1) / 2);
   MR_OK(gaspi_wait(0, GASPI_BLOCK));
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // Listing 10: finish all GASPI communication
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // Listing 10: finish all GASPI communication
 }
 
-}  // namespace
+} // namespace
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   int provided = 0;
   MR_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS);
   int mpi_rank = 0, mpi_size = 0;
@@ -54,7 +54,7 @@ int main(int argc, char** argv) {
     mpi_phase(round, mpi_rank, mpi_size);
   }
   MR_OK(gaspi_proc_term(GASPI_BLOCK));
-  mpi_phase(4, mpi_rank, mpi_size);  // MPI is still usable after gaspi_proc_term
+  mpi_phase(4, mpi_rank, mpi_size); // MPI is still usable after gaspi_proc_term
   int finalized = 1;
   MPI_Finalized(&finalized);
   MR_CHECK(!finalized);

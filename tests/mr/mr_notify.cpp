@@ -20,7 +20,7 @@ constexpr gaspi_notification_id_t kFirstMulti = 16;
 // Round k: the sender fills `size` bytes with a pattern of k and writes them, then notifies with
 // value k, alternately as write + notify and as one write_notify. The receiver checks the bytes
 // the instant waitsome returns; an ack keeps the sender from overwriting unchecked data.
-void ordering(gaspi_rank_t me, gaspi_rank_t n, std::uint64_t* seg) {
+void ordering(gaspi_rank_t me, gaspi_rank_t n, std::uint64_t *seg) {
   const gaspi_rank_t to = static_cast<gaspi_rank_t>((me + 1) % n);
   const std::size_t sizes[] = {8, 64, 4096, 65536, kData};
   std::uint32_t k = 0;
@@ -29,7 +29,7 @@ void ordering(gaspi_rank_t me, gaspi_rank_t n, std::uint64_t* seg) {
       if (size == kData && rep % 30 != 0)
         continue;
       ++k;
-      std::uint64_t* stage = seg + kStage / 8;
+      std::uint64_t *stage = seg + kStage / 8;
       for (std::size_t i = 0; i < size / 8; ++i)
         stage[i] = (std::uint64_t{k} << 32) | i;
       if (k % 2 == 0) {
@@ -84,21 +84,21 @@ void consumed_once(gaspi_rank_t me, gaspi_rank_t n) {
           gaspi_notification_t val = 0;
           MR_OK(gaspi_notify_reset(kSeg, id, &val));
           if (val == 0)
-            continue;  // another thread reset it first
+            continue; // another thread reset it first
           const gaspi_number_t slot = id - kFirstMulti;
-          MR_CHECK(val == slot / kPerSender + 1);  // value names the sender
+          MR_CHECK(val == slot / kPerSender + 1); // value names the sender
           seen[slot].fetch_add(1);
           consumed.fetch_add(1);
         }
       });
-    for (auto& t : threads)
+    for (auto &t : threads)
       t.join();
     for (gaspi_number_t i = 0; i < total; ++i)
       MR_CHECK(seen[i].load() == 1);
   }
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   gaspi_rank_t me = 0, n = 0;
@@ -106,7 +106,7 @@ int main() {
   MR_OK(gaspi_segment_create(kSeg, 2 * kData, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
   gaspi_pointer_t base = nullptr;
   MR_OK(gaspi_segment_ptr(kSeg, &base));
-  ordering(me, n, static_cast<std::uint64_t*>(base));
+  ordering(me, n, static_cast<std::uint64_t *>(base));
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   consumed_once(me, n);
   mr_finish("mr_notify");

@@ -18,7 +18,7 @@
 
 namespace {
 
-constexpr gaspi_size_t kSize = 4u << 20;  // 1024 pages
+constexpr gaspi_size_t kSize = 4u << 20; // 1024 pages
 constexpr int kMpolInterleave = 3;
 constexpr unsigned long kMpolFMemsAllowed = 1ul << 2;
 
@@ -37,7 +37,7 @@ Numa probe() {
   for (unsigned long word : mask)
     n.nodes += __builtin_popcountl(word);
   const long page = sysconf(_SC_PAGESIZE);
-  void* p = mmap(nullptr, static_cast<std::size_t>(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *p = mmap(nullptr, static_cast<std::size_t>(page), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p != MAP_FAILED) {
     n.mbind_ok = syscall(SYS_mbind, p, page, kMpolInterleave, mask, sizeof mask * 8, 0) == 0;
     munmap(p, static_cast<std::size_t>(page));
@@ -46,7 +46,7 @@ Numa probe() {
 }
 
 // The numa_maps line of the mapping that starts at `addr` ("" when there is none).
-std::string numa_maps_line(const void* addr) {
+std::string numa_maps_line(const void *addr) {
   std::ifstream maps("/proc/self/numa_maps");
   std::ostringstream want;
   want << std::hex << reinterpret_cast<std::uintptr_t>(addr) << ' ';
@@ -57,7 +57,7 @@ std::string numa_maps_line(const void* addr) {
 }
 
 // The nodes "N<k>=<pages>" of a numa_maps line.
-std::set<int> nodes_of(const std::string& line) {
+std::set<int> nodes_of(const std::string &line) {
   std::set<int> nodes;
   std::istringstream words(line);
   for (std::string word; words >> word;)
@@ -66,7 +66,7 @@ std::set<int> nodes_of(const std::string& line) {
   return nodes;
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   gaspi_rank_t rank = 0;
@@ -82,7 +82,7 @@ int main() {
   MR_OK(gaspi_segment_create(3, kSize, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_ALLOC_NUMA_LOCAL));
   MR_EXPECT(GASPI_ERROR, gaspi_segment_alloc(4, kSize, GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE));
   gaspi_pointer_t none = nullptr;
-  MR_CHECK(gaspi_segment_ptr(4, &none) != GASPI_SUCCESS);  // nothing was created
+  MR_CHECK(gaspi_segment_ptr(4, &none) != GASPI_SUCCESS); // nothing was created
   for (gaspi_rank_t r = 0; r < nranks; ++r) {
     MR_OK(gaspi_segment_register(0, r, GASPI_BLOCK));
     MR_OK(gaspi_segment_register(1, r, GASPI_BLOCK));
@@ -90,18 +90,18 @@ int main() {
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
 
   // Zeroed at creation; then every word touched (which also maps the pages for numa_maps).
-  std::uint64_t* seg[4] = {};
+  std::uint64_t *seg[4] = {};
   for (gaspi_segment_id_t s = 0; s < 4; ++s) {
     gaspi_pointer_t p = nullptr;
     MR_OK(gaspi_segment_ptr(s, &p));
-    seg[s] = static_cast<std::uint64_t*>(p);
+    seg[s] = static_cast<std::uint64_t *>(p);
     for (std::size_t i = 0; i < kSize / 8; ++i)
       MR_CHECK(seg[s][i] == 0);
   }
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // everyone checked before anyone writes
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // everyone checked before anyone writes
   for (std::size_t i = 0; i < kSize / 8; ++i) {
-    seg[0][i] = (std::uint64_t{rank} << 40) | i;        // source of the write into the right's 1
-    seg[2][i] = (std::uint64_t{rank} << 40) | (i ^ 0x5a5a);  // source of the write into the right's 3
+    seg[0][i] = (std::uint64_t{rank} << 40) | i;            // source of the write into the right's 1
+    seg[2][i] = (std::uint64_t{rank} << 40) | (i ^ 0x5a5a); // source of the write into the right's 3
   }
   MR_OK(gaspi_write_notify(0, 0, right, 1, 0, kSize, 0, 1, 0, GASPI_BLOCK));
   MR_OK(gaspi_write_notify(2, 0, right, 3, 0, kSize, 0, 1, 0, GASPI_BLOCK));
@@ -130,7 +130,7 @@ int main() {
       std::printf("segment %d: %s\n", s, line.empty() ? "(no numa_maps)" : line.c_str());
       std::fflush(stdout);
       if (line.empty() || !numa.mbind_ok)
-        continue;  // no way to see, or the policy could not be set (the library warned)
+        continue; // no way to see, or the policy could not be set (the library warned)
       if (interleaved[s])
         MR_CHECK(line.find(" interleave:") != std::string::npos);
       else
@@ -138,9 +138,9 @@ int main() {
       const std::set<int> nodes = nodes_of(line);
       MR_CHECK(!nodes.empty());
       if (numa.nodes > 1 && s == 1)
-        MR_CHECK(nodes.size() > 1);  // interleaved over several nodes (local writes placed them)
+        MR_CHECK(nodes.size() > 1); // interleaved over several nodes (local writes placed them)
       if (s == 0 || s == 3)
-        MR_CHECK(nodes.size() == 1);  // all on the caller's node
+        MR_CHECK(nodes.size() == 1); // all on the caller's node
     }
   }
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));

@@ -16,11 +16,11 @@
 namespace {
 
 constexpr gaspi_segment_id_t kSeg = 0;
-constexpr int kThreads = 2;               // sending threads per rank
-constexpr std::uint32_t kPerThread = 1000;  // M = kThreads * kPerThread = 2000 messages per rank
+constexpr int kThreads = 2;                // sending threads per rank
+constexpr std::uint32_t kPerThread = 1000; // M = kThreads * kPerThread = 2000 messages per rank
 
-gaspi_size_t g_max = 0;  // passive_transfer_size_max
-char* g_base = nullptr;  // segment kSeg
+gaspi_size_t g_max = 0; // passive_transfer_size_max
+char *g_base = nullptr; // segment kSeg
 
 // Layout of kSeg: one staging area per sending thread, then the receive area, then a spare area.
 gaspi_offset_t stage_off(int t) { return static_cast<gaspi_offset_t>(t) * g_max; }
@@ -56,7 +56,7 @@ std::uint8_t msg_byte(gaspi_rank_t s, int t, std::uint32_t i, std::size_t j) {
   return static_cast<std::uint8_t>(s * 131u + i * 7u + static_cast<unsigned>(t) * 31u + j * 13u + (j >> 8));
 }
 
-void fill(char* dst, gaspi_rank_t s, int t, std::uint32_t i) {
+void fill(char *dst, gaspi_rank_t s, int t, std::uint32_t i) {
   const gaspi_size_t n = msg_size(s, t, i);
   for (std::size_t j = 0; j < n; ++j)
     dst[j] = static_cast<char>(msg_byte(s, t, i, j));
@@ -73,7 +73,7 @@ void many_to_one(gaspi_rank_t me, gaspi_rank_t n) {
   std::vector<std::thread> senders;
   for (int t = 0; t < kThreads; ++t)
     senders.emplace_back([me, t] {
-      char* stage = g_base + stage_off(t);
+      char *stage = g_base + stage_off(t);
       for (std::uint32_t i = 0; i < kPerThread; ++i) {
         fill(stage, me, t, i);
         MR_OK(gaspi_passive_send(kSeg, stage_off(t), 0, msg_size(me, t, i), GASPI_BLOCK));
@@ -81,17 +81,17 @@ void many_to_one(gaspi_rank_t me, gaspi_rank_t n) {
     });
   if (me == 0) {
     const std::uint64_t total = std::uint64_t{n} * kThreads * kPerThread;
-    std::vector<std::uint32_t> next(std::size_t{n} * kThreads, 0);        // expected index
-    std::vector<std::uint16_t> order;  // (sender, thread) of each message, in arrival order
+    std::vector<std::uint32_t> next(std::size_t{n} * kThreads, 0); // expected index
+    std::vector<std::uint16_t> order;                              // (sender, thread) of each message, in arrival order
     order.reserve(total);
-    const auto* got = reinterpret_cast<const std::uint8_t*>(g_base + recv_off());
+    const auto *got = reinterpret_cast<const std::uint8_t *>(g_base + recv_off());
     for (std::uint64_t k = 0; k < total; ++k) {
       gaspi_rank_t from = 0xffff;
       MR_OK(gaspi_passive_receive(kSeg, recv_off(), &from, g_max, GASPI_BLOCK));
       MR_CHECK(from < n);
       const int t = got[0];
       MR_CHECK(t < kThreads);
-      std::uint32_t& i = next[std::size_t{from} * kThreads + t];
+      std::uint32_t &i = next[std::size_t{from} * kThreads + t];
       MR_CHECK(i < kPerThread);
       // A message out of order would have another index in bytes 1..4 (or another size).
       const gaspi_size_t size = msg_size(from, t, i);
@@ -101,7 +101,7 @@ void many_to_one(gaspi_rank_t me, gaspi_rank_t n) {
                        static_cast<unsigned long>(size), got[j], msg_byte(from, t, i, j));
           MR_CHECK(!"received bytes differ from the sent ones (or FIFO order broken)");
         }
-      if (size < g_max)  // nothing beyond the message was written
+      if (size < g_max) // nothing beyond the message was written
         MR_CHECK(got[size] == 0xEE);
       std::memset(g_base + recv_off(), 0xEE, size);
       order.push_back(static_cast<std::uint16_t>(from * kThreads + t));
@@ -135,7 +135,7 @@ void many_to_one(gaspi_rank_t me, gaspi_rank_t n) {
     std::uint64_t busy = 0;
     for (std::size_t x = 0; x < senders_all; ++x)
       busy += last_at[x] >= end ? 1 : 0;
-    MR_CHECK(busy > 0);  // the last message received lies beyond the window
+    MR_CHECK(busy > 0); // the last message received lies beyond the window
     const double even = static_cast<double>(end - begin) / static_cast<double>(busy);
     for (gaspi_rank_t s = 0; s < n; ++s) {
       std::uint32_t of_rank = 0, busy_in_rank = 0;
@@ -153,7 +153,7 @@ void many_to_one(gaspi_rank_t me, gaspi_rank_t n) {
     gaspi_rank_t from = 0;
     MR_EXPECT(GASPI_TIMEOUT, gaspi_passive_receive(kSeg, recv_off(), &from, g_max, GASPI_TEST));
   }
-  for (auto& s : senders)
+  for (auto &s : senders)
     s.join();
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
 }
@@ -169,7 +169,7 @@ void receive_timeout(gaspi_rank_t me, gaspi_rank_t n) {
   const gaspi_rank_t to = static_cast<gaspi_rank_t>((me + 1) % n);
   const gaspi_rank_t left = static_cast<gaspi_rank_t>((me + n - 1) % n);
   const std::uint64_t token = 0xC0FFEE00ull + me;
-  std::memcpy(g_base + spare_off(), &token, sizeof token);  // the offset need not be aligned
+  std::memcpy(g_base + spare_off(), &token, sizeof token); // the offset need not be aligned
   MR_OK(gaspi_passive_send(kSeg, spare_off(), to, 8, GASPI_BLOCK));
   MR_OK(gaspi_passive_receive(kSeg, recv_off(), &from, 8, GASPI_BLOCK));
   MR_CHECK(from == left);
@@ -182,7 +182,7 @@ void receive_timeout(gaspi_rank_t me, gaspi_rank_t n) {
 double thread_cpu_ms() {
   rusage ru{};
   MR_CHECK(getrusage(RUSAGE_THREAD, &ru) == 0);
-  auto ms = [](const timeval& tv) { return tv.tv_sec * 1e3 + tv.tv_usec / 1e3; };
+  auto ms = [](const timeval &tv) { return tv.tv_sec * 1e3 + tv.tv_usec / 1e3; };
   return ms(ru.ru_utime) + ms(ru.ru_stime);
 }
 
@@ -228,7 +228,7 @@ void full_ring_timeout(gaspi_rank_t me) {
   const std::uint32_t queue_max = config.passive_queue_size_max;
   std::uint32_t sent = 0;
   for (;;) {
-    std::memcpy(g_base + spare_off(), &sent, sizeof sent);  // offsets are deliberately unaligned
+    std::memcpy(g_base + spare_off(), &sent, sizeof sent); // offsets are deliberately unaligned
     gaspi_return_t rc = gaspi_passive_send(kSeg, spare_off(), me, 4, sent % 2 ? GASPI_TEST : 5);
     if (rc == GASPI_TIMEOUT)
       break;
@@ -254,7 +254,7 @@ void full_ring_timeout(gaspi_rank_t me) {
 // A message longer than the receive's size: GASPI_ERROR, the first `size` bytes delivered, the
 // message consumed. Purge discards what is pending.
 void truncate_and_purge(gaspi_rank_t me) {
-  char* stage = g_base + spare_off();
+  char *stage = g_base + spare_off();
   for (gaspi_size_t j = 0; j < g_max; ++j)
     stage[j] = static_cast<char>(j * 3 + 1);
   std::memset(g_base + recv_off(), 0, g_max);
@@ -291,7 +291,7 @@ void bad_input(gaspi_rank_t me, gaspi_rank_t n) {
   MR_EXPECT(GASPI_TIMEOUT, gaspi_passive_receive(kSeg, recv_off(), &from, g_max, GASPI_TEST));
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   gaspi_rank_t me = 0, n = 0;
@@ -299,7 +299,7 @@ int main() {
   MR_OK(gaspi_passive_transfer_size_max(&g_max));
   MR_CHECK(g_max >= 8);
   MR_OK(gaspi_segment_create(kSeg, (kThreads + 2) * g_max, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-  MR_OK(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&g_base)));
+  MR_OK(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t *>(&g_base)));
   std::memset(g_base + recv_off(), 0xEE, g_max);
 
   bad_input(me, n);

@@ -15,7 +15,7 @@
 
 namespace {
 
-constexpr gaspi_segment_id_t kSeg = 0;  // ring data below 2 KiB, barrier counters from kCounters
+constexpr gaspi_segment_id_t kSeg = 0; // ring data below 2 KiB, barrier counters from kCounters
 constexpr gaspi_offset_t kCounters = 2048;
 constexpr gaspi_queue_id_t kQ = 0;
 constexpr gaspi_number_t kQueueNum = 4;
@@ -142,7 +142,7 @@ void time_and_strings() {
     MR_OK(gaspi_time_get(&t));
     MR_CHECK(t >= prev);
     prev = t;
-    advanced = t > t0 + 1.0f;  // more than one millisecond later
+    advanced = t > t0 + 1.0f; // more than one millisecond later
   }
   MR_CHECK(advanced);
 
@@ -164,7 +164,7 @@ void time_and_strings() {
   MR_OK(gaspi_print_error(GASPI_QUEUE_FULL, &b));
   MR_OK(gaspi_error_message(GASPI_QUEUE_FULL, &e));
   MR_CHECK(a != nullptr && a[0] != '\0');
-  MR_CHECK(a == b && std::strcmp(a, e) == 0);  // static, same text
+  MR_CHECK(a == b && std::strcmp(a, e) == 0); // static, same text
   gaspi_string_t other = nullptr;
   MR_OK(gaspi_print_error(GASPI_ERR_INV_RANK, &other));
   MR_CHECK(other != nullptr && std::strcmp(other, a) != 0);
@@ -194,7 +194,7 @@ void connections() {
   MR_OK(gaspi_state_vec_get(states.data()));
   for (gaspi_rank_t r = 0; r < g_n; ++r)
     MR_CHECK(states[r] == GASPI_STATE_HEALTHY);
-  MR_CHECK(states[g_n] == GASPI_STATE_CORRUPT);  // exactly nranks entries written
+  MR_CHECK(states[g_n] == GASPI_STATE_CORRUPT); // exactly nranks entries written
   MR_CHECK(gaspi_proc_kill(g_me, GASPI_BLOCK) != GASPI_SUCCESS);
   MR_EXPECT(GASPI_ERR_INV_RANK, gaspi_proc_kill(g_n, GASPI_BLOCK));
   // Everyone has connected before anyone disconnects.
@@ -203,7 +203,7 @@ void connections() {
     MR_OK(gaspi_disconnect(r, GASPI_BLOCK));
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   for (gaspi_rank_t r = 0; r < g_n; ++r)
-    MR_OK(gaspi_connect(r, GASPI_BLOCK));  // reconnect for the rest of the test
+    MR_OK(gaspi_connect(r, GASPI_BLOCK)); // reconnect for the rest of the test
   MR_OK(gaspi_state_vec_get(states.data()));
   for (gaspi_rank_t r = 0; r < g_n; ++r)
     MR_CHECK(states[r] == GASPI_STATE_HEALTHY);
@@ -211,8 +211,8 @@ void connections() {
 
 struct TestGroup {
   gaspi_group_t id = 0;
-  std::vector<gaspi_rank_t> members;  // sorted
-  gaspi_offset_t counter = 0;         // offset of its barrier counter in the leader's kSeg
+  std::vector<gaspi_rank_t> members; // sorted
+  gaspi_offset_t counter = 0;        // offset of its barrier counter in the leader's kSeg
   long rounds = 0;
   [[nodiscard]] bool has(gaspi_rank_t r) const { return std::find(members.begin(), members.end(), r) != members.end(); }
 };
@@ -225,14 +225,14 @@ TestGroup make_group(std::vector<gaspi_rank_t> add_order, gaspi_offset_t counter
   for (gaspi_rank_t r : add_order)
     MR_OK(gaspi_group_add(g.id, r));
   if (!add_order.empty())
-    MR_CHECK(gaspi_group_add(g.id, add_order.front()) != GASPI_SUCCESS);  // already a member
+    MR_CHECK(gaspi_group_add(g.id, add_order.front()) != GASPI_SUCCESS); // already a member
   std::sort(add_order.begin(), add_order.end());
   g.members = add_order;
   g.counter = counter;
   return g;
 }
 
-void check_group(const TestGroup& g) {
+void check_group(const TestGroup &g) {
   gaspi_number_t size = 99;
   MR_OK(gaspi_group_size(g.id, &size));
   MR_CHECK(size == g.members.size());
@@ -247,7 +247,7 @@ void check_group(const TestGroup& g) {
 // A barrier that can fail: every member adds 1 to the group's counter on its leader before the
 // barrier; after it the counter must hold all members' additions of this round, and at most one
 // more round's (no member can pass the next barrier before this rank arrives there).
-void counted_barrier(TestGroup& g, gaspi_timeout_t first_timeout = GASPI_BLOCK) {
+void counted_barrier(TestGroup &g, gaspi_timeout_t first_timeout = GASPI_BLOCK) {
   const gaspi_rank_t leader = g.members.front();
   const gaspi_atomic_value_t size = g.members.size();
   gaspi_atomic_value_t old = 0;
@@ -272,7 +272,7 @@ void counted_barrier(TestGroup& g, gaspi_timeout_t first_timeout = GASPI_BLOCK) 
 // both must report GASPI_TIMEOUT, since the leader has not arrived. They then tell the leader so
 // (a notification) and keep calling with GASPI_TEST, which resumes the same barrier; the leader
 // enters only once all of them have seen the timeout.
-void late_barrier(TestGroup& g, gaspi_notification_id_t signal_base) {
+void late_barrier(TestGroup &g, gaspi_notification_id_t signal_base) {
   const gaspi_rank_t leader = g.members.front();
   gaspi_atomic_value_t old = 0;
   MR_OK(gaspi_atomic_fetch_add(kSeg, g.counter, leader, 1, &old, GASPI_BLOCK));
@@ -288,7 +288,7 @@ void late_barrier(TestGroup& g, gaspi_notification_id_t signal_base) {
     MR_OK(gaspi_barrier(g.id, GASPI_BLOCK));
   } else {
     MR_EXPECT(GASPI_TIMEOUT, gaspi_barrier(g.id, GASPI_TEST));
-    MR_EXPECT(GASPI_TIMEOUT, gaspi_barrier(g.id, 1));  // 1 ms, resumed
+    MR_EXPECT(GASPI_TIMEOUT, gaspi_barrier(g.id, 1)); // 1 ms, resumed
     MR_EXPECT(GASPI_TIMEOUT, gaspi_barrier(g.id, GASPI_TEST));
     MR_OK(gaspi_notify(kSeg, leader, signal_base + g_me, 1, kQ, GASPI_BLOCK));
     MR_OK(gaspi_wait(kQ, GASPI_BLOCK));
@@ -329,18 +329,18 @@ void groups() {
   gaspi_number_t num = 0;
   MR_OK(gaspi_group_num(&num));
   MR_CHECK(num == 4);
-  for (TestGroup* g : {&ge, &go, &gr})
+  for (TestGroup *g : {&ge, &go, &gr})
     if (g->has(g_me))
       MR_OK(gaspi_group_commit(g->id, GASPI_BLOCK));
-  for (TestGroup* g : {&ge, &go, &gr})
+  for (TestGroup *g : {&ge, &go, &gr})
     check_group(*g);
   if (ge.has(g_me))
-    MR_EXPECT(GASPI_ERR_INV_GROUP, gaspi_group_add(ge.id, 0));  // committed: membership is fixed
+    MR_EXPECT(GASPI_ERR_INV_GROUP, gaspi_group_add(ge.id, 0)); // committed: membership is fixed
 
   // Interleaved barriers on overlapping groups.
   for (int round = 0; round < 20; ++round) {
     counted_barrier(all);
-    for (TestGroup* g : {&ge, &go, &gr})
+    for (TestGroup *g : {&ge, &go, &gr})
       if (g->has(g_me))
         counted_barrier(*g);
   }
@@ -355,7 +355,7 @@ void groups() {
   for (gaspi_rank_t r = 0; r < (g_n + 1) / 2; ++r)
     half.push_back(r);
   TestGroup gh = make_group(half, kCounters + 32);
-  MR_CHECK(gh.id == ge.id);  // the lowest free id
+  MR_CHECK(gh.id == ge.id); // the lowest free id
   if (gh.has(g_me))
     MR_OK(gaspi_group_commit(gh.id, GASPI_BLOCK));
   check_group(gh);
@@ -388,7 +388,7 @@ void ring_check(unsigned tag) {
   MR_OK(gaspi_segment_create(kSeg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
   gaspi_pointer_t p = nullptr;
   MR_OK(gaspi_segment_ptr(kSeg, &p));
-  auto* mem = static_cast<unsigned char*>(p);
+  auto *mem = static_cast<unsigned char *>(p);
   const gaspi_rank_t to = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
   const gaspi_rank_t from = static_cast<gaspi_rank_t>((g_me + g_n - 1) % g_n);
   for (int i = 0; i < 64; ++i)
@@ -424,11 +424,11 @@ void second_life() {
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   gaspi_number_t num = 99;
   MR_OK(gaspi_segment_num(&num));
-  MR_CHECK(num == 0);  // nothing survives from the first life
+  MR_CHECK(num == 0); // nothing survives from the first life
   MR_OK(gaspi_group_num(&num));
   MR_CHECK(num == 1);
   MR_OK(gaspi_queue_num(&num));
-  MR_CHECK(num == kQueueNum);  // the configuration stays as set
+  MR_CHECK(num == kQueueNum); // the configuration stays as set
   ring_check(9);
   TestGroup all;
   all.id = GASPI_GROUP_ALL;
@@ -439,7 +439,7 @@ void second_life() {
     counted_barrier(all);
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   config_before_init();
@@ -447,7 +447,7 @@ int main() {
   getters();
   time_and_strings();
   connections();
-  ring_check(3);  // also creates kSeg, which holds the counters (zeroed)
+  ring_check(3); // also creates kSeg, which holds the counters (zeroed)
   groups();
   second_life();
   mr_finish("mr_proc");

@@ -10,7 +10,7 @@ namespace {
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_number_t kQueueSize = 16;
 constexpr gaspi_size_t kSlot = 64;
-}  // namespace
+} // namespace
 
 int main() {
   gaspi_config_t config;
@@ -25,8 +25,8 @@ int main() {
 
   const gaspi_size_t bytes = 2 * 4096 * kSlot;
   MR_OK(gaspi_segment_create(kSeg, bytes, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-  unsigned char* seg = nullptr;
-  MR_OK(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t*>(&seg)));
+  unsigned char *seg = nullptr;
+  MR_OK(gaspi_segment_ptr(kSeg, reinterpret_cast<gaspi_pointer_t *>(&seg)));
   const gaspi_rank_t to = static_cast<gaspi_rank_t>((me + 1) % n);
   const gaspi_rank_t from = static_cast<gaspi_rank_t>((me + n - 1) % n);
 
@@ -41,7 +41,7 @@ int main() {
   MR_EXPECT(GASPI_QUEUE_FULL, gaspi_write(kSeg, bytes / 2, to, kSeg, 100, 1, 0, GASPI_BLOCK));
   MR_EXPECT(GASPI_QUEUE_FULL, gaspi_notify(kSeg, to, 0, 1, 0, GASPI_BLOCK));
   MR_OK(gaspi_queue_size(0, &size));
-  MR_CHECK(size == kQueueSize);  // refused posts took nothing
+  MR_CHECK(size == kQueueSize); // refused posts took nothing
 
   MR_OK(gaspi_wait(0, GASPI_BLOCK));
   MR_OK(gaspi_queue_size(0, &size));
@@ -103,7 +103,7 @@ int main() {
         MR_OK(rc);
       }
     });
-  for (auto& t : threads)
+  for (auto &t : threads)
     t.join();
   MR_OK(gaspi_wait(1, GASPI_BLOCK));
   MR_OK(gaspi_notify(kSeg, to, 9, 1, 1, GASPI_BLOCK));

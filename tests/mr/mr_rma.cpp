@@ -28,8 +28,8 @@ std::vector<gaspi_size_t> sizes() {
 
 // Rank `me` writes `size` bytes to `peer` (who receives from me = (peer - d) ring order) and reads
 // them back; checks are done by the receiver with the notification as the only synchronisation.
-void exchange(gaspi_rank_t me, gaspi_rank_t n, gaspi_segment_id_t dst_seg, unsigned char* src, unsigned char* dst,
-              gaspi_size_t size, unsigned char* readback) {
+void exchange(gaspi_rank_t me, gaspi_rank_t n, gaspi_segment_id_t dst_seg, unsigned char *src, unsigned char *dst,
+              gaspi_size_t size, unsigned char *readback) {
   for (gaspi_rank_t d = 0; d < n; ++d) {
     const gaspi_rank_t to = static_cast<gaspi_rank_t>((me + d) % n);
     const gaspi_rank_t from = static_cast<gaspi_rank_t>((me + n - d) % n);
@@ -48,7 +48,7 @@ void exchange(gaspi_rank_t me, gaspi_rank_t n, gaspi_segment_id_t dst_seg, unsig
       if (dst[i] != pattern(from, me, size, i))
         MR_CHECK(!"write: byte mismatch");
     MR_OK(gaspi_wait(kQ, GASPI_BLOCK));
-    MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // everyone verified; dst may be overwritten
+    MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // everyone verified; dst may be overwritten
 
     // Read back what `to` received from me, into the local readback area of kSrc.
     (void)readback;
@@ -68,7 +68,7 @@ void exchange(gaspi_rank_t me, gaspi_rank_t n, gaspi_segment_id_t dst_seg, unsig
   }
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   gaspi_rank_t me = 0, n = 0;
@@ -85,8 +85,8 @@ int main() {
   MR_CHECK(usr == user.data());
 
   for (gaspi_size_t size : sizes()) {
-    exchange(me, n, kDst, static_cast<unsigned char*>(src), static_cast<unsigned char*>(dst), size, nullptr);
-    exchange(me, n, kUser, static_cast<unsigned char*>(src), user.data(), size, nullptr);
+    exchange(me, n, kDst, static_cast<unsigned char *>(src), static_cast<unsigned char *>(dst), size, nullptr);
+    exchange(me, n, kUser, static_cast<unsigned char *>(src), user.data(), size, nullptr);
   }
   MR_OK(gaspi_segment_delete(kUser));
   mr_finish("mr_rma");

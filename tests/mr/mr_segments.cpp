@@ -16,7 +16,7 @@ namespace {
 
 constexpr gaspi_segment_id_t kSrc = 0, kAlloc = 1, kBind = 2, kUse = 3, kSub = 5;
 constexpr gaspi_queue_id_t kQ = 0;
-constexpr gaspi_size_t kChunk = 1000;  // deliberately not a power of two
+constexpr gaspi_size_t kChunk = 1000; // deliberately not a power of two
 
 gaspi_rank_t g_me = 0, g_n = 1;
 
@@ -24,15 +24,15 @@ unsigned char pattern(gaspi_rank_t from, unsigned tag, gaspi_size_t i) {
   return static_cast<unsigned char>((from * 41 + tag * 23 + i * 7 + (i >> 9)) & 0xff);
 }
 
-unsigned char* seg_ptr(gaspi_segment_id_t seg) {
+unsigned char *seg_ptr(gaspi_segment_id_t seg) {
   gaspi_pointer_t p = nullptr;
   MR_OK(gaspi_segment_ptr(seg, &p));
   MR_CHECK(p != nullptr);
-  return static_cast<unsigned char*>(p);
+  return static_cast<unsigned char *>(p);
 }
 
 #define expect_zero(p, from, to) expect_zero_at(__LINE__, p, from, to)
-void expect_zero_at(int line, const unsigned char* p, gaspi_size_t from, gaspi_size_t to) {
+void expect_zero_at(int line, const unsigned char *p, gaspi_size_t from, gaspi_size_t to) {
   for (gaspi_size_t i = from; i < to; ++i)
     if (p[i] != 0) {
       std::fprintf(stderr, "rank %u line %d: byte %lu of [%lu, %lu) is %u, not 0\n", g_me, line, i, from, to, p[i]);
@@ -43,8 +43,8 @@ void expect_zero_at(int line, const unsigned char* p, gaspi_size_t from, gaspi_s
 // Every rank writes kChunk bytes into [base + me*kChunk, ...) of segment `seg` of every rank
 // (itself included) with write_notify (id = writer, value = tag), checks what arrived in `local`
 // (this rank's memory of `seg`), then reads its own chunk back from every rank.
-void all_to_all(gaspi_segment_id_t seg, gaspi_offset_t base, unsigned tag, const unsigned char* local) {
-  unsigned char* src = seg_ptr(kSrc);
+void all_to_all(gaspi_segment_id_t seg, gaspi_offset_t base, unsigned tag, const unsigned char *local) {
+  unsigned char *src = seg_ptr(kSrc);
   for (gaspi_size_t i = 0; i < kChunk; ++i)
     src[i] = pattern(g_me, tag, i);
   for (gaspi_rank_t r = 0; r < g_n; ++r)
@@ -75,7 +75,7 @@ void all_to_all(gaspi_segment_id_t seg, gaspi_offset_t base, unsigned tag, const
       if (src[kChunk * (1 + r) + i] != pattern(g_me, tag, i))
         MR_CHECK(!"all_to_all: read bytes differ");
   std::memset(src + kChunk, 0, kChunk * g_n);
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // nobody touches `seg` any more
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // nobody touches `seg` any more
 }
 
 void register_with_all(gaspi_segment_id_t seg) {
@@ -93,14 +93,14 @@ std::vector<gaspi_segment_id_t> list_segments() {
   MR_OK(gaspi_segment_num(&num));
   std::vector<gaspi_segment_id_t> ids(num + 1, 0xee);
   MR_OK(gaspi_segment_list(num, ids.data()));
-  MR_CHECK(ids[num] == 0xee);  // no more than num entries written
+  MR_CHECK(ids[num] == 0xee); // no more than num entries written
   ids.resize(num);
   return ids;
 }
 
 // Shared memory this process has mapped and touched (kB): bounded if deleted segments are released.
 long rss_shmem_kb() {
-  FILE* f = std::fopen("/proc/self/status", "r");
+  FILE *f = std::fopen("/proc/self/status", "r");
   MR_CHECK(f != nullptr);
   char line[256];
   long kb = -1;
@@ -114,15 +114,15 @@ long rss_shmem_kb() {
 // The /dev/shm objects that hold this rank's segments (0 for a standalone 1-rank job, whose
 // objects are unlinked at creation).
 int shm_segment_objects() {
-  const char* job = std::getenv("HYGASPI_JOB");
+  const char *job = std::getenv("HYGASPI_JOB");
   if (job == nullptr || *job == '\0')
     return 0;
   const std::string prefix = std::string("hygaspi-") + job + "-s" + std::to_string(g_me) + "-";
-  DIR* d = opendir("/dev/shm");
+  DIR *d = opendir("/dev/shm");
   if (d == nullptr)
     return 0;
   int count = 0;
-  while (dirent* e = readdir(d))
+  while (dirent *e = readdir(d))
     if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0)
       ++count;
   closedir(d);
@@ -153,7 +153,7 @@ void getters(gaspi_size_t bind_size, gaspi_size_t use_size) {
     MR_CHECK(s == use_size);
     MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_segment_size(4, r, &s));
   }
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // every rank has looked before any deletes
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // every rank has looked before any deletes
 }
 
 void recreate() {
@@ -167,7 +167,7 @@ void recreate() {
   gaspi_number_t num = 0;
   MR_OK(gaspi_segment_num(&num));
   MR_CHECK(num == 3);
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // deleted everywhere
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // deleted everywhere
   for (gaspi_rank_t r = 0; r < g_n; ++r) {
     gaspi_size_t s = 0;
     MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_segment_size(kAlloc, r, &s));
@@ -178,11 +178,11 @@ void recreate() {
 
   // Same id, another size on every rank (larger than the old one), zero-initialised.
   MR_OK(gaspi_segment_create(kAlloc, recreated_size(g_me), GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-  unsigned char* mem = seg_ptr(kAlloc);
-  expect_zero(mem, 0, recreated_size(g_me));  // none of the old segment's data
+  unsigned char *mem = seg_ptr(kAlloc);
+  expect_zero(mem, 0, recreated_size(g_me)); // none of the old segment's data
   gaspi_notification_id_t first = 0;
-  MR_EXPECT(GASPI_TIMEOUT, gaspi_notify_waitsome(kAlloc, 0, 1024, &first, GASPI_TEST));  // nor its notifications
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // checked before anyone writes
+  MR_EXPECT(GASPI_TIMEOUT, gaspi_notify_waitsome(kAlloc, 0, 1024, &first, GASPI_TEST)); // nor its notifications
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));                                   // checked before anyone writes
   for (gaspi_rank_t r = 0; r < g_n; ++r) {
     gaspi_size_t s = 0;
     MR_OK(gaspi_segment_size(kAlloc, r, &s));
@@ -206,19 +206,19 @@ void create_delete_loop() {
   MR_OK(gaspi_segment_num(&baseline));
   const int objects_before = shm_segment_objects();
   const long rss_before = rss_shmem_kb();
-  unsigned char* src = seg_ptr(kSrc);
+  unsigned char *src = seg_ptr(kSrc);
 
   for (int it = 0; it < kIterations; ++it) {
     gaspi_segment_id_t id = 0;
     MR_OK(gaspi_segment_avail_local(&id));
-    MR_CHECK(id == 2);  // 0 and 1 are in use; the loop's id is freed every time
+    MR_CHECK(id == 2); // 0 and 1 are in use; the loop's id is freed every time
     const gaspi_size_t size = kLoopSize + static_cast<gaspi_size_t>(it % 7) * 4096 + 8;
     const bool init = it % 2 == 0;
     MR_OK(gaspi_segment_create(id, size, GASPI_GROUP_ALL, GASPI_BLOCK,
                                init ? GASPI_MEM_INITIALIZED : GASPI_ALLOC_DEFAULT));
-    unsigned char* mem = seg_ptr(id);
+    unsigned char *mem = seg_ptr(id);
     if (init)
-      expect_zero(mem, 0, size - 64);  // the predecessor may already be writing the last 64 bytes
+      expect_zero(mem, 0, size - 64); // the predecessor may already be writing the last 64 bytes
     // Touch every page, except the last 64 bytes, which the predecessor may write at any time.
     std::memset(mem, 0x5a, size - 64);
     for (gaspi_size_t i = 0; i < 64; ++i)
@@ -239,7 +239,7 @@ void create_delete_loop() {
     gaspi_number_t num = 0;
     MR_OK(gaspi_segment_num(&num));
     MR_CHECK(num == baseline + 1);
-    MR_OK(gaspi_wait(kQ, GASPI_BLOCK));  // our write into `to` is complete
+    MR_OK(gaspi_wait(kQ, GASPI_BLOCK)); // our write into `to` is complete
     // The predecessor's write into our segment is complete (we saw its notification) and nobody
     // else touches it: it can go. The next iteration's create is a barrier.
     MR_OK(gaspi_segment_delete(id));
@@ -267,15 +267,15 @@ void subset_group() {
   if (member) {
     MR_OK(gaspi_group_commit(g, GASPI_BLOCK));
     MR_OK(gaspi_segment_create(kSub, size, g, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-    unsigned char* mem = seg_ptr(kSub);
+    unsigned char *mem = seg_ptr(kSub);
     expect_zero(mem, 0, size);
-    MR_OK(gaspi_barrier(g, GASPI_BLOCK));  // zero checked before anyone writes
+    MR_OK(gaspi_barrier(g, GASPI_BLOCK)); // zero checked before anyone writes
     // Ring over the even ranks.
     const gaspi_number_t members = (g_n + 1) / 2;
     const gaspi_rank_t idx = g_me / 2;
     const auto to = static_cast<gaspi_rank_t>(2 * ((idx + 1) % members));
     const auto from = static_cast<gaspi_rank_t>(2 * ((idx + members - 1) % members));
-    unsigned char* src = seg_ptr(kSrc);
+    unsigned char *src = seg_ptr(kSrc);
     for (gaspi_size_t i = 0; i < kChunk; ++i)
       src[i] = pattern(g_me, 99, i);
     MR_OK(gaspi_write_notify(kSrc, 0, to, kSub, kChunk, kChunk, 1, 99, kQ, GASPI_BLOCK));
@@ -290,10 +290,10 @@ void subset_group() {
     expect_zero(mem, 2 * kChunk, size);
     MR_OK(gaspi_wait(kQ, GASPI_BLOCK));
   }
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // the even ranks have their segment
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // the even ranks have their segment
   for (gaspi_rank_t r = 0; r < g_n; ++r) {
     gaspi_size_t s = 0;
-    if (r % 2 == 0 && g_me % 2 == 0) {  // registered with the group's members
+    if (r % 2 == 0 && g_me % 2 == 0) { // registered with the group's members
       MR_OK(gaspi_segment_size(kSub, r, &s));
       MR_CHECK(s == size);
     } else if (r % 2 == 0) {
@@ -314,7 +314,7 @@ void subset_group() {
   MR_OK(gaspi_group_delete(g));
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   mr_init(g_me, g_n);
@@ -335,11 +335,11 @@ int main() {
   expect_zero(seg_ptr(kAlloc), 0, alloc_size(g_me));
   register_with_all(kAlloc);
   all_to_all(kAlloc, 0, 11, seg_ptr(kAlloc));
-  all_to_all(kAlloc, alloc_size(0) - g_n * kChunk, 12, seg_ptr(kAlloc));  // up to the smallest end
+  all_to_all(kAlloc, alloc_size(0) - g_n * kChunk, 12, seg_ptr(kAlloc)); // up to the smallest end
 
   // gaspi_segment_bind on malloc'd memory + register.
   const gaspi_size_t bind_size = g_n * kChunk + 100;
-  auto* bound = static_cast<unsigned char*>(std::malloc(bind_size));
+  auto *bound = static_cast<unsigned char *>(std::malloc(bind_size));
   MR_CHECK(bound != nullptr);
   std::memset(bound, 0xee, bind_size);
   MR_OK(gaspi_segment_bind(kBind, bound, bind_size, 0));
@@ -351,13 +351,13 @@ int main() {
 
   // gaspi_segment_use on malloc'd memory (collective on GASPI_GROUP_ALL).
   const gaspi_size_t use_size = g_n * kChunk + 4096 * 3 + 1;
-  auto* used = static_cast<unsigned char*>(std::malloc(use_size));
+  auto *used = static_cast<unsigned char *>(std::malloc(use_size));
   MR_CHECK(used != nullptr);
   std::memset(used, 0xcc, use_size);
   MR_OK(gaspi_segment_use(kUse, used, use_size, GASPI_GROUP_ALL, GASPI_BLOCK, 0));
   MR_CHECK(seg_ptr(kUse) == used);
   all_to_all(kUse, 0, 31, used);
-  all_to_all(kUse, use_size - g_n * kChunk, 32, used);  // the last byte included
+  all_to_all(kUse, use_size - g_n * kChunk, 32, used); // the last byte included
   for (gaspi_size_t i = g_n * kChunk; i < use_size - g_n * kChunk; ++i)
     MR_CHECK(used[i] == 0xcc);
 
@@ -369,7 +369,7 @@ int main() {
   MR_OK(gaspi_segment_delete(kUse));
   for (gaspi_size_t i = 0; i < kChunk; ++i)
     MR_CHECK(bound[i] == pattern(0, 21, i) && used[i] == pattern(0, 31, i));
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));  // no peer reaches them any more
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // no peer reaches them any more
   std::free(bound);
   std::free(used);
 

@@ -22,7 +22,7 @@ constexpr gaspi_offset_t kPassiveOff = 32768;
 
 gaspi_number_t g_max = 0;
 
-gaspi_statistic_counter_t counter(const char* name) {
+gaspi_statistic_counter_t counter(const char *name) {
   for (gaspi_statistic_counter_t c = 0; c < g_max; ++c) {
     gaspi_statistic_argument_t arg;
     gaspi_string_t cname = nullptr, desc = nullptr;
@@ -34,21 +34,21 @@ gaspi_statistic_counter_t counter(const char* name) {
   mr::fail(__FILE__, __LINE__, (std::string("no counter named ") + name).c_str());
 }
 
-gaspi_ulong get(const char* name, gaspi_number_t arg = 0) {
+gaspi_ulong get(const char *name, gaspi_number_t arg = 0) {
   gaspi_ulong v = ~0ul;
   MR_OK(gaspi_statistic_counter_get(counter(name), arg, &v));
   return v;
 }
 
-const char* const kRankCounters[] = {"bytes_written", "bytes_read", "ops_posted", "atomic_ops", "passive_bytes_sent"};
-const char* const kTimes[] = {"wait_time_us", "notify_wait_time_us", "collective_time_us"};
+const char *const kRankCounters[] = {"bytes_written", "bytes_read", "ops_posted", "atomic_ops", "passive_bytes_sent"};
+const char *const kTimes[] = {"wait_time_us", "notify_wait_time_us", "collective_time_us"};
 
 struct Expected {
   std::vector<gaspi_ulong> written, read, ops, atomics, passive;
   explicit Expected(gaspi_rank_t n) : written(n), read(n), ops(n), atomics(n), passive(n) {}
 };
 
-void check_rank_counters(const Expected& e, gaspi_rank_t n) {
+void check_rank_counters(const Expected &e, gaspi_rank_t n) {
   for (gaspi_rank_t t = 0; t < n; ++t) {
     MR_CHECK(get("bytes_written", t) == e.written[t]);
     MR_CHECK(get("bytes_read", t) == e.read[t]);
@@ -61,7 +61,7 @@ void check_rank_counters(const Expected& e, gaspi_rank_t n) {
 // The known pattern: to every rank t a write of 8(t+1) bytes, a read of 4(t+1) bytes and a
 // write_notify of 8 bytes; to the next rank a write_list (8 + 16 bytes), a read_list (8 + 8), a
 // notify, three fetch_adds, one compare_swap and a 40-byte passive send.
-void run_pattern(gaspi_rank_t me, gaspi_rank_t n, Expected& e) {
+void run_pattern(gaspi_rank_t me, gaspi_rank_t n, Expected &e) {
   const auto to = static_cast<gaspi_rank_t>((me + 1) % n);
   for (gaspi_rank_t t = 0; t < n; ++t) {
     MR_OK(gaspi_write(kSeg, kDataOff, t, kSeg, kDataOff + 512 * me, 8 * (t + 1), 0, GASPI_BLOCK));
@@ -98,7 +98,7 @@ void run_pattern(gaspi_rank_t me, gaspi_rank_t n, Expected& e) {
   e.passive[to] += 40;
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   // Any phase: the table is there before gaspi_proc_init.
@@ -110,17 +110,17 @@ int main() {
     gaspi_number_t level = 0;
     MR_OK(gaspi_statistic_counter_info(c, &arg, &name, &desc, &level));
     MR_CHECK(name != nullptr && desc != nullptr && std::strlen(name) > 0 && std::strlen(desc) > 0);
-    MR_CHECK(level >= 1);  // spec §14.1.2
+    MR_CHECK(level >= 1); // spec §14.1.2
     MR_CHECK(arg == GASPI_STATISTIC_ARGUMENT_NONE || arg == GASPI_STATISTIC_ARGUMENT_RANK);
   }
-  for (const char* name : kRankCounters) {
+  for (const char *name : kRankCounters) {
     gaspi_statistic_argument_t arg;
     gaspi_string_t cname, desc;
     gaspi_number_t level;
     MR_OK(gaspi_statistic_counter_info(counter(name), &arg, &cname, &desc, &level));
     MR_CHECK(arg == GASPI_STATISTIC_ARGUMENT_RANK && level == 1);
   }
-  for (const char* name : kTimes) {
+  for (const char *name : kTimes) {
     gaspi_statistic_argument_t arg;
     gaspi_string_t cname, desc;
     gaspi_number_t level;
@@ -136,7 +136,7 @@ int main() {
     MR_EXPECT(GASPI_ERROR, gaspi_statistic_counter_info(~0u, &arg, &cname, &desc, &level));
     MR_EXPECT(GASPI_ERROR, gaspi_statistic_counter_get(g_max, 0, &v));
     MR_EXPECT(GASPI_ERROR, gaspi_statistic_counter_reset(g_max));
-    MR_EXPECT(GASPI_ERROR, gaspi_statistic_counter_get(counter("bytes_written"), 0, &v));  // no ranks yet
+    MR_EXPECT(GASPI_ERROR, gaspi_statistic_counter_get(counter("bytes_written"), 0, &v)); // no ranks yet
     MR_OK(gaspi_statistic_counter_get(counter("queue_full"), 0, &v));
     MR_CHECK(v == 0);
   }
@@ -149,15 +149,15 @@ int main() {
   mr_init(me, n);
   MR_OK(gaspi_segment_create(kSeg, kSegSize, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
   gaspi_ulong v = 0;
-  MR_EXPECT(GASPI_ERROR, gaspi_statistic_counter_get(counter("bytes_written"), n, &v));  // rank out of range
-  MR_OK(gaspi_statistic_counter_get(counter("queue_full"), 12345, &v));                  // argument ignored
+  MR_EXPECT(GASPI_ERROR, gaspi_statistic_counter_get(counter("bytes_written"), n, &v)); // rank out of range
+  MR_OK(gaspi_statistic_counter_get(counter("queue_full"), 12345, &v));                 // argument ignored
 
   // Level 0 (the default): nothing is counted.
   Expected zero(n);
   run_pattern(me, n, zero);
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   check_rank_counters(Expected(n), n);
-  for (const char* name : kTimes)
+  for (const char *name : kTimes)
     MR_CHECK(get(name) == 0);
 
   // Level 1: exact counts; the times (level 2) stay 0.
@@ -166,7 +166,7 @@ int main() {
   run_pattern(me, n, e);
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   check_rank_counters(e, n);
-  for (const char* name : kTimes)
+  for (const char *name : kTimes)
     MR_CHECK(get(name) == 0);
   MR_CHECK(get("queue_full") == 0);
 
@@ -199,10 +199,10 @@ int main() {
   MR_CHECK(sum == static_cast<long>(n) * (n - 1) / 2);
   MR_CHECK(get("collective_time_us") >= coll);
   MR_OK(gaspi_write(kSeg, kDataOff, me, kSeg, kDataOff + 4096, 1, 0, GASPI_BLOCK));
-  MR_OK(gaspi_wait(0, GASPI_BLOCK));  // counted; too short to check a value
+  MR_OK(gaspi_wait(0, GASPI_BLOCK)); // counted; too short to check a value
   e.written[me] += 1;
   e.ops[me] += 1;
-  check_rank_counters(e, n);  // level 2 keeps the level-1 counters going
+  check_rank_counters(e, n); // level 2 keeps the level-1 counters going
 
   // Back to 0: nothing moves; reading is still allowed (spec §14.1.4).
   MR_OK(gaspi_statistic_verbosity_level(0));
@@ -220,7 +220,7 @@ int main() {
   for (gaspi_statistic_counter_t c = 0; c < g_max; ++c)
     MR_OK(gaspi_statistic_counter_reset(c));
   check_rank_counters(Expected(n), n);
-  for (const char* name : kTimes)
+  for (const char *name : kTimes)
     MR_CHECK(get(name) == 0);
   MR_CHECK(get("queue_full") == 0);
 

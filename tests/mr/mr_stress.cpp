@@ -34,13 +34,13 @@
 
 #include "mr_util.hpp"
 
-void check_passive(const char* buf, gaspi_rank_t from);
+void check_passive(const char *buf, gaspi_rank_t from);
 
 namespace {
 
 constexpr int kThreads = 2;
 constexpr gaspi_segment_id_t kSeg = 0;
-constexpr gaspi_size_t kInbox = 32 * 1024;  // per (sender, thread); header + payload
+constexpr gaspi_size_t kInbox = 32 * 1024; // per (sender, thread); header + payload
 constexpr gaspi_size_t kHeader = 16;
 constexpr gaspi_size_t kPub = 256 * 1024;
 constexpr int kCounters = 4;
@@ -50,7 +50,7 @@ constexpr gaspi_notification_id_t kAckBase = 1024;
 constexpr gaspi_notification_id_t kReadBase = 2048;
 
 gaspi_rank_t g_n = 0, g_me = 0;
-char* g_base = nullptr;
+char *g_base = nullptr;
 
 // Segment layout.
 gaspi_offset_t inbox_off(gaspi_rank_t s, int t) { return (static_cast<gaspi_offset_t>(s) * kThreads + t) * kInbox; }
@@ -70,22 +70,22 @@ unsigned char pub_byte(gaspi_rank_t owner, gaspi_size_t off) {
 }
 
 struct Tally {
-  std::vector<std::uint64_t> added;  // [target * kCounters + k]
+  std::vector<std::uint64_t> added; // [target * kCounters + k]
   std::uint64_t ops[8] = {};
-  std::vector<std::uint64_t> passive_sent;  // per target
+  std::vector<std::uint64_t> passive_sent; // per target
 };
 
 std::atomic<std::uint64_t> g_passive_received{0};
 
-void fail_at(int line, const char* what, gaspi_rank_t peer, std::uint64_t a, std::uint64_t b) {
+void fail_at(int line, const char *what, gaspi_rank_t peer, std::uint64_t a, std::uint64_t b) {
   char msg[256];
   std::snprintf(msg, sizeof msg, "%s (peer %u, %lu vs %lu)", what, peer, (unsigned long)a, (unsigned long)b);
   mr::fail(__FILE__, line, msg);
 }
-#define STRESS_CHECK(cond, what, peer, a, b)                                                                 \
-  do {                                                                                                       \
-    if (!(cond))                                                                                             \
-      fail_at(__LINE__, what, peer, a, b);                                                                   \
+#define STRESS_CHECK(cond, what, peer, a, b)                                                                           \
+  do {                                                                                                                 \
+    if (!(cond))                                                                                                       \
+      fail_at(__LINE__, what, peer, a, b);                                                                             \
   } while (0)
 
 class Worker {
@@ -125,7 +125,7 @@ public:
     }
   }
 
-  const Tally& tally() const { return tally_; }
+  const Tally &tally() const { return tally_; }
 
 private:
   std::uint64_t rnd(std::uint64_t n) { return std::uniform_int_distribution<std::uint64_t>(0, n - 1)(rng_); }
@@ -145,7 +145,7 @@ private:
       if (val == 0)
         continue;
       const auto s = static_cast<gaspi_rank_t>(id - data_begin);
-      const char* box = g_base + inbox_off(s, t_);
+      const char *box = g_base + inbox_off(s, t_);
       std::uint64_t hdr[2];
       std::memcpy(hdr, box, sizeof hdr);
       STRESS_CHECK(hdr[0] == val, "inbox header seq differs from the notification value", s, hdr[0], val);
@@ -153,8 +153,7 @@ private:
       for (gaspi_size_t i = kHeader; i < hdr[1]; ++i)
         STRESS_CHECK(static_cast<unsigned char>(box[i]) == data_byte(s, t_, val, i), "inbox byte", s, i, val);
       // Ack: the sender may reuse the inbox now.
-      MR_OK(gaspi_notify(kSeg, s, static_cast<gaspi_notification_id_t>(kAckBase + t_ * 64 + g_me), val, q(),
-                         kTimeout));
+      MR_OK(gaspi_notify(kSeg, s, static_cast<gaspi_notification_id_t>(kAckBase + t_ * 64 + g_me), val, q(), kTimeout));
       MR_OK(gaspi_wait(q(), kTimeout));
       ++tally_.ops[7];
     }
@@ -173,7 +172,7 @@ private:
     }
     for (;;) {
       gaspi_rank_t from = 0;
-      char* buf = g_base + passive_off(t_, 1);
+      char *buf = g_base + passive_off(t_, 1);
       gaspi_return_t rc = gaspi_passive_receive(kSeg, passive_off(t_, 1), &from, kPassiveMax, GASPI_TEST);
       if (rc == GASPI_TIMEOUT)
         break;
@@ -206,7 +205,7 @@ private:
   void write_message(gaspi_rank_t d, int how) {
     const std::uint64_t seq = seq_[d] + 1;
     const gaspi_size_t len = kHeader + rnd(kInbox - kHeader + 1);
-    char* src = g_base + src_off(t_);
+    char *src = g_base + src_off(t_);
     const std::uint64_t hdr[2] = {seq, len};
     std::memcpy(src, hdr, sizeof hdr);
     for (gaspi_size_t i = kHeader; i < len; ++i)
@@ -243,7 +242,7 @@ private:
       }
       MR_OK(gaspi_write_list_notify(used, sl, ol, d, sr, orr, sz, kSeg, note, value, q(), kTimeout));
     }
-    MR_OK(gaspi_wait(q(), kTimeout));  // the source area is reused by the next message
+    MR_OK(gaspi_wait(q(), kTimeout)); // the source area is reused by the next message
     seq_[d] = seq;
     outstanding_[d] = 1;
     ++tally_.ops[how];
@@ -252,7 +251,7 @@ private:
   void read(gaspi_rank_t d, bool with_notify) {
     const gaspi_size_t len = 1 + rnd(4096 * (1 + rnd(16)));
     const gaspi_size_t off = rnd(kPub - len + 1);
-    char* buf = g_base + readbuf_off(t_);
+    char *buf = g_base + readbuf_off(t_);
     std::memset(buf, 0, len);
     if (with_notify) {
       const auto note = static_cast<gaspi_notification_id_t>(kReadBase + t_);
@@ -287,15 +286,16 @@ private:
 
   void passive(gaspi_rank_t d) {
     const gaspi_size_t len = 16 + rnd(kPassiveMax - 16 + 1);
-    char* buf = g_base + passive_off(t_, 0);
+    char *buf = g_base + passive_off(t_, 0);
     const std::uint32_t hdr[4] = {g_me, static_cast<std::uint32_t>(t_),
-                                  static_cast<std::uint32_t>(tally_.passive_sent[d] + 1), static_cast<std::uint32_t>(len)};
+                                  static_cast<std::uint32_t>(tally_.passive_sent[d] + 1),
+                                  static_cast<std::uint32_t>(len)};
     std::memcpy(buf, hdr, sizeof hdr);
     for (gaspi_size_t i = 16; i < len; ++i)
       buf[i] = static_cast<char>(data_byte(g_me, t_, hdr[2], i));
     gaspi_return_t rc = gaspi_passive_send(kSeg, passive_off(t_, 0), d, len, GASPI_TEST);
     if (rc == GASPI_TIMEOUT)
-      return;  // the target's ring is full: nothing was sent
+      return; // the target's ring is full: nothing was sent
     MR_OK(rc);
     ++tally_.passive_sent[d];
     ++tally_.ops[6];
@@ -304,14 +304,14 @@ private:
   int t_;
   std::mt19937_64 rng_;
   double seconds_;
-  std::vector<std::uint8_t> outstanding_;  // per target: a write not yet acknowledged
-  std::vector<std::uint64_t> seq_;         // per target: sequence number of the last write
+  std::vector<std::uint8_t> outstanding_; // per target: a write not yet acknowledged
+  std::vector<std::uint64_t> seq_;        // per target: sequence number of the last write
   Tally tally_;
 };
 
-}  // namespace
+} // namespace
 
-void check_passive(const char* buf, gaspi_rank_t from) {
+void check_passive(const char *buf, gaspi_rank_t from) {
   std::uint32_t hdr[4];
   std::memcpy(hdr, buf, sizeof hdr);
   STRESS_CHECK(hdr[0] == from && hdr[1] < kThreads && hdr[3] >= 16 && hdr[3] <= kPassiveMax, "passive header", from,
@@ -328,8 +328,8 @@ int main() {
   g_me = me;
   g_n = n;
   MR_CHECK(n <= 64);
-  const char* sec_env = std::getenv("HYGASPI_STRESS_SECONDS");
-  const char* seed_env = std::getenv("HYGASPI_STRESS_SEED");
+  const char *sec_env = std::getenv("HYGASPI_STRESS_SECONDS");
+  const char *seed_env = std::getenv("HYGASPI_STRESS_SEED");
   const double seconds = sec_env != nullptr ? std::atof(sec_env) : 5.0;
   const std::uint64_t seed = seed_env != nullptr ? std::strtoull(seed_env, nullptr, 10) : 12345;
   MR_CHECK(seconds > 0 && seconds < 3600);
@@ -337,7 +337,7 @@ int main() {
   MR_OK(gaspi_segment_create(kSeg, seg_size(), GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
   gaspi_pointer_t p = nullptr;
   MR_OK(gaspi_segment_ptr(kSeg, &p));
-  g_base = static_cast<char*>(p);
+  g_base = static_cast<char *>(p);
   for (gaspi_size_t i = 0; i < kPub; ++i)
     g_base[pub_off() + i] = static_cast<char>(pub_byte(me, i));
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, kTimeout));
@@ -347,9 +347,9 @@ int main() {
     workers.emplace_back(t, seed * 1000003u + me * 7919u + static_cast<std::uint64_t>(t), seconds);
   {
     std::vector<std::thread> threads;
-    for (auto& w : workers)
+    for (auto &w : workers)
       threads.emplace_back([&w] { w.run(); });
-    for (auto& th : threads)
+    for (auto &th : threads)
       th.join();
   }
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, kTimeout));
@@ -357,7 +357,7 @@ int main() {
   // Totals: counters and passive messages per target, summed over every sender.
   std::vector<std::uint64_t> mine(static_cast<std::size_t>(n) * (kCounters + 1), 0), sum(mine.size(), 0);
   std::uint64_t ops[8] = {};
-  for (auto& w : workers) {
+  for (auto &w : workers) {
     for (gaspi_rank_t d = 0; d < n; ++d) {
       for (int k = 0; k < kCounters; ++k)
         mine[d * (kCounters + 1) + k] += w.tally().added[d * kCounters + k];
@@ -389,8 +389,7 @@ int main() {
     MR_OK(gaspi_passive_receive(kSeg, passive_off(0, 1), &from, kPassiveMax, kTimeout));
     check_passive(g_base + passive_off(0, 1), from);
   }
-  STRESS_CHECK(g_passive_received.load() == expect, "passive messages received", me, g_passive_received.load(),
-               expect);
+  STRESS_CHECK(g_passive_received.load() == expect, "passive messages received", me, g_passive_received.load(), expect);
   {
     gaspi_rank_t from = 0;
     MR_EXPECT(GASPI_TIMEOUT, gaspi_passive_receive(kSeg, passive_off(0, 1), &from, kPassiveMax, GASPI_TEST));

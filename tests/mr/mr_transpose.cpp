@@ -3,17 +3,17 @@
 // (gaspi_read + gaspi_wait), both with the errata's WAIT_IF_QUEUE_FULL.
 #include "mr_util.hpp"
 
-#define WAIT_IF_QUEUE_FULL(f, queue)                                                                         \
-  do {                                                                                                       \
-    gaspi_return_t ret;                                                                                      \
-    while ((ret = (f)) == GASPI_QUEUE_FULL)                                                                  \
-      MR_OK(gaspi_wait((queue), GASPI_BLOCK));                                                               \
-    MR_OK(ret);                                                                                              \
+#define WAIT_IF_QUEUE_FULL(f, queue)                                                                                   \
+  do {                                                                                                                 \
+    gaspi_return_t ret;                                                                                                \
+    while ((ret = (f)) == GASPI_QUEUE_FULL)                                                                            \
+      MR_OK(gaspi_wait((queue), GASPI_BLOCK));                                                                         \
+    MR_OK(ret);                                                                                                        \
   } while (0)
 
 namespace {
 
-void check_transposed(const int* dst, gaspi_rank_t iProc, gaspi_rank_t nProc) {
+void check_transposed(const int *dst, gaspi_rank_t iProc, gaspi_rank_t nProc) {
   for (gaspi_rank_t r = 0; r < nProc; ++r)
     MR_CHECK(dst[r] == r * nProc + iProc);
 }
@@ -28,13 +28,13 @@ void listing11(gaspi_rank_t iProc, gaspi_rank_t nProc) {
   MR_OK(gaspi_segment_create(segment_id_src, segment_size, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_ALLOC_DEFAULT));
   MR_OK(gaspi_segment_create(segment_id_dst, segment_size, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_ALLOC_DEFAULT));
   int *src = nullptr, *dst = nullptr;
-  MR_OK(gaspi_segment_ptr(segment_id_src, reinterpret_cast<gaspi_pointer_t*>(&src)));
-  MR_OK(gaspi_segment_ptr(segment_id_dst, reinterpret_cast<gaspi_pointer_t*>(&dst)));
+  MR_OK(gaspi_segment_ptr(segment_id_src, reinterpret_cast<gaspi_pointer_t *>(&src)));
+  MR_OK(gaspi_segment_ptr(segment_id_dst, reinterpret_cast<gaspi_pointer_t *>(&dst)));
   const gaspi_queue_id_t queue_id = 0;
   for (gaspi_rank_t rank = 0; rank < nProc; ++rank) {
     src[rank] = iProc * nProc + rank;
-    WAIT_IF_QUEUE_FULL(gaspi_write_notify(segment_id_src, rank * sizeof(int), rank, segment_id_dst,
-                                          iProc * sizeof(int), sizeof(int), iProc, 1, queue_id, GASPI_BLOCK),
+    WAIT_IF_QUEUE_FULL(gaspi_write_notify(segment_id_src, rank * sizeof(int), rank, segment_id_dst, iProc * sizeof(int),
+                                          sizeof(int), iProc, 1, queue_id, GASPI_BLOCK),
                        queue_id);
   }
   gaspi_number_t notify_cnt = nProc;
@@ -60,8 +60,8 @@ void listing12(gaspi_rank_t iProc, gaspi_rank_t nProc) {
   MR_OK(gaspi_segment_create(segment_id_src, segment_size, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_ALLOC_DEFAULT));
   MR_OK(gaspi_segment_create(segment_id_dst, segment_size, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_ALLOC_DEFAULT));
   int *src = nullptr, *dst = nullptr;
-  MR_OK(gaspi_segment_ptr(segment_id_src, reinterpret_cast<gaspi_pointer_t*>(&src)));
-  MR_OK(gaspi_segment_ptr(segment_id_dst, reinterpret_cast<gaspi_pointer_t*>(&dst)));
+  MR_OK(gaspi_segment_ptr(segment_id_src, reinterpret_cast<gaspi_pointer_t *>(&src)));
+  MR_OK(gaspi_segment_ptr(segment_id_dst, reinterpret_cast<gaspi_pointer_t *>(&dst)));
   const gaspi_queue_id_t queue_id = 0;
   for (gaspi_rank_t rank = 0; rank < nProc; ++rank)
     src[rank] = iProc * nProc + rank;
@@ -75,7 +75,7 @@ void listing12(gaspi_rank_t iProc, gaspi_rank_t nProc) {
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
 }
 
-}  // namespace
+} // namespace
 
 int main() {
   gaspi_rank_t iProc = 0, nProc = 0;

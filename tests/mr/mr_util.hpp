@@ -12,36 +12,36 @@ namespace mr {
 
 inline gaspi_rank_t g_rank = 0;
 
-[[noreturn]] inline void fail(const char* file, int line, const char* what) {
+[[noreturn]] inline void fail(const char *file, int line, const char *what) {
   std::fprintf(stderr, "FAIL rank %u %s:%d: %s\n", g_rank, file, line, what);
   std::fflush(stderr);
   std::_Exit(1);
 }
 
-}  // namespace mr
+} // namespace mr
 
-#define MR_CHECK(cond)                                                                                       \
-  do {                                                                                                       \
-    if (!(cond))                                                                                             \
-      ::mr::fail(__FILE__, __LINE__, #cond);                                                                 \
+#define MR_CHECK(cond)                                                                                                 \
+  do {                                                                                                                 \
+    if (!(cond))                                                                                                       \
+      ::mr::fail(__FILE__, __LINE__, #cond);                                                                           \
   } while (0)
 
 // Expects a specific return code from a GASPI call.
-#define MR_EXPECT(expected, call)                                                                            \
-  do {                                                                                                       \
-    gaspi_return_t mr_rc_ = (call);                                                                          \
-    if (mr_rc_ != (expected)) {                                                                              \
-      char mr_msg_[512];                                                                                     \
-      std::snprintf(mr_msg_, sizeof mr_msg_, "%s returned %d (%s), expected %d", #call, (int)mr_rc_,        \
-                    gaspi_error_str(mr_rc_), (int)(expected));                                              \
-      ::mr::fail(__FILE__, __LINE__, mr_msg_);                                                               \
-    }                                                                                                        \
+#define MR_EXPECT(expected, call)                                                                                      \
+  do {                                                                                                                 \
+    gaspi_return_t mr_rc_ = (call);                                                                                    \
+    if (mr_rc_ != (expected)) {                                                                                        \
+      char mr_msg_[512];                                                                                               \
+      std::snprintf(mr_msg_, sizeof mr_msg_, "%s returned %d (%s), expected %d", #call, (int)mr_rc_,                   \
+                    gaspi_error_str(mr_rc_), (int)(expected));                                                         \
+      ::mr::fail(__FILE__, __LINE__, mr_msg_);                                                                         \
+    }                                                                                                                  \
   } while (0)
 
 #define MR_OK(call) MR_EXPECT(GASPI_SUCCESS, call)
 
 // Initialises GASPI and records the rank for messages.
-inline void mr_init(gaspi_rank_t& rank, gaspi_rank_t& nranks) {
+inline void mr_init(gaspi_rank_t &rank, gaspi_rank_t &nranks) {
   MR_OK(gaspi_proc_init(GASPI_BLOCK));
   MR_OK(gaspi_proc_rank(&rank));
   MR_OK(gaspi_proc_num(&nranks));
@@ -49,7 +49,7 @@ inline void mr_init(gaspi_rank_t& rank, gaspi_rank_t& nranks) {
 }
 
 // One line per test program, printed by rank 0 after the final barrier.
-inline void mr_finish(const char* name) {
+inline void mr_finish(const char *name) {
   gaspi_rank_t rank = 0;
   MR_OK(gaspi_proc_rank(&rank));
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));

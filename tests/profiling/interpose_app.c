@@ -15,7 +15,7 @@
 
 static gaspi_rank_t g_rank;
 
-static void check(int ok, const char* what, int line) {
+static void check(int ok, const char *what, int line) {
   if (!ok) {
     fprintf(stderr, "FAIL rank %u interpose_app.c:%d: %s\n", g_rank, line, what);
     exit(1);
@@ -24,9 +24,9 @@ static void check(int ok, const char* what, int line) {
 #define CHECK(cond) check((cond), #cond, __LINE__)
 #define OK(call) CHECK((call) == GASPI_SUCCESS)
 
-typedef void (*counts_fn)(unsigned long*, unsigned long*);
+typedef void (*counts_fn)(unsigned long *, unsigned long *);
 
-int main(int argc, char** argv) {
+int main(int argc, char **argv) {
   CHECK(argc == 2 && (strcmp(argv[1], "intercepted") == 0 || strcmp(argv[1], "plain") == 0));
   const int want_tool = strcmp(argv[1], "intercepted") == 0;
   gaspi_rank_t n = 0;
@@ -34,8 +34,8 @@ int main(int argc, char** argv) {
   OK(gaspi_proc_rank(&g_rank));
   OK(gaspi_proc_num(&n));
   OK(gaspi_segment_create(0, 2 * kWrites * kBlock, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-  unsigned char* seg = NULL;
-  OK(gaspi_segment_ptr(0, (gaspi_pointer_t*)&seg));
+  unsigned char *seg = NULL;
+  OK(gaspi_segment_ptr(0, (gaspi_pointer_t *)&seg));
   const gaspi_rank_t to = (gaspi_rank_t)((g_rank + 1) % n);
   const gaspi_rank_t from = (gaspi_rank_t)((g_rank + n - 1) % n);
   for (int i = 0; i < kWrites; ++i) {
@@ -50,9 +50,9 @@ int main(int argc, char** argv) {
       CHECK(seg[(kWrites + i) * kBlock + b] == (unsigned char)(from * 16 + i + 1));
   OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
 
-  void* sym = dlsym(RTLD_DEFAULT, "hygaspi_interpose_counts");
+  void *sym = dlsym(RTLD_DEFAULT, "hygaspi_interpose_counts");
   counts_fn counts = NULL;
-  memcpy(&counts, &sym, sizeof counts);  /* POSIX: a function's address, as data */
+  memcpy(&counts, &sym, sizeof counts); /* POSIX: a function's address, as data */
   if (want_tool) {
     CHECK(counts != NULL);
     unsigned long writes = 0, barriers = 0;

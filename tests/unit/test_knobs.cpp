@@ -32,7 +32,7 @@ TEST_CASE("read_knobs rejects malformed values with the knob's name") {
   setenv("HYGASPI_JOB", "00ff", 1);
   setenv("HYGASPI_NRANKS", "4", 1);
   setenv("HYGASPI_RANK", "4", 1);
-  CHECK_FALSE(hygaspi::read_knobs(k, error));  // rank must be < nranks
+  CHECK_FALSE(hygaspi::read_knobs(k, error)); // rank must be < nranks
   setenv("HYGASPI_RANK", "3", 1);
   hygaspi::Knobs ok;
   CHECK(hygaspi::read_knobs(ok, error));
@@ -42,7 +42,7 @@ TEST_CASE("read_knobs rejects malformed values with the knob's name") {
   unsetenv("HYGASPI_JOB");
   unsetenv("HYGASPI_RANK");
   hygaspi::Knobs no_job;
-  CHECK_FALSE(hygaspi::read_knobs(no_job, error));  // several ranks but no job
+  CHECK_FALSE(hygaspi::read_knobs(no_job, error)); // several ranks but no job
   unsetenv("HYGASPI_NRANKS");
   hygaspi::Knobs solo;
   CHECK(hygaspi::read_knobs(solo, error));
@@ -50,7 +50,7 @@ TEST_CASE("read_knobs rejects malformed values with the knob's name") {
 
 TEST_CASE("every knob in the table has a name, a default and a meaning") {
   int n = 0;
-  for (auto* k = hygaspi::knob_table(); k->name != nullptr; ++k, ++n) {
+  for (auto *k = hygaspi::knob_table(); k->name != nullptr; ++k, ++n) {
     CHECK(std::string(k->name).rfind("HYGASPI_", 0) == 0);
     CHECK(k->default_value != nullptr);
     CHECK(std::string(k->meaning).size() > 10);

@@ -14,11 +14,11 @@ TEST_CASE("a post that would exceed queue_size_max is refused whole") {
   CHECK(t.reserve(0, 2) == GASPI_SUCCESS);
   CHECK(t.reserve(0, 2) == GASPI_SUCCESS);
   CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL);
-  CHECK(t[0].posted.load() == 4);  // the refused post took nothing
+  CHECK(t[0].posted.load() == 4); // the refused post took nothing
   t.release(0, 4);
   CHECK(t.reserve(0, 3) == GASPI_SUCCESS);
-  CHECK(t.reserve(0, 2) == GASPI_QUEUE_FULL);  // write_notify needs 2 entries, only 1 left
-  CHECK(t.reserve(1, 4) == GASPI_SUCCESS);     // queues are independent
+  CHECK(t.reserve(0, 2) == GASPI_QUEUE_FULL); // write_notify needs 2 entries, only 1 left
+  CHECK(t.reserve(1, 4) == GASPI_SUCCESS);    // queues are independent
 }
 
 TEST_CASE("concurrent posters never overfill a queue") {
@@ -32,7 +32,7 @@ TEST_CASE("concurrent posters never overfill a queue") {
         if (t.reserve(0, 1) == GASPI_SUCCESS)
           granted.fetch_add(1);
     });
-  for (auto& th : threads)
+  for (auto &th : threads)
     th.join();
   CHECK(granted.load() == 1000);
   CHECK(t[0].posted.load() == 1000);
