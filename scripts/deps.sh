@@ -4,6 +4,7 @@ set -euo pipefail
 packages=(g++ gfortran cmake ninja-build pkg-config libboost-dev libhwloc-dev hwloc doctest-dev libbenchmark-dev
           libopenmpi-dev openmpi-bin valgrind clang libclang-rt-14-dev)
 packages+=(python3-matplotlib)  # scripts/plot_bench.py
+packages+=(iproute2 util-linux)  # scripts/multihost.sh: ip netns, unshare
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
