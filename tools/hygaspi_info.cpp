@@ -172,9 +172,8 @@ int print_mpi(std::FILE *out, bool force_init) {
   while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
     text.remove_suffix(1);
   std::fprintf(out, "  library:          %.*s\n", static_cast<int>(text.size()), text.data());
-  const int want = mpi::requested_thread_level(false);
-  std::fprintf(out, "  thread level:     requests %s (%s with HYGASPI_PROGRESS_THREAD=1)\n", thread_level_name(want),
-               thread_level_name(mpi::requested_thread_level(true)));
+  std::fprintf(out, "  thread level:     requests %s (the progress thread shares the library's MPI lock)\n",
+               thread_level_name(mpi::requested_thread_level()));
   std::fprintf(out, "  osc component:    OMPI_MCA_osc=%s%s\n", mpi::chosen_osc(),
                std::getenv("OMPI_MCA_osc") != nullptr ? " (from the environment)"
                                                       : " (set by the library when it starts MPI)");
@@ -184,10 +183,8 @@ int print_mpi(std::FILE *out, bool force_init) {
     MPI_Initialized(&initialised);
     if (!initialised) {
       setenv("OMPI_MCA_osc", mpi::chosen_osc(), 0);
-      const char *progress = std::getenv("HYGASPI_PROGRESS_THREAD");
-      const bool thread = progress != nullptr && std::string_view(progress) == "1";
       int provided = MPI_THREAD_SINGLE;
-      if (MPI_Init_thread(nullptr, nullptr, mpi::requested_thread_level(thread), &provided) != MPI_SUCCESS) {
+      if (MPI_Init_thread(nullptr, nullptr, mpi::requested_thread_level(), &provided) != MPI_SUCCESS) {
         std::fprintf(out, "  MPI_Init_thread failed\n\n");
         return 0;
       }

@@ -76,7 +76,7 @@ gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &ol
 // Launched by mpirun, or inside an MPI program (spec §5.6): GASPI rank = MPI rank; node peers use
 // shm, other nodes MPI. The node's first rank creates the node's job block.
 gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
-  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, knobs.progress_thread == 1}));
+  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
   log::set_rank(static_cast<int>(r.rank));

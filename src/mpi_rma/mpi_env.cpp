@@ -39,7 +39,7 @@ const char *chosen_osc() noexcept {
 // SERIALIZED, not MULTIPLE: osc/pt2pt, the one component that works across TCP hosts here,
 // refuses MPI_THREAD_MULTIPLE, and every MPI call of the library (the progress thread's too) goes
 // through one lock, which is what SERIALIZED asks for.
-int requested_thread_level(bool) noexcept { return MPI_THREAD_SERIALIZED; }
+int requested_thread_level() noexcept { return MPI_THREAD_SERIALIZED; }
 
 gaspi_return_t fail(const char *fn, const char *call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
@@ -63,7 +63,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   int provided = MPI_THREAD_SINGLE;
   if (!initialised) {
     choose_osc();
-    const int want = requested_thread_level(options.progress_thread);
+    const int want = requested_thread_level();
     int rc = MPI_Init_thread(nullptr, nullptr, want, &provided);
     if (rc != MPI_SUCCESS)
       return fail("gaspi_proc_init", "MPI_Init_thread", rc);

@@ -20,7 +20,6 @@ bool wanted() noexcept;
 struct EnvOptions {
   std::int64_t node_size = 0;   // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
   bool shm = true;              // HYGASPI_SHM=0 puts every rank on a node of its own
-  bool progress_thread = false; // HYGASPI_PROGRESS_THREAD (see knobs.cpp)
 };
 
 class Env {
@@ -62,7 +61,7 @@ private:
 // What the library asks of MPI when it starts MPI itself (hygaspi-info reports the same):
 // the OMPI_MCA_osc value it sets (the user's own, or its default list), and the thread level.
 const char *chosen_osc() noexcept;
-int requested_thread_level(bool progress_thread) noexcept;
+int requested_thread_level() noexcept;
 
 // Turns an MPI error code into a message; returns GASPI_ERROR.
 gaspi_return_t fail(const char *fn, const char *call, int mpi_error) noexcept;
