@@ -18,8 +18,8 @@ namespace hygaspi::mpi {
 bool wanted() noexcept;
 
 struct EnvOptions {
-  std::int64_t node_size = 0;   // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
-  bool shm = true;              // HYGASPI_SHM=0 puts every rank on a node of its own
+  std::int64_t node_size = 0; // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
+  bool shm = true;            // HYGASPI_SHM=0 puts every rank on a node of its own
 };
 
 class Env {
