@@ -100,6 +100,8 @@ gaspi_return_t combine_user(void *ctx, void *acc, const void *other) {
   return GASPI_SUCCESS;
 }
 
+// Bytes of one member's slot in the reduce area: the largest allreduce the configuration allows.
+// Both terms are at most INT_MAX (core/limits.hpp), so no product here can wrap.
 std::uint64_t slot_bytes() {
   return std::max<std::uint64_t>(std::uint64_t{rt().config.allreduce_elem_max} * sizeof(double),
                                  rt().config.allreduce_buf_size);
@@ -165,7 +167,9 @@ gaspi_return_t pgaspi_allreduce(gaspi_pointer_t const buffer_send, gaspi_pointer
     HYGASPI_CHECK(datatype >= GASPI_TYPE_INT && datatype <= GASPI_TYPE_ULONG, GASPI_ERROR, fn, "unknown datatype %d",
                   static_cast<int>(datatype));
     Builtin ctx{operation, datatype, num};
-    return run(fn, group, buffer_send, buffer_receive, num * type_size(datatype), combine_builtin, &ctx, timeout);
+    // num <= allreduce_elem_max <= INT_MAX / 8 (core/limits.hpp), so this fits the reduce slot.
+    return run(fn, group, buffer_send, buffer_receive, std::size_t{num} * type_size(datatype), combine_builtin, &ctx,
+               timeout);
   });
 }
 
@@ -181,11 +185,13 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
     HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(fn, buffer_receive, "buffer_receive"));
     HYGASPI_CHECK(reduce_operation != nullptr, GASPI_ERR_NULLPTR, fn, "reduce_operation is NULL");
-    HYGASPI_CHECK(num > 0 && element_size > 0 && num * element_size <= rt().config.allreduce_buf_size,
+    gaspi_size_t bytes = 0; // num * element_size may wrap around 2^64: checked, never assumed
+    HYGASPI_CHECK(num > 0 && element_size > 0 && !__builtin_mul_overflow(gaspi_size_t{num}, element_size, &bytes) &&
+                      bytes <= rt().config.allreduce_buf_size,
                   GASPI_ERR_INV_SIZE, fn, "%u elements of %lu bytes outside [1, allreduce_buf_size=%lu] bytes", num,
                   element_size, rt().config.allreduce_buf_size);
-    User ctx{reduce_operation, reduce_state, num, element_size, timeout, std::vector<char>(num * element_size)};
-    return run(fn, group, buffer_send, buffer_receive, num * element_size, combine_user, &ctx, timeout);
+    User ctx{reduce_operation, reduce_state, num, element_size, timeout, std::vector<char>(bytes)};
+    return run(fn, group, buffer_send, buffer_receive, bytes, combine_user, &ctx, timeout);
   });
 }
 

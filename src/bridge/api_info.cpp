@@ -3,8 +3,10 @@
 #include <GPI2_VERSION.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <sched.h>
 #include <string>
 #include <x86intrin.h>
 
@@ -240,8 +242,23 @@ gaspi_return_t pgaspi_statistic_counter_reset(const gaspi_statistic_counter_t co
   return GASPI_ERROR;
 }
 
+// As GPI-2: only a rank started with NUMA placement (gaspi_run -N, which sets
+// GASPI_SET_NUMA_SOCKET=1) has a socket; otherwise GASPI_ERR_ENV. The socket is the NUMA node of
+// the CPU the rank runs on.
 gaspi_return_t pgaspi_numa_socket(gaspi_uchar *const socket) {
-  return guarded("gaspi_numa_socket", [&] { return get_value("gaspi_numa_socket", socket, 0); });
+  return guarded("gaspi_numa_socket", [&] {
+    const char *fn = "gaspi_numa_socket";
+    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::not_null(fn, socket, "socket"));
+    const char *numa = std::getenv("GASPI_SET_NUMA_SOCKET");
+    if (numa == nullptr || std::strcmp(numa, "1") != 0) {
+      log::error(fn, "NUMA was not enabled (-N option of gaspi_run)");
+      return GASPI_ERR_ENV;
+    }
+    unsigned cpu = 0, node = 0;
+    *socket = static_cast<gaspi_uchar>(getcpu(&cpu, &node) == 0 ? node : 0);
+    return GASPI_SUCCESS;
+  });
 }
 
 gaspi_return_t pgaspi_set_socket_affinity(const gaspi_uchar socket) {

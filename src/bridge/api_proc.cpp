@@ -143,10 +143,12 @@ gaspi_return_t pgaspi_config_set(const gaspi_config_t new_config) {
     std::lock_guard lock(rt().lifecycle);
     HYGASPI_CHECK(!rt().initialized.load(), GASPI_ERR_INITED, "gaspi_config_set",
                   "the configuration is fixed once gaspi_proc_init has run");
-    gaspi_config_t c = new_config;
+    // spec §5.2.1: a proposal. Only an impossible value fails here; what the machine cannot give
+    // is overruled by gaspi_proc_init, which says so, so the proposal is kept as it is.
+    gaspi_config_t probe = new_config;
     std::string error;
-    HYGASPI_CHECK(sanitize_config(c, error), GASPI_ERR_CONFIG, "gaspi_config_set", "%s", error.c_str());
-    rt().config = c;
+    HYGASPI_CHECK(sanitize_config(probe, error), GASPI_ERR_CONFIG, "gaspi_config_set", "%s", error.c_str());
+    rt().config = new_config;
     return GASPI_SUCCESS;
   });
 }
@@ -160,7 +162,9 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     std::string error;
     HYGASPI_CHECK(read_knobs(knobs, error), GASPI_ERR_ENV, "gaspi_proc_init", "%s", error.c_str());
     log::set_level(static_cast<log::Level>(knobs.log_level));
-    HYGASPI_CHECK(sanitize_config(r.config, error), GASPI_ERR_CONFIG, "gaspi_proc_init", "%s", error.c_str());
+    std::string overruled;
+    HYGASPI_CHECK(sanitize_config(r.config, error, &overruled), GASPI_ERR_CONFIG, "gaspi_proc_init", "%s",
+                  error.c_str());
     r.knobs = knobs;
     // GASPI_BLOCK would wait forever for a peer that never starts; cap it (HYGASPI_INIT_TIMEOUT_MS).
     const gaspi_timeout_t wait_ms =
@@ -173,6 +177,8 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
       log::set_rank(-1);
       return rc;
     }
+    if (!overruled.empty()) // one line, after set_rank so that it names the rank
+      log::warn("gaspi_proc_init", "configuration overruled (proposed -> granted): %s", overruled.c_str());
     r.queues.reset(r.config.queue_num, r.config.queue_size_max);
     r.groups.clear();
     Group &all = r.groups.groups[GASPI_GROUP_ALL];

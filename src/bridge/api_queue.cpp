@@ -1,6 +1,8 @@
 // Queues and completion (spec §8.2.3 gaspi_wait, §8.5) and the notification calls of the
 // receiving side (spec §8.3.3 gaspi_notify_waitsome, §8.3.4 gaspi_notify_reset).
+#include <algorithm>
 #include <atomic>
+#include <cstdint>
 
 #include "bridge/runtime.hpp"
 #include "core/statistics.hpp"
@@ -18,7 +20,7 @@ gaspi_return_t drain(const char *fn, gaspi_queue_id_t q, gaspi_timeout_t timeout
   std::unique_lock lock(queue.waiting, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  const std::uint32_t posted = queue.posted.load(std::memory_order_acquire);
+  const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
   if (rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
     HYGASPI_TRY(rt().rma.flush_all());
@@ -46,7 +48,9 @@ gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *c
     HYGASPI_TRY(check::init("gaspi_queue_size"));
     HYGASPI_TRY(check::queue("gaspi_queue_size", queue));
     HYGASPI_TRY(check::not_null("gaspi_queue_size", queue_size, "queue_size"));
-    *queue_size = rt().queues[queue].posted.load(std::memory_order_acquire);
+    // One oversized post into an empty queue may hold more entries than gaspi_number_t counts.
+    *queue_size = static_cast<gaspi_number_t>(
+        std::min<std::uint64_t>(rt().queues[queue].posted.load(std::memory_order_acquire), UINT32_MAX));
     return GASPI_SUCCESS;
   });
 }
@@ -70,7 +74,8 @@ gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
     Queue &q = rt().queues[queue];
     std::lock_guard lock(q.waiting);
     HYGASPI_CHECK(q.posted.load() == 0, GASPI_ERROR, "gaspi_queue_delete",
-                  "queue %u still holds %u posted requests; call gaspi_wait first", queue, q.posted.load());
+                  "queue %u still holds %lu posted requests; call gaspi_wait first", queue,
+                  static_cast<unsigned long>(q.posted.load()));
     rt().queues.destroy(queue);
     return GASPI_SUCCESS;
   });
@@ -86,7 +91,9 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
     HYGASPI_TRY(check::not_null(fn, first_id, "first_id"));
     const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, 0, 0, seg));
-    HYGASPI_CHECK(num > 0, GASPI_ERR_INV_NUM, fn, "num is 0");
+    // spec §8.3.3: with num 0 there is nothing to wait for; return at once (as GPI-2).
+    if (num == 0)
+      return GASPI_SUCCESS;
     HYGASPI_CHECK(notification_begin < seg->notification_num && num <= seg->notification_num - notification_begin,
                   GASPI_ERR_INV_NOTIF_ID, fn, "notifications [%u, %u + %u) beyond notification_num %u",
                   notification_begin, notification_begin, num, seg->notification_num);

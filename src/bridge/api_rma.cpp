@@ -191,7 +191,7 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
     RemoteRef nseg;
     HYGASPI_TRY(check::remote_segment(fn, rank, segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(fn, nseg.notification_num, notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
+    HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
     stats::posted_list(rank, num, size, stats::write);
     return route_notify(nseg, rank, notification_id, notification_value);
@@ -251,7 +251,7 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
     const shm::MappedSegment *nseg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(fn, nseg->notification_num, notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, num + 1));
+    HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
     stats::posted_list(rank, num, size, stats::read);
     RemoteRef from;

@@ -30,8 +30,14 @@ gaspi_return_t allocate(const char *fn, gaspi_segment_id_t seg, gaspi_size_t siz
   HYGASPI_TRY(check::init(fn));
   HYGASPI_TRY(check::segment_id(fn, seg));
   HYGASPI_CHECK(size > 0, GASPI_ERR_INV_SEGSIZE, fn, "segment %u: size 0", seg);
+  std::uintptr_t user_end = 0; // bound memory must not wrap around the address space
+  HYGASPI_CHECK(user_memory == nullptr ||
+                    !__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(user_memory), size - 1, &user_end),
+                GASPI_ERR_INV_SEGSIZE, fn, "segment %u: %lu bytes at %p wrap around the address space", seg,
+                static_cast<unsigned long>(size), user_memory);
   std::lock_guard lock(rt().segments);
-  HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERROR, fn, "segment %u already exists", seg);
+  // The spec leaves the code open; GPI-2 returns GASPI_ERR_INV_SEG.
+  HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERR_INV_SEG, fn, "segment %u already exists", seg);
   HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory, alloc_policy));
   if (rt().rma.active()) {
     const shm::MappedSegment &m = *rt().node.local(seg);

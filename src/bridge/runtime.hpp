@@ -136,10 +136,11 @@ inline gaspi_return_t queue(const char *fn, std::uint32_t q) noexcept {
   return GASPI_SUCCESS;
 }
 
+// Size 0 is a valid no-op transfer (as GPI-2): it takes its queue entries, and a notification
+// posted with or after it keeps its order.
 inline gaspi_return_t size(const char *fn, std::uint64_t s) noexcept {
-  HYGASPI_CHECK(s > 0 && s <= rt().config.transfer_size_max, GASPI_ERR_INV_COMMSIZE, fn,
-                "size %lu outside [1, transfer_size_max=%lu]", static_cast<unsigned long>(s),
-                static_cast<unsigned long>(rt().config.transfer_size_max));
+  HYGASPI_CHECK(s <= rt().config.transfer_size_max, GASPI_ERR_INV_COMMSIZE, fn, "size %lu above transfer_size_max=%lu",
+                static_cast<unsigned long>(s), static_cast<unsigned long>(rt().config.transfer_size_max));
   return GASPI_SUCCESS;
 }
 

@@ -30,28 +30,39 @@ gaspi_config_t default_config() noexcept {
 }
 
 namespace {
-template <class T, class U> bool fit(const char *name, T &value, U max, std::string &error) {
-  if (value == 0) {
+// One proposal: 0 is impossible unless `zero_ok`; above `max` (a type width or what the hardware
+// can give, core/limits.hpp) it is clamped, and `overruled` names it.
+template <class T, class U>
+bool fit(const char *name, T &value, U max, std::string &error, std::string *overruled, bool zero_ok = false) {
+  if (value == 0 && !zero_ok) {
     error = std::string(name) + " must be at least 1";
     return false;
   }
-  value = static_cast<T>(std::min<unsigned long long>(value, max));
+  if (static_cast<unsigned long long>(value) > static_cast<unsigned long long>(max)) {
+    if (overruled != nullptr)
+      *overruled += std::string(overruled->empty() ? "" : ", ") + name + " " + std::to_string(value) + " -> " +
+                    std::to_string(max);
+    value = static_cast<T>(max);
+  }
   return true;
 }
 } // namespace
 
-bool sanitize_config(gaspi_config_t &c, std::string &error) {
+bool sanitize_config(gaspi_config_t &c, std::string &error, std::string *overruled) {
   using namespace limits;
-  if (!fit("queue_num", c.queue_num, kMaxQueues, error) ||
-      !fit("queue_size_max", c.queue_size_max, kMaxQueueSize, error) ||
-      !fit("group_max", c.group_max, kMaxGroups, error) || !fit("segment_max", c.segment_max, kMaxSegments, error) ||
-      !fit("transfer_size_max", c.transfer_size_max, kMaxTransferSize, error) ||
-      !fit("notification_num", c.notification_num, kMaxNotifications, error) ||
-      !fit("passive_queue_size_max", c.passive_queue_size_max, kMaxPassiveQueueSize, error) ||
-      !fit("passive_transfer_size_max", c.passive_transfer_size_max, kMaxPassiveTransferSize, error) ||
-      !fit("allreduce_buf_size", c.allreduce_buf_size, kMaxAllreduceBuf, error) ||
-      !fit("allreduce_elem_max", c.allreduce_elem_max, kMaxAllreduceElems, error) ||
-      !fit("rw_list_elem_max", c.rw_list_elem_max, kMaxListElems, error))
+  // notification_num 0: segments without notifications (as GPI-2); every notify on them then
+  // fails with GASPI_ERR_INV_NOTIF_ID.
+  if (!fit("queue_num", c.queue_num, kMaxQueues, error, overruled) ||
+      !fit("queue_size_max", c.queue_size_max, kMaxQueueSize, error, overruled) ||
+      !fit("group_max", c.group_max, kMaxGroups, error, overruled) ||
+      !fit("segment_max", c.segment_max, kMaxSegments, error, overruled) ||
+      !fit("transfer_size_max", c.transfer_size_max, kMaxTransferSize, error, overruled) ||
+      !fit("notification_num", c.notification_num, kMaxNotifications, error, overruled, true) ||
+      !fit("passive_queue_size_max", c.passive_queue_size_max, kMaxPassiveQueueSize, error, overruled) ||
+      !fit("passive_transfer_size_max", c.passive_transfer_size_max, kMaxPassiveTransferSize, error, overruled) ||
+      !fit("allreduce_buf_size", c.allreduce_buf_size, kMaxAllreduceBuf, error, overruled) ||
+      !fit("allreduce_elem_max", c.allreduce_elem_max, kMaxAllreduceElems, error, overruled) ||
+      !fit("rw_list_elem_max", c.rw_list_elem_max, kMaxListElems, error, overruled))
     return false;
   // A C caller may store any integer in an enum field; read the bits, not an enum value (UB).
   auto raw = [](const auto &field) {

@@ -1,24 +1,32 @@
-// Hard limits of this implementation. Configuration values above them are clamped (our reading
-// of spec §5.2.1: values are proposals); the getters report what was granted.
+// Hard limits of this implementation. Configuration values are proposals (spec §5.2.1): we honour
+// every value the machine can give and clamp only where a type width or the hardware cannot give
+// it; the getters report what was granted, and gaspi_proc_init logs one line naming each value it
+// overruled (core/config.hpp). No limit here is a policy of our own.
 #pragma once
+#include <climits>
 #include <cstddef>
 #include <cstdint>
 
 namespace hygaspi::limits {
 
-inline constexpr std::uint32_t kMaxSegments = 256; // gaspi_segment_id_t is unsigned char
-inline constexpr std::uint32_t kMaxGroups = 256;   // gaspi_group_t is unsigned char
-inline constexpr std::uint32_t kMaxQueues = 16;    // as GPI-2 (GASPI_MAX_QP)
-inline constexpr std::uint32_t kMaxQueueSize = 1u << 20;
-inline constexpr std::uint32_t kMaxNotifications = 1u << 20;
-inline constexpr std::uint64_t kMaxTransferSize = 1ull << 31; // 2 GiB per transfer
-inline constexpr std::uint32_t kMaxRanks = 65535;             // gaspi_rank_t is unsigned short
-inline constexpr std::uint32_t kMaxListElems = 65535;
-inline constexpr std::uint32_t kMaxAllreduceElems = 65535;
-inline constexpr std::uint64_t kMaxAllreduceBuf = 1ull << 20;
-inline constexpr std::uint32_t kMaxPassiveQueueSize = 1u << 16;
-inline constexpr std::uint64_t kMaxPassiveTransferSize = 1ull << 20;
+inline constexpr std::uint32_t kMaxSegments = 256;             // gaspi_segment_id_t is unsigned char
+inline constexpr std::uint32_t kMaxGroups = 256;               // gaspi_group_t is unsigned char
+inline constexpr std::uint32_t kMaxQueues = 16;                // gaspi_queue_max, as GPI-2 (GASPI_MAX_QP)
+inline constexpr std::uint32_t kMaxQueueSize = UINT32_MAX;     // gaspi_number_t
+inline constexpr std::uint32_t kMaxNotifications = UINT32_MAX; // gaspi_notification_id_t
+inline constexpr std::uint64_t kMaxTransferSize = UINT64_MAX;  // MPI transfers move in chunks
+inline constexpr std::uint32_t kMaxRanks = 65535;              // gaspi_rank_t is unsigned short
+inline constexpr std::uint32_t kMaxListElems = UINT32_MAX;     // gaspi_number_t
+// The leaders of an allreduce exchange the whole buffer in one MPI message, whose count is an int;
+// the widest built-in element is 8 bytes.
+inline constexpr std::uint64_t kMaxAllreduceBuf = INT_MAX;
+inline constexpr std::uint32_t kMaxAllreduceElems = INT_MAX / 8;
+inline constexpr std::uint32_t kMaxPassiveQueueSize = UINT32_MAX; // gaspi_number_t
+// A passive message is one MPI message (int count) across nodes, and a slot's size field is 32 bits.
+inline constexpr std::uint64_t kMaxPassiveTransferSize = INT_MAX;
 inline constexpr std::uint32_t kBarrierRounds = 16; // ceil(log2(kMaxRanks))
+// No shm object or mapping can exceed what off_t (fallocate, ftruncate) and ptrdiff_t can express.
+inline constexpr std::uint64_t kMaxObjectBytes = PTRDIFF_MAX;
 
 // Separates hot atomics of different writers; a fixed value (STYLE.md habit 4).
 inline constexpr std::size_t kCacheLine = 128;

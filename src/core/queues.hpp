@@ -2,6 +2,15 @@
 // (write 1, write_notify 2, a list of n with a notification n+1, as GPI-2 counts them). A post
 // that would exceed queue_size_max returns GASPI_QUEUE_FULL and posts nothing. Posts may come
 // from any thread; gaspi_wait is exclusive per queue.
+//
+// An empty queue takes any single post, even one of more entries than queue_size_max (a
+// write_notify with queue_size_max 1, a list of rw_list_elem_max elements plus its notification
+// in a smaller queue). Otherwise such a call could never be issued: GASPI_QUEUE_FULL asks the
+// caller to gaspi_wait and retry, and the retry would fail again forever. The errata defines the
+// queue as full when "the number of posted communication requests has already reached the queue
+// size"; an empty queue has not, so the request is issued. GPI-2 refuses such a post instead
+// (ne_count + 2 > queue_size_max), which livelocks the same programs. Counting stays as in GPI-2,
+// so clients that size their batches on it see the same numbers.
 #pragma once
 #include <GASPI.h>
 
@@ -16,7 +25,7 @@
 namespace hygaspi {
 
 struct alignas(limits::kCacheLine) Queue {
-  std::atomic<std::uint32_t> posted{0}; // entries taken and not yet released by gaspi_wait
+  std::atomic<std::uint64_t> posted{0}; // entries taken and not yet released by gaspi_wait
   std::atomic<bool> exists{false};
   std::mutex waiting; // held by the one thread in gaspi_wait / gaspi_queue_purge
 };
@@ -35,21 +44,23 @@ public:
     return q < limits::kMaxQueues && queues_[q].exists.load(std::memory_order_acquire);
   }
   [[nodiscard]] Queue &operator[](std::uint32_t q) noexcept { return queues_[q]; }
-  [[nodiscard]] std::uint32_t size_max() const noexcept { return size_max_; }
+  [[nodiscard]] std::uint64_t size_max() const noexcept { return size_max_; }
 
   // Takes `entries` or reports GASPI_QUEUE_FULL, atomically with respect to other posters.
-  [[nodiscard]] gaspi_return_t reserve(std::uint32_t q, std::uint32_t entries) noexcept {
+  // `entries` is 64 bits wide: a list of UINT32_MAX elements plus its notification must not wrap.
+  [[nodiscard]] gaspi_return_t reserve(std::uint32_t q, std::uint64_t entries) noexcept {
     auto &posted = queues_[q].posted;
-    std::uint32_t cur = posted.load(std::memory_order_relaxed);
+    std::uint64_t cur = posted.load(std::memory_order_relaxed);
     do {
-      if (entries > size_max_ - cur) {
+      // cur may exceed size_max_ after a single oversized post into the empty queue.
+      if (cur != 0 && (cur >= size_max_ || entries > size_max_ - cur)) {
         stats::queue_full();
         return GASPI_QUEUE_FULL;
       }
     } while (!posted.compare_exchange_weak(cur, cur + entries, std::memory_order_acq_rel, std::memory_order_relaxed));
     return GASPI_SUCCESS;
   }
-  void release(std::uint32_t q, std::uint32_t entries) noexcept {
+  void release(std::uint32_t q, std::uint64_t entries) noexcept {
     queues_[q].posted.fetch_sub(entries, std::memory_order_acq_rel);
   }
 
@@ -75,7 +86,7 @@ public:
 
 private:
   std::array<Queue, limits::kMaxQueues> queues_;
-  std::uint32_t size_max_ = 0;
+  std::uint64_t size_max_ = 0;
   std::mutex create_mutex_;
 };
 

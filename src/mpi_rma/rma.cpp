@@ -63,7 +63,10 @@ void Rma::term() noexcept {
 gaspi_return_t Rma::attach(std::uint32_t seg, void *data, std::uint64_t size, void *notifications,
                            std::uint64_t notif_bytes) {
   auto lock = env_->lock();
-  int rc = MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes));
+  if (notif_bytes == 0) // notification_num 0: nothing to attach (and detach skips it)
+    notifications = nullptr;
+  int rc =
+      notifications == nullptr ? MPI_SUCCESS : MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes));
   if (rc == MPI_SUCCESS && data != nullptr)
     rc = MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size));
   if (rc != MPI_SUCCESS)

@@ -23,6 +23,22 @@ void retire(const MappedSegment &m) noexcept {
 }
 } // namespace
 
+bool segment_bytes(std::uint64_t size, std::uint32_t notification_num, bool user, SegmentBytes &out) noexcept {
+  // notification_num * 4 cannot wrap in 64 bits; every rounding and sum after it can.
+  std::uint64_t data = 0;
+  if (!page_round(std::uint64_t{notification_num} * sizeof(std::uint32_t), out.notifications))
+    return false;
+  if (!user && !page_round(size, data))
+    return false;
+  if (__builtin_add_overflow(out.notifications, data, &out.object) || out.object > limits::kMaxObjectBytes)
+    return false;
+  out.data = data;
+  // A bound segment without notifications still needs an object (of one page) to map.
+  if (out.object == 0 && !page_round(1, out.object))
+    return false;
+  return true;
+}
+
 Node::~Node() { term(); }
 
 // The owner's pid ends every name, so that reclaim_stale_objects() can tell the objects of a
@@ -114,7 +130,11 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   passive_rings_ = std::make_unique<std::atomic<PassiveRing *>[]>(nranks_);
   for (std::uint32_t r = 0; r < nranks_; ++r)
     passive_rings_[r].store(nullptr, std::memory_order_relaxed);
-  const std::uint32_t slots = passive_slots(options.passive_queue_size_max);
+  // Large messages take fewer slots, so the ring stays within about 64 MiB of /dev/shm where it
+  // can (never fewer than 2 slots); a full ring only makes senders wait (api_passive.cpp).
+  std::uint32_t slots = passive_slots(options.passive_queue_size_max);
+  while (slots > 2 && passive_ring_bytes(slots, options.passive_transfer_size_max) > (64u << 20))
+    slots /= 2;
   const std::string ring_name = object_name("p", rank_, epoch_, 0);
   if (!ShmObject::create(ring_name, passive_ring_bytes(slots, options.passive_transfer_size_max),
                          passive_objects_[rank_], error)) {
@@ -215,8 +235,14 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
                                     void *user_memory, std::uint64_t alloc_policy) {
   SegmentEntry &entry = my_block().segments[seg];
   const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed) + 1;
-  const std::uint64_t notif_bytes = page_round(std::uint64_t{notification_num} * sizeof(std::uint32_t));
   const bool user = user_memory != nullptr;
+  SegmentBytes bytes;
+  if (!segment_bytes(size, notification_num, user, bytes)) {
+    log::error("gaspi_segment_alloc", "segment %u: size %lu is beyond what this machine can map", seg,
+               static_cast<unsigned long>(size));
+    return GASPI_ERR_INV_SEGSIZE;
+  }
+  const std::uint64_t notif_bytes = bytes.notifications;
   auto m = std::make_unique<MappedSegment>();
   std::string error;
   const std::string name = object_name("s", rank_, seg, gen);
@@ -226,11 +252,11 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   if (!user && (alloc_policy & (GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE)) != 0)
     place = [&](void *base, std::size_t, std::string &) {
       std::string why;
-      if (!set_numa_policy(static_cast<char *>(base) + notif_bytes, page_round(size), alloc_policy, why))
+      if (!set_numa_policy(static_cast<char *>(base) + notif_bytes, bytes.data, alloc_policy, why))
         log::warn("gaspi_segment_alloc", "segment %u: NUMA policy not applied: %s", seg, why.c_str());
       return true;
     };
-  if (!ShmObject::create(name, notif_bytes + (user ? 0 : page_round(size)), m->object, error, place)) {
+  if (!ShmObject::create(name, bytes.object, m->object, error, place)) {
     log::error("gaspi_segment_alloc", "segment %u: %s", seg, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
@@ -296,8 +322,14 @@ const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
   m->user_addr = entry.user_addr;
   const bool user = m->kind == SegmentKind::user;
   std::string error;
-  if (!ShmObject::open(object_name("s", rank, seg, gen), entry.notif_bytes + (user ? 0 : page_round(m->size)),
-                       m->object, error)) {
+  // The entry was written by another process: its sizes are checked like a caller's, and the
+  // notification array must lie inside the space before the data.
+  SegmentBytes bytes;
+  if (!segment_bytes(m->size, m->notification_num, user, bytes) || entry.notif_bytes != bytes.notifications) {
+    log::error("segment lookup", "rank %u segment %u: inconsistent size entry", rank, seg);
+    return nullptr;
+  }
+  if (!ShmObject::open(object_name("s", rank, seg, gen), bytes.object, m->object, error)) {
     log::error("segment lookup", "rank %u segment %u: %s", rank, seg, error.c_str());
     return nullptr;
   }
@@ -329,6 +361,7 @@ PassiveRing *Node::passive_ring(std::uint32_t rank) {
   }
   const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
   if (h.magic != kPassiveMagic || h.version != kLayoutVersion || h.rank != rank || h.slots == 0 ||
+      h.payload_max > limits::kMaxPassiveTransferSize || h.slots > kMaxPassiveSlots || // sizes cannot wrap
       (h.slots & (h.slots - 1)) != 0 || h.total_bytes != passive_ring_bytes(h.slots, h.payload_max)) {
     log::error("gaspi_passive_send", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)", rank,
                h.version);

@@ -33,6 +33,18 @@ struct MappedSegment {
   ShmObject object;
 };
 
+// Bytes of the shm object of a segment: its notification array (whole pages), then its data
+// (whole pages; none for bound user memory).
+struct SegmentBytes {
+  std::uint64_t notifications = 0; // offset of the data
+  std::uint64_t data = 0;
+  std::uint64_t object = 0; // at least one page
+};
+// False when `size` or `notification_num` give an object no machine can map: page rounding or the
+// sum would wrap around 2^64, or it exceeds limits::kMaxObjectBytes.
+[[nodiscard]] bool segment_bytes(std::uint64_t size, std::uint32_t notification_num, bool user,
+                                 SegmentBytes &out) noexcept;
+
 struct NodeOptions {
   std::string job; // "" = standalone 1-rank job
   std::uint32_t rank = 0;

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "core/limits.hpp"
+
 namespace bip = boost::interprocess;
 
 namespace hygaspi::shm {
@@ -27,14 +29,27 @@ void ShmObject::reset() noexcept {
   size_ = 0;
 }
 
+bool page_round(std::uint64_t bytes, std::uint64_t &out) noexcept {
+  static const std::uint64_t page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  std::uint64_t padded = 0;
+  if (__builtin_add_overflow(bytes, page - 1, &padded))
+    return false;
+  out = padded / page * page;
+  return true;
+}
+
 std::size_t page_round(std::size_t bytes) noexcept {
-  static const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  return (bytes + page - 1) / page * page;
+  std::uint64_t out = 0;
+  return page_round(bytes, out) ? out : SIZE_MAX;
 }
 
 bool ShmObject::create(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error,
                        const PlaceFn &place) {
   bytes = page_round(bytes);
+  if (bytes > limits::kMaxObjectBytes) { // also a size page_round saturated
+    error = "cannot create shared memory " + name + ": size beyond what a shm object can hold";
+    return false;
+  }
   try {
     bip::permissions owner_only(0600);
     bip::shared_memory_object object(bip::create_only, name.c_str(), bip::read_write, owner_only);
@@ -72,6 +87,10 @@ bool ShmObject::create(const std::string &name, std::size_t bytes, ShmObject &ou
 
 bool ShmObject::open(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error) {
   bytes = page_round(bytes);
+  if (bytes > limits::kMaxObjectBytes) {
+    error = "shared memory " + name + ": size beyond what a shm object can hold";
+    return false;
+  }
   try {
     bip::shared_memory_object object(bip::open_only, name.c_str(), bip::read_write);
     bip::offset_t have = 0;

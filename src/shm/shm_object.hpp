@@ -3,6 +3,7 @@
 // at first touch. Built on Boost.Interprocess.
 #pragma once
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -43,6 +44,10 @@ private:
   std::size_t size_ = 0;
 };
 
+// Rounds up to whole pages. False, leaving `out` alone, when the result does not fit 64 bits.
+[[nodiscard]] bool page_round(std::uint64_t bytes, std::uint64_t &out) noexcept;
+// As above, but a size that does not fit gives SIZE_MAX, which no shm object can have (create
+// and open refuse it), so a wrapped size can never become a small mapping.
 [[nodiscard]] std::size_t page_round(std::size_t bytes) noexcept;
 
 } // namespace hygaspi::shm

@@ -37,3 +37,43 @@ TEST_CASE("proposals above a limit are clamped; impossible ones are rejected") {
   bad.build_infrastructure = static_cast<gaspi_topology_t>(7);
   CHECK_FALSE(hygaspi::sanitize_config(bad, error));
 }
+
+TEST_CASE("values the machine can give are granted; type widths clamp and are named once") {
+  std::string error, overruled;
+  gaspi_config_t c = hygaspi::default_config();
+  c.allreduce_elem_max = 1000000;
+  c.transfer_size_max = 1ul << 40;
+  c.notification_num = 1u << 24;
+  c.rw_list_elem_max = 1u << 20;
+  c.queue_size_max = 1u << 24;
+  c.passive_transfer_size_max = 1ul << 24;
+  c.allreduce_buf_size = 1ul << 24;
+  REQUIRE(hygaspi::sanitize_config(c, error, &overruled));
+  CHECK(overruled.empty());
+  CHECK(c.allreduce_elem_max == 1000000);
+  CHECK(c.transfer_size_max == (1ul << 40));
+  CHECK(c.notification_num == (1u << 24));
+  CHECK(c.rw_list_elem_max == (1u << 20));
+  CHECK(c.queue_size_max == (1u << 24));
+  CHECK(c.passive_transfer_size_max == (1ul << 24));
+  CHECK(c.allreduce_buf_size == (1ul << 24));
+
+  gaspi_config_t w = hygaspi::default_config();
+  w.segment_max = 300;
+  w.group_max = 1000;
+  w.allreduce_buf_size = 1ul << 40; // one MPI message among the leaders: int count
+  REQUIRE(hygaspi::sanitize_config(w, error, &overruled));
+  CHECK(w.segment_max == 256);
+  CHECK(w.group_max == 256);
+  CHECK(w.allreduce_buf_size == hygaspi::limits::kMaxAllreduceBuf);
+  CHECK(overruled == "group_max 1000 -> 256, segment_max 300 -> 256, allreduce_buf_size 1099511627776 -> 2147483647");
+  CHECK(overruled.find('\n') == std::string::npos); // one line
+}
+
+TEST_CASE("notification_num 0 is allowed: segments without notifications") {
+  std::string error;
+  gaspi_config_t c = hygaspi::default_config();
+  c.notification_num = 0;
+  REQUIRE(hygaspi::sanitize_config(c, error));
+  CHECK(c.notification_num == 0);
+}

@@ -46,3 +46,20 @@ TEST_CASE("created queues take the lowest free id") {
   CHECK(t.create() == 0);
   CHECK(t.count() == 3);
 }
+
+TEST_CASE("any single post fits an empty queue, even one larger than queue_size_max") {
+  hygaspi::QueueTable t;
+  t.reset(1, 1);
+  CHECK(t.reserve(0, 2) == GASPI_SUCCESS); // write_notify into a queue of 1: no livelock
+  CHECK(t[0].posted.load() == 2);
+  CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL); // not empty any more
+  t.release(0, 2);
+  CHECK(t.reserve(0, 1) == GASPI_SUCCESS);
+  CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL);
+  t.release(0, 1);
+  // A list of UINT32_MAX elements plus its notification: the count must not wrap to 0.
+  const std::uint64_t entries = std::uint64_t{UINT32_MAX} + 1;
+  CHECK(t.reserve(0, entries) == GASPI_SUCCESS);
+  CHECK(t[0].posted.load() == entries);
+  CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL);
+}
