@@ -16,4 +16,12 @@ void compute_route(gaspi_group_t group);
 // Creates the node-local reduce area of a newly committed group when this rank leads it.
 gaspi_return_t publish_reduce_area(gaspi_group_t group);
 
+// Makes a newly committed group (after compute_route) findable by its node peers: its reduce
+// area, then its slot under its commit tag (shm/node_group.hpp).
+gaspi_return_t publish_commit(gaspi_group_t group);
+
+// Ends a collective of `group` with `rc`. An error (not a timeout) means the collective can no
+// longer complete, so the group is marked broken for the members that still wait on this rank.
+gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc);
+
 } // namespace hygaspi

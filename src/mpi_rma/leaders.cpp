@@ -1,5 +1,7 @@
 #include "mpi_rma/leaders.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <sched.h>
 
@@ -25,14 +27,36 @@ gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int c
     control.pause(round);
   }
 }
+
+// First MPI tag of a group's leader traffic: kTagGroup + a bucket of the commit tag. MPI_TAG_UB is
+// at least 32767 (about 500 buckets), and 2^31 - 1 with Open MPI's ob1 (2^26 buckets). Two
+// committed groups whose leaders overlap share a bucket only by chance (the commit tags are
+// hashes); their messages would then be matched in posting order.
+int group_mpi_tag(Env &env, std::uint32_t group_tag) {
+  static std::atomic<int> buckets{0};
+  int b = buckets.load(std::memory_order_relaxed);
+  if (b == 0) {
+    int *ub = nullptr;
+    int flag = 0;
+    {
+      auto lock = env.lock();
+      MPI_Comm_get_attr(env.comm(), MPI_TAG_UB, &ub, &flag);
+    }
+    const long top = flag != 0 && ub != nullptr ? *ub : 32767;
+    b = static_cast<int>(std::max<long>(1, (top - kTagGroup + 1) / kGroupTagStride));
+    buckets.store(b, std::memory_order_relaxed);
+  }
+  return kTagGroup + static_cast<int>(group_tag % static_cast<std::uint32_t>(b)) * kGroupTagStride;
+}
 } // namespace
 
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
                               std::uint32_t me, LeaderBarrier &state, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
+  const int base = group_mpi_tag(env, group_tag);
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {
     const std::uint32_t dist = 1u << state.round;
-    const int tag = kTagBarrier + static_cast<int>(group) * 16 + static_cast<int>(state.round);
+    const int tag = base + static_cast<int>(state.round);
     if (!state.posted) {
       auto lock = env.lock();
       MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n], tag, env.comm(), &state.requests[0]);
@@ -46,13 +70,13 @@ gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group, s
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
                                 std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
                                 LeaderReduce &state, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   if (n == 1)
     return GASPI_SUCCESS;
-  const int tag = kTagReduce + static_cast<int>(group);
+  const int tag = group_mpi_tag(env, group_tag) + 16;
   const int count = static_cast<int>(bytes);
   std::uint32_t p = 1;
   while (p * 2 <= n)

@@ -22,8 +22,11 @@ struct LeaderBarrier {
   char send_token = 0, receive_token = 0;
 };
 
+// Group handles are local (spec §6.3), so the leaders of a group tell its traffic apart by the
+// group's commit tag, the same on every member (core/groups.hpp): `group_tag` below.
+
 // Dissemination barrier among `leaders` (global ranks); I am leaders[me].
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
                               std::uint32_t me, LeaderBarrier &state, const Deadline &deadline);
 
 using CombineFn = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
@@ -40,7 +43,7 @@ struct LeaderReduce {
 // leader i - p and get the result back at the end. Every combine puts the lower leaders' part
 // first, so all leaders compute the bit-identical result even for a user operation that is not
 // commutative. On success `acc` holds the result on every leader.
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
                                 std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
                                 LeaderReduce &state, const Deadline &deadline);
 
