@@ -112,6 +112,7 @@ gaspi_return_t run(const char *fn, gaspi_group_t group, const void *send, void *
   std::unique_lock lock(g.reducing, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
+  HYGASPI_TRY(check_not_broken(fn, group));
   GroupRoute &route = rt().routes[group];
   // The node leader's inter-node step: allreduce of the node's partial result among the leaders.
   struct Leaders {
@@ -122,7 +123,7 @@ gaspi_return_t run(const char *fn, gaspi_group_t group, const void *send, void *
       auto &l = *static_cast<Leaders *>(self);
       return mpi::leader_allreduce(rt().mpi, rt().control, l.route->node.tag, l.route->leaders,
                                    static_cast<std::uint32_t>(l.route->my_leader_index), acc, bytes, l.combine, l.ctx,
-                                   l.route->leader_reduce, deadline);
+                                   l.route->leader_reduce, leader_abort_check(l.route->node.slot), deadline);
     }
   } leaders{&route, combine, ctx};
   shm::InterNode inter;

@@ -48,9 +48,25 @@ gaspi_return_t publish_commit(gaspi_group_t group) {
 }
 
 gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc) {
-  if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT)
-    shm::mark_broken(rt().node, rt().routes[group].node);
+  if (rc == GASPI_SUCCESS || rc == GASPI_TIMEOUT)
+    return rc;
+  GroupRoute &route = rt().routes[group];
+  shm::mark_broken(rt().node, route.node);
+  if (route.my_leader_index >= 0 && route.leaders.size() > 1)
+    mpi::leader_abort(rt().mpi, route.node.tag, route.leaders, static_cast<std::uint32_t>(route.my_leader_index));
   return rc;
+}
+
+gaspi_return_t check_not_broken(const char *fn, gaspi_group_t group) {
+  HYGASPI_CHECK(!shm::is_broken(rt().node, rt().routes[group].node), GASPI_ERROR, fn,
+                "group %u is broken: a member left an earlier collective of it with an error", group);
+  return GASPI_SUCCESS;
+}
+
+mpi::Abort leader_abort_check(gaspi_group_t group) {
+  return mpi::Abort{
+      [](void *node_group) { return shm::is_broken(rt().node, *static_cast<shm::NodeGroup *>(node_group)); },
+      &rt().routes[group].node};
 }
 
 namespace {
@@ -68,7 +84,7 @@ gaspi_return_t barrier_steps(Group &g, GroupRoute &route, const Deadline &deadli
     if (route.my_leader_index >= 0)
       HYGASPI_TRY(mpi::leader_barrier(rt().mpi, rt().control, g.tag, route.leaders,
                                       static_cast<std::uint32_t>(route.my_leader_index), route.leader_barrier,
-                                      deadline));
+                                      leader_abort_check(route.node.slot), deadline));
     route.barrier_phase = 2;
   }
   HYGASPI_TRY(node_part());
@@ -83,6 +99,7 @@ gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_
   std::unique_lock lock(g.collective, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
+  HYGASPI_TRY(check_not_broken(fn, group));
   GroupRoute &route = rt().routes[group];
   gaspi_return_t rc = barrier_steps(g, route, Deadline(timeout));
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT)

@@ -2,6 +2,8 @@
 #pragma once
 #include <GASPI.h>
 
+#include "mpi_rma/leaders.hpp"
+
 namespace hygaspi {
 
 // Checks that `group` is committed and contains this rank.
@@ -22,6 +24,13 @@ gaspi_return_t publish_commit(gaspi_group_t group);
 
 // Ends a collective of `group` with `rc`. An error (not a timeout) means the collective can no
 // longer complete, so the group is marked broken for the members that still wait on this rank.
+// Over MPI, the other nodes' leaders get an abort notice (mpi_rma/leaders.hpp).
 gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc);
+
+// A collective of a broken group fails at once with GASPI_ERROR.
+gaspi_return_t check_not_broken(const char *fn, gaspi_group_t group);
+
+// What a leader step of `group` asks between its looks at MPI: is the group broken on this node?
+mpi::Abort leader_abort_check(gaspi_group_t group);
 
 } // namespace hygaspi

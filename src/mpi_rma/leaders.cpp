@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <sched.h>
 
 #include "core/log.hpp"
@@ -10,24 +12,6 @@
 namespace hygaspi::mpi {
 
 namespace {
-// Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted.
-gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int count, const Deadline &deadline) {
-  std::int64_t round = 0;
-  for (bool first = true;; first = false) {
-    int done = 0;
-    {
-      auto lock = env.lock();
-      MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
-    }
-    if (done)
-      return GASPI_SUCCESS;
-    if (!first && (deadline.test_only() || deadline.expired()))
-      return GASPI_TIMEOUT;
-    control.progress();
-    control.pause(round);
-  }
-}
-
 // First MPI tag of a group's leader traffic: kTagGroup + a bucket of the commit tag. MPI_TAG_UB is
 // at least 32767 (about 500 buckets), and 2^31 - 1 with Open MPI's ob1 (2^26 buckets). Two
 // committed groups whose leaders overlap share a bucket only by chance (the commit tags are
@@ -48,10 +32,72 @@ int group_mpi_tag(Env &env, std::uint32_t group_tag) {
   }
   return kTagGroup + static_cast<int>(group_tag % static_cast<std::uint32_t>(b)) * kGroupTagStride;
 }
+
+constexpr int kAbortOffset = 17; // within the group's tag bucket
+
+// Takes the pending abort notices of the group's bucket; true if one was for this group. A notice
+// of another group that shares the bucket is for a group that is broken anyway, and is dropped.
+bool abort_notice(Env &env, std::uint32_t group_tag) {
+  const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
+  auto lock = env.lock();
+  for (bool found = false;;) {
+    int flag = 0;
+    MPI_Status status;
+    MPI_Iprobe(MPI_ANY_SOURCE, tag, env.comm(), &flag, &status);
+    if (flag == 0)
+      return found;
+    std::uint32_t got = 0;
+    MPI_Recv(&got, 1, MPI_UINT32_T, status.MPI_SOURCE, tag, env.comm(), MPI_STATUS_IGNORE);
+    found = found || got == group_tag;
+  }
+}
+
+// Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted. An abort
+// (see Abort) ends it with GASPI_ERROR; the requests stay posted, as the group is broken for good.
+gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int count, std::uint32_t group_tag,
+                        Abort abort, const Deadline &deadline) {
+  std::int64_t round = 0;
+  for (bool first = true;; first = false) {
+    int done = 0;
+    {
+      auto lock = env.lock();
+      MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
+    }
+    if (done)
+      return GASPI_SUCCESS;
+    if ((round & 63) == 0 && ((abort.broken != nullptr && abort.broken(abort.ctx)) || abort_notice(env, group_tag))) {
+      log::error("gaspi collective", "another leader or a member of this node left it with an error");
+      return GASPI_ERROR;
+    }
+    if (!first && (deadline.test_only() || deadline.expired()))
+      return GASPI_TIMEOUT;
+    control.progress();
+    control.pause(round);
+  }
+}
+
 } // namespace
 
+void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leaders, std::uint32_t me) {
+  // The notice is never waited for, so its buffer must outlive the send: it stays until the
+  // process ends (4 bytes per group that broke on this leader; a deque never moves its elements).
+  static std::mutex mutex;
+  static std::deque<std::uint32_t> notices;
+  const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
+  std::lock_guard keep(mutex);
+  const std::uint32_t &notice = notices.emplace_back(group_tag);
+  auto lock = env.lock();
+  for (std::uint32_t i = 0; i < leaders.size(); ++i) {
+    if (i == me)
+      continue;
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Isend(&notice, 1, MPI_UINT32_T, leaders[i], tag, env.comm(), &request);
+    MPI_Request_free(&request);
+  }
+}
+
 gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier &state, const Deadline &deadline) {
+                              std::uint32_t me, LeaderBarrier &state, Abort abort, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   const int base = group_mpi_tag(env, group_tag);
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {
@@ -63,7 +109,7 @@ gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_ta
       MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n], tag, env.comm(), &state.requests[1]);
       state.posted = true;
     }
-    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, deadline); rc != GASPI_SUCCESS)
+    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline); rc != GASPI_SUCCESS)
       return rc;
   }
   state = LeaderBarrier{};
@@ -72,7 +118,7 @@ gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_ta
 
 gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
                                 std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
-                                LeaderReduce &state, const Deadline &deadline) {
+                                LeaderReduce &state, Abort abort, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   if (n == 1)
     return GASPI_SUCCESS;
@@ -101,7 +147,7 @@ gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_
       }
       state.posted = true;
     }
-    gaspi_return_t rc = wait_all(env, control, state.requests, 2, deadline);
+    gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline);
     if (rc == GASPI_SUCCESS)
       state.posted = false;
     return rc;
