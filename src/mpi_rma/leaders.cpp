@@ -42,12 +42,12 @@ bool abort_notice(Env &env, std::uint32_t group_tag) {
   auto lock = env.lock();
   for (bool found = false;;) {
     int flag = 0;
-    MPI_Status status;
-    MPI_Iprobe(MPI_ANY_SOURCE, tag, env.comm(), &flag, &status);
+    MPI_Message message = MPI_MESSAGE_NULL;
+    MPI_Improbe(MPI_ANY_SOURCE, tag, env.comm(), &flag, &message, MPI_STATUS_IGNORE);
     if (flag == 0)
       return found;
-    std::uint32_t got = 0;
-    MPI_Recv(&got, 1, MPI_UINT32_T, status.MPI_SOURCE, tag, env.comm(), MPI_STATUS_IGNORE);
+    std::uint32_t got = 0; // a matched probe: no other thread can take this message
+    MPI_Mrecv(&got, 1, MPI_UINT32_T, &message, MPI_STATUS_IGNORE);
     found = found || got == group_tag;
   }
 }
