@@ -114,37 +114,35 @@ gaspi_return_t run(const char *fn, gaspi_group_t group, const void *send, void *
   std::unique_lock lock(g.reducing, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
+  HYGASPI_TRY(check_not_broken(fn, group));
   GroupRoute &route = rt().routes[group];
   // The node leader's inter-node step: allreduce of the node's partial result among the leaders.
   struct Leaders {
     GroupRoute *route;
-    gaspi_group_t group;
     shm::Combine combine;
     void *ctx;
     static gaspi_return_t step(void *self, void *acc, std::size_t bytes, const Deadline &deadline) {
       auto &l = *static_cast<Leaders *>(self);
-      return mpi::leader_allreduce(rt().mpi, rt().control, l.group, l.route->leaders,
+      return mpi::leader_allreduce(rt().mpi, rt().control, l.route->node.tag, l.route->leaders,
                                    static_cast<std::uint32_t>(l.route->my_leader_index), acc, bytes, l.combine, l.ctx,
-                                   l.route->leader_reduce, deadline);
+                                   l.route->leader_reduce, leader_abort_check(l.route->node.slot), deadline);
     }
-  } leaders{&route, group, combine, ctx};
+  } leaders{&route, combine, ctx};
   shm::InterNode inter;
   if (route.leaders.size() > 1)
     inter = shm::InterNode{&Leaders::step, &leaders};
-  return rt().reduce.allreduce(rt().node, group, route.node_members, route.my_node_index, g.tag, slot_bytes(), g.reduce,
-                               send, receive, bytes, combine, ctx, inter, Deadline(timeout));
+  return end_collective(group, rt().reduce.allreduce(rt().node, route.node, slot_bytes(), g.reduce, send, receive,
+                                                     bytes, combine, ctx, inter, Deadline(timeout)));
 }
 
 } // namespace
 
 namespace hygaspi {
 gaspi_return_t publish_reduce_area(gaspi_group_t group) {
-  const Group &g = rt().groups.groups[group];
   const GroupRoute &route = rt().routes[group];
-  if (route.my_node_index != 0)
+  if (route.node.my_index != 0)
     return GASPI_SUCCESS;
-  return rt().reduce.create(rt().node, group, g.tag, static_cast<std::uint32_t>(route.node_members.size()),
-                            slot_bytes());
+  return rt().reduce.create(rt().node, route.node, slot_bytes());
 }
 } // namespace hygaspi
 

@@ -22,12 +22,14 @@ void compute_route(gaspi_group_t group) {
   const Group &g = rt().groups.groups[group];
   GroupRoute &route = rt().routes[group];
   route = GroupRoute{};
+  route.node.slot = group;
+  route.node.tag = g.tag;
   std::vector<int> seen_nodes;
   for (gaspi_rank_t m : g.members) {
     if (rt().on_node(m)) {
       if (m == rt().rank)
-        route.my_node_index = static_cast<std::uint32_t>(route.node_members.size());
-      route.node_members.push_back(static_cast<gaspi_rank_t>(rt().local(m)));
+        route.node.my_index = static_cast<std::uint32_t>(route.node.members.size());
+      route.node.members.push_back(static_cast<gaspi_rank_t>(rt().local(m)));
     }
     const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
     if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {
@@ -39,19 +41,39 @@ void compute_route(gaspi_group_t group) {
   }
 }
 
+gaspi_return_t publish_commit(gaspi_group_t group) {
+  HYGASPI_TRY(publish_reduce_area(group));
+  shm::publish_group(rt().node, rt().routes[group].node);
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc) {
+  if (rc == GASPI_SUCCESS || rc == GASPI_TIMEOUT)
+    return rc;
+  GroupRoute &route = rt().routes[group];
+  shm::mark_broken(rt().node, route.node);
+  if (route.my_leader_index >= 0 && route.leaders.size() > 1)
+    mpi::leader_abort(rt().mpi, route.node.tag, route.leaders, static_cast<std::uint32_t>(route.my_leader_index));
+  return rc;
+}
+
+gaspi_return_t check_not_broken(const char *fn, gaspi_group_t group) {
+  HYGASPI_CHECK(!shm::is_broken(rt().node, rt().routes[group].node), GASPI_ERROR, fn,
+                "group %u is broken: a member left an earlier collective of it with an error", group);
+  return GASPI_SUCCESS;
+}
+
+mpi::Abort leader_abort_check(gaspi_group_t group) {
+  return mpi::Abort{
+      [](void *node_group) { return shm::is_broken(rt().node, *static_cast<shm::NodeGroup *>(node_group)); },
+      &rt().routes[group].node};
+}
+
+namespace {
 // Hierarchical and resumable: the node's members meet in shm, the node leaders meet over MPI,
 // and the node meets again so that nobody leaves before every node has arrived.
-gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_t timeout) {
-  HYGASPI_TRY(check_committed_group(fn, group));
-  Group &g = rt().groups.groups[group];
-  std::unique_lock lock(g.collective, std::defer_lock);
-  if (!lock_for(lock, timeout))
-    return GASPI_TIMEOUT;
-  GroupRoute &route = rt().routes[group];
-  const Deadline deadline(timeout);
-  auto node_part = [&] {
-    return shm::node_barrier(rt().node, group, route.node_members, route.my_node_index, g.tag, g.barrier, deadline);
-  };
+gaspi_return_t barrier_steps(Group &g, GroupRoute &route, const Deadline &deadline) {
+  auto node_part = [&] { return shm::node_barrier(rt().node, route.node, g.barrier, deadline); };
   if (route.leaders.size() == 1)
     return node_part();
   if (route.barrier_phase == 0) {
@@ -60,14 +82,29 @@ gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_
   }
   if (route.barrier_phase == 1) {
     if (route.my_leader_index >= 0)
-      HYGASPI_TRY(mpi::leader_barrier(rt().mpi, rt().control, group, route.leaders,
+      HYGASPI_TRY(mpi::leader_barrier(rt().mpi, rt().control, g.tag, route.leaders,
                                       static_cast<std::uint32_t>(route.my_leader_index), route.leader_barrier,
-                                      deadline));
+                                      leader_abort_check(route.node.slot), deadline));
     route.barrier_phase = 2;
   }
   HYGASPI_TRY(node_part());
   route.barrier_phase = 0;
   return GASPI_SUCCESS;
+}
+} // namespace
+
+gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_t timeout) {
+  HYGASPI_TRY(check_committed_group(fn, group));
+  Group &g = rt().groups.groups[group];
+  std::unique_lock lock(g.collective, std::defer_lock);
+  if (!lock_for(lock, timeout))
+    return GASPI_TIMEOUT;
+  HYGASPI_TRY(check_not_broken(fn, group));
+  GroupRoute &route = rt().routes[group];
+  gaspi_return_t rc = barrier_steps(g, route, Deadline(timeout));
+  if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT)
+    route.barrier_phase = 0; // an error abandons this barrier
+  return end_collective(group, rc);
 }
 
 } // namespace hygaspi
@@ -128,13 +165,18 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
         HYGASPI_CHECK(me != g.members.end() && *me == rt().rank, GASPI_ERR_INV_GROUP, "gaspi_group_commit",
                       "this rank is not a member of group %u", group);
         g.my_index = static_cast<std::uint32_t>(me - g.members.begin());
-        g.tag = t.next_tag(g.members);
+        // spec §6.3: handles are local, so node peers and leaders meet under the commit tag.
+        const std::uint32_t tag = t.next_tag(g.members);
+        for (std::uint32_t other = 0; other < limits::kMaxGroups; ++other)
+          HYGASPI_CHECK(t.groups[other].state != GroupState::committed || t.groups[other].tag != tag, GASPI_ERROR,
+                        "gaspi_group_commit", "group %u: its commit tag %08x is taken by group %u", group, tag, other);
+        g.tag = tag;
         g.barrier = {};
         g.reduce = {};
         g.state = GroupState::committed;
         g.committing = true;
         compute_route(group);
-        HYGASPI_TRY(publish_reduce_area(group));
+        HYGASPI_TRY(publish_commit(group));
       } else if (!g.committing) {
         // Committing a committed group (e.g. GASPI_GROUP_ALL, as the spec's listings do) is a barrier.
         g.committing = true;
@@ -160,8 +202,10 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
     Group &g = t.groups[group];
     std::lock_guard busy(g.collective);
     std::lock_guard reducing(g.reducing);
-    if (g.state == GroupState::committed)
-      rt().reduce.drop(rt().node, group, rt().routes[group].my_node_index == 0);
+    if (g.state == GroupState::committed) {
+      shm::withdraw_group(rt().node, group);
+      rt().reduce.drop(rt().node, group, rt().routes[group].node.my_index == 0);
+    }
     g.state = GroupState::free;
     g.members.clear();
     g.committing = false;

@@ -189,7 +189,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     all.state = GroupState::committed;
     compute_route(GASPI_GROUP_ALL);
     r.reduce.clear();
-    if (gaspi_return_t area = publish_reduce_area(GASPI_GROUP_ALL); area != GASPI_SUCCESS) {
+    if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS) {
       r.node.term();
       return area;
     }
@@ -208,7 +208,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
     r.initialized.store(false, std::memory_order_release);
     for (std::uint32_t g = 0; g < limits::kMaxGroups; ++g)
       if (r.groups.groups[g].state == GroupState::committed)
-        r.reduce.drop(r.node, g, r.routes[g].my_node_index == 0);
+        r.reduce.drop(r.node, g, r.routes[g].node.my_index == 0);
     if (r.mpi.active()) {
       r.node.set_progress(nullptr);
       r.control.stop_thread();

@@ -22,6 +22,7 @@
 #include "mpi_rma/mpi_env.hpp"
 #include "mpi_rma/rma.hpp"
 #include "shm/node.hpp"
+#include "shm/node_group.hpp"
 #include "shm/node_reduce.hpp"
 
 // Each gaspi_X is a weak alias of pgaspi_X (spec §14.2), so a tool library can define gaspi_X,
@@ -39,11 +40,10 @@ namespace hygaspi {
 // How this rank reaches the members of a committed group: node-local members through shm, the
 // other nodes through their leaders (the lowest member of each node) over MPI.
 struct GroupRoute {
-  std::vector<gaspi_rank_t> node_members; // node-local indices of the members on my node
-  std::uint32_t my_node_index = 0;        // my position in node_members
-  std::vector<int> leaders;               // global rank of each node's leader, ascending
-  std::int32_t my_leader_index = -1;      // my position in leaders, -1 if I lead no node
-  int barrier_phase = 0;                  // 0 node arrive, 1 leaders, 2 node release
+  shm::NodeGroup node;               // the members on my node (node-local indices), slots, tag
+  std::vector<int> leaders;          // global rank of each node's leader, ascending
+  std::int32_t my_leader_index = -1; // my position in leaders, -1 if I lead no node
+  int barrier_phase = 0;             // 0 node arrive, 1 leaders, 2 node release
   mpi::LeaderBarrier leader_barrier;
   mpi::LeaderReduce leader_reduce;
 };

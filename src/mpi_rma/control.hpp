@@ -29,10 +29,11 @@ namespace hygaspi::mpi {
 enum Tag : int {
   kTagAtomicRequest = 1,
   kTagPassive = 2,
-  kTagReply = 100,     // + request number % kReplyTags
-  kTagBarrier = 10000, // + group id * 16 + round
-  kTagReduce = 16000,  // + group id
+  kTagReply = 100,   // + request number % kReplyTags
+  kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride (mpi_rma/leaders.cpp)
 };
+// Per group bucket: [0, 16) leader barrier rounds, 16 leader allreduce, 17 abort notice.
+inline constexpr int kGroupTagStride = 32;
 inline constexpr int kReplyTags = 8192;
 
 enum class AtomicOp : std::uint32_t { fetch_add = 1, compare_swap = 2 };

@@ -1,6 +1,10 @@
 #include "mpi_rma/leaders.hpp"
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <sched.h>
 
 #include "core/log.hpp"
@@ -8,8 +12,50 @@
 namespace hygaspi::mpi {
 
 namespace {
-// Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted.
-gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int count, const Deadline &deadline) {
+// First MPI tag of a group's leader traffic: kTagGroup + a bucket of the commit tag. MPI_TAG_UB is
+// at least 32767 (about 500 buckets), and 2^31 - 1 with Open MPI's ob1 (2^26 buckets). Two
+// committed groups whose leaders overlap share a bucket only by chance (the commit tags are
+// hashes); their messages would then be matched in posting order.
+int group_mpi_tag(Env &env, std::uint32_t group_tag) {
+  static std::atomic<int> buckets{0};
+  int b = buckets.load(std::memory_order_relaxed);
+  if (b == 0) {
+    int *ub = nullptr;
+    int flag = 0;
+    {
+      auto lock = env.lock();
+      MPI_Comm_get_attr(env.comm(), MPI_TAG_UB, &ub, &flag);
+    }
+    const long top = flag != 0 && ub != nullptr ? *ub : 32767;
+    b = static_cast<int>(std::max<long>(1, (top - kTagGroup + 1) / kGroupTagStride));
+    buckets.store(b, std::memory_order_relaxed);
+  }
+  return kTagGroup + static_cast<int>(group_tag % static_cast<std::uint32_t>(b)) * kGroupTagStride;
+}
+
+constexpr int kAbortOffset = 17; // within the group's tag bucket
+
+// Takes the pending abort notices of the group's bucket; true if one was for this group. A notice
+// of another group that shares the bucket is for a group that is broken anyway, and is dropped.
+bool abort_notice(Env &env, std::uint32_t group_tag) {
+  const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
+  auto lock = env.lock();
+  for (bool found = false;;) {
+    int flag = 0;
+    MPI_Message message = MPI_MESSAGE_NULL;
+    MPI_Improbe(MPI_ANY_SOURCE, tag, env.comm(), &flag, &message, MPI_STATUS_IGNORE);
+    if (flag == 0)
+      return found;
+    std::uint32_t got = 0; // a matched probe: no other thread can take this message
+    MPI_Mrecv(&got, 1, MPI_UINT32_T, &message, MPI_STATUS_IGNORE);
+    found = found || got == group_tag;
+  }
+}
+
+// Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted. An abort
+// (see Abort) ends it with GASPI_ERROR; the requests stay posted, as the group is broken for good.
+gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int count, std::uint32_t group_tag,
+                        Abort abort, const Deadline &deadline) {
   std::int64_t round = 0;
   for (bool first = true;; first = false) {
     int done = 0;
@@ -19,40 +65,64 @@ gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int c
     }
     if (done)
       return GASPI_SUCCESS;
+    if ((round & 63) == 0 && ((abort.broken != nullptr && abort.broken(abort.ctx)) || abort_notice(env, group_tag))) {
+      log::error("gaspi collective", "another leader or a member of this node left it with an error");
+      return GASPI_ERROR;
+    }
     if (!first && (deadline.test_only() || deadline.expired()))
       return GASPI_TIMEOUT;
     control.progress();
     control.pause(round);
   }
 }
+
 } // namespace
 
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier &state, const Deadline &deadline) {
+void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leaders, std::uint32_t me) {
+  // The notice is never waited for, so its buffer must outlive the send: it stays until the
+  // process ends (4 bytes per group that broke on this leader; a deque never moves its elements).
+  static std::mutex mutex;
+  static std::deque<std::uint32_t> notices;
+  const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
+  std::lock_guard keep(mutex);
+  const std::uint32_t &notice = notices.emplace_back(group_tag);
+  auto lock = env.lock();
+  for (std::uint32_t i = 0; i < leaders.size(); ++i) {
+    if (i == me)
+      continue;
+    MPI_Request request = MPI_REQUEST_NULL;
+    MPI_Isend(&notice, 1, MPI_UINT32_T, leaders[i], tag, env.comm(), &request);
+    MPI_Request_free(&request);
+  }
+}
+
+gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
+                              std::uint32_t me, LeaderBarrier &state, Abort abort, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
+  const int base = group_mpi_tag(env, group_tag);
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {
     const std::uint32_t dist = 1u << state.round;
-    const int tag = kTagBarrier + static_cast<int>(group) * 16 + static_cast<int>(state.round);
+    const int tag = base + static_cast<int>(state.round);
     if (!state.posted) {
       auto lock = env.lock();
       MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n], tag, env.comm(), &state.requests[0]);
       MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n], tag, env.comm(), &state.requests[1]);
       state.posted = true;
     }
-    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, deadline); rc != GASPI_SUCCESS)
+    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline); rc != GASPI_SUCCESS)
       return rc;
   }
   state = LeaderBarrier{};
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
                                 std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
-                                LeaderReduce &state, const Deadline &deadline) {
+                                LeaderReduce &state, Abort abort, const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   if (n == 1)
     return GASPI_SUCCESS;
-  const int tag = kTagReduce + static_cast<int>(group);
+  const int tag = group_mpi_tag(env, group_tag) + 16;
   const int count = static_cast<int>(bytes);
   std::uint32_t p = 1;
   while (p * 2 <= n)
@@ -77,7 +147,7 @@ gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group,
       }
       state.posted = true;
     }
-    gaspi_return_t rc = wait_all(env, control, state.requests, 2, deadline);
+    gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline);
     if (rc == GASPI_SUCCESS)
       state.posted = false;
     return rc;

@@ -22,9 +22,22 @@ struct LeaderBarrier {
   char send_token = 0, receive_token = 0;
 };
 
+// Group handles are local (spec §6.3), so the leaders of a group tell its traffic apart by the
+// group's commit tag, the same on every member (core/groups.hpp): `group_tag` below.
+
+// A leader that leaves a collective with an error sends every other leader of the group an abort
+// notice (leader_abort), so that none of them waits forever for its messages: each leader step
+// ends with GASPI_ERROR when a notice for its group arrives, or when `broken()` says that the
+// group failed on this node (asked between looks at MPI, like the notices).
+struct Abort {
+  bool (*broken)(void *ctx) = nullptr;
+  void *ctx = nullptr;
+};
+void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leaders, std::uint32_t me);
+
 // Dissemination barrier among `leaders` (global ranks); I am leaders[me].
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier &state, const Deadline &deadline);
+gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
+                              std::uint32_t me, LeaderBarrier &state, Abort abort, const Deadline &deadline);
 
 using CombineFn = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
 
@@ -40,8 +53,8 @@ struct LeaderReduce {
 // leader i - p and get the result back at the end. Every combine puts the lower leaders' part
 // first, so all leaders compute the bit-identical result even for a user operation that is not
 // commutative. On success `acc` holds the result on every leader.
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group, std::span<const int> leaders,
+gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
                                 std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
-                                LeaderReduce &state, const Deadline &deadline);
+                                LeaderReduce &state, Abort abort, const Deadline &deadline);
 
 } // namespace hygaspi::mpi

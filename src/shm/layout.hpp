@@ -13,7 +13,7 @@ namespace hygaspi::shm {
 
 using limits::kCacheLine;
 
-inline constexpr std::uint32_t kLayoutVersion = 1;
+inline constexpr std::uint32_t kLayoutVersion = 2;
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -108,20 +108,34 @@ struct alignas(kCacheLine) RankHeader {
 };
 static_assert(sizeof(RankHeader) == kCacheLine);
 
+// What a rank publishes about the committed group in one of its group slots. Group handles are
+// local (spec §6.3: two ranks may hold the same group under different handles), so a peer finds a
+// group by its commit tag, which every member computes alike from the membership
+// (core/groups.hpp), never by its handle.
+struct GroupSlot {
+  // Tag of the committed group in this slot (0: none). Published once everything its node peers
+  // need is in place (the leader's reduce area), withdrawn when the group is deleted.
+  std::atomic<std::uint32_t> tag;
+  // Tag of a group whose collectives can no longer complete: a member left one with an error (a
+  // dead member, a failed reduce operation, a leader of another node that gave up). Written by any
+  // member of the node; a collective of that group then ends with GASPI_ERROR at once.
+  std::atomic<std::uint32_t> broken;
+};
+static_assert(sizeof(GroupSlot) == 8);
+
 struct RankBlock {
   RankHeader header;
   Doorbell bell; // rung by notifications and collective signals aimed at this rank
   SegmentEntry segments[limits::kMaxSegments];
-  GroupFlags groups[limits::kMaxGroups];
-  // Tag of the group commit whose reduce area this rank (as the group's leader) has published.
-  std::atomic<std::uint32_t> reduce_area_tag[limits::kMaxGroups];
+  GroupFlags groups[limits::kMaxGroups]; // indexed by this rank's slot of the group
+  GroupSlot group_slots[limits::kMaxGroups];
 };
 static_assert(offsetof(RankBlock, bell) == kCacheLine);
 static_assert(offsetof(RankBlock, segments) % kCacheLine == 0);
 static_assert(offsetof(RankBlock, groups) % kCacheLine == 0);
 
 // Reduce area of a group: one shm object owned by the group's leader (its first member), named
-// "hygaspi-<job>-c<leader>-<group>-<tag>". Member i copies its contribution into slot i and
+// "hygaspi-<job>-c<leader>-<tag>-0". Member i copies its contribution into slot i and
 // raises arrived[i]; the leader combines the slots into `result` and raises result_seq.
 struct alignas(kCacheLine) ReduceHeader {
   std::uint64_t magic;      // kReduceMagic

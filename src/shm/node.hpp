@@ -112,9 +112,14 @@ public:
           return false;
       return true;
     };
+    return wait_checked(ready, deadline, partners_alive);
+  }
+  // wait() that fails once healthy() turns false; healthy() is asked on the slow path only.
+  template <class Ready, class Healthy>
+  WaitResult wait_checked(Ready &&ready, const Deadline &deadline, Healthy &&healthy) {
     if (progress_ != nullptr)
-      return poll_until(ready, deadline, wait_, partners_alive, progress_);
-    return wait_until(ready, my_block().bell, deadline, wait_, partners_alive);
+      return poll_until(ready, deadline, wait_, healthy, progress_);
+    return wait_until(ready, my_block().bell, deadline, wait_, healthy);
   }
   // Installs the progress function of another transport: waits then poll and drive it.
   void set_progress(bool (*progress)()) noexcept { progress_ = progress; }

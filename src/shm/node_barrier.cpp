@@ -1,13 +1,10 @@
 #include "shm/node_barrier.hpp"
 
-#include "core/log.hpp"
-
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier(Node &node, std::uint32_t group_id, std::span<const gaspi_rank_t> members,
-                            std::uint32_t my_index, std::uint32_t tag, BarrierProgress &progress,
-                            const Deadline &deadline) {
-  const auto n = static_cast<std::uint32_t>(members.size());
+gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progress, const Deadline &deadline) {
+  const auto n = static_cast<std::uint32_t>(group.members.size());
+  const std::uint32_t tag = group.tag;
   if (!progress.active) {
     progress.active = true;
     progress.seq += 1;
@@ -15,15 +12,28 @@ gaspi_return_t node_barrier(Node &node, std::uint32_t group_id, std::span<const 
     progress.sent = false;
   }
   const std::uint64_t expect = (std::uint64_t{tag} << 32) | progress.seq;
-  GroupFlags &mine = node.my_block().groups[group_id];
+  GroupFlags &mine = node.my_block().groups[group.slot];
+  // On a timeout the progress is kept and the next call resumes this round; an error abandons it.
+  auto leave = [&](gaspi_return_t rc) {
+    if (rc != GASPI_TIMEOUT)
+      progress.active = false;
+    return rc;
+  };
 
   for (; (1u << progress.round) < n; ++progress.round, progress.sent = false) {
     const std::uint32_t dist = 1u << progress.round;
-    const gaspi_rank_t to = members[(my_index + dist) % n];
-    const std::uint32_t from = members[(my_index + n - dist) % n];
+    const std::uint32_t to = (group.my_index + dist) % n;
     if (!progress.sent) {
-      node.block(to).groups[group_id].round[progress.round].store(expect, std::memory_order_seq_cst);
-      node.ring(to);
+      // The partner's flags are those of its own slot of the group; a partner that has not
+      // committed yet has none, and this rank waits until it publishes them.
+      std::int32_t slot = find_slot(node, group, to);
+      if (slot < 0) {
+        auto found = [&] { return (slot = find_slot(node, group, to)) >= 0; };
+        if (gaspi_return_t rc = await_group(node, group, "gaspi_barrier", found, deadline); rc != GASPI_SUCCESS)
+          return leave(rc);
+      }
+      node.block(group.members[to]).groups[slot].round[progress.round].store(expect, std::memory_order_seq_cst);
+      node.ring(group.members[to]);
       progress.sent = true;
     }
     auto &flag = mine.round[progress.round];
@@ -32,12 +42,8 @@ gaspi_return_t node_barrier(Node &node, std::uint32_t group_id, std::span<const 
       std::uint64_t v = flag.load(std::memory_order_acquire);
       return (v >> 32) == tag && static_cast<std::int32_t>(static_cast<std::uint32_t>(v) - progress.seq) >= 0;
     };
-    std::uint32_t partner[] = {from};
-    if (gaspi_return_t rc = node.await("gaspi_barrier", arrived, deadline, partner); rc != GASPI_SUCCESS) {
-      if (rc != GASPI_TIMEOUT) // on a timeout the progress is kept; the next call resumes this round
-        progress.active = false;
-      return rc;
-    }
+    if (gaspi_return_t rc = await_group(node, group, "gaspi_barrier", arrived, deadline); rc != GASPI_SUCCESS)
+      return leave(rc);
   }
   progress.active = false;
   return GASPI_SUCCESS;

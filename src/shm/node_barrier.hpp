@@ -4,16 +4,12 @@
 #pragma once
 #include <GASPI.h>
 
-#include <span>
-
 #include "core/deadline.hpp"
 #include "core/groups.hpp"
-#include "shm/node.hpp"
+#include "shm/node_group.hpp"
 
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier(Node &node, std::uint32_t group_id, std::span<const gaspi_rank_t> members,
-                            std::uint32_t my_index, std::uint32_t tag, BarrierProgress &progress,
-                            const Deadline &deadline);
+gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progress, const Deadline &deadline);
 
 } // namespace hygaspi::shm

@@ -21,30 +21,29 @@ bool reached(const ReduceFlag &flag, std::uint32_t seq) noexcept {
 }
 } // namespace
 
-gaspi_return_t NodeReduce::create(Node &node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
-                                  std::uint64_t slot_bytes) {
-  ReduceArea &area = areas_[group];
+gaspi_return_t NodeReduce::create(Node &node, const NodeGroup &group, std::uint64_t slot_bytes) {
+  const auto members = static_cast<std::uint32_t>(group.members.size());
+  ReduceArea &area = areas_[group.slot];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
-  const std::string name = node.object_name("c", node.rank(), group, tag);
+  const std::string name = node.object_name("c", node.rank(), group.tag, 0);
   std::string error;
   if (!ShmObject::create(name, area.layout.bytes(), area.object, error)) {
-    log::error("gaspi_group_commit", "group %u: %s", group, error.c_str());
+    log::error("gaspi_group_commit", "group %u: %s", group.slot, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
   if (node.solo())
     ShmObject::unlink(name);
   auto *header = reinterpret_cast<ReduceHeader *>(area.at(0));
   *header = ReduceHeader{kReduceMagic, kLayoutVersion, members, area.layout.slot_bytes};
-  area.tag = tag;
-  node.my_block().reduce_area_tag[group].store(tag, std::memory_order_seq_cst);
+  area.tag = group.tag;
   return GASPI_SUCCESS;
 }
 
-void NodeReduce::drop(Node &node, std::uint32_t group, bool leader) noexcept {
-  ReduceArea &area = areas_[group];
+void NodeReduce::drop(Node &node, std::uint32_t slot, bool leader) noexcept {
+  ReduceArea &area = areas_[slot];
   if (leader && area.tag != 0 && !node.solo())
-    ShmObject::unlink(node.object_name("c", node.rank(), group, area.tag));
+    ShmObject::unlink(node.object_name("c", node.rank(), area.tag, 0));
   area = ReduceArea{};
 }
 
@@ -53,45 +52,45 @@ void NodeReduce::clear() noexcept {
     a = ReduceArea{};
 }
 
-gaspi_return_t NodeReduce::attach(Node &node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag,
-                                  std::uint32_t members, std::uint64_t slot_bytes, const Deadline &deadline) {
-  ReduceArea &area = areas_[group];
-  if (area.tag == tag)
+gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline) {
+  ReduceArea &area = areas_[group.slot];
+  if (area.tag == group.tag)
     return GASPI_SUCCESS;
-  // The leader publishes the area before it joins the commit barrier; a member normally finds it
-  // at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init without a barrier.
-  auto &published = node.block(leader).reduce_area_tag[group];
-  std::uint32_t partner[] = {leader};
-  if (gaspi_return_t rc = node.await(
-          "gaspi_allreduce", [&] { return published.load(std::memory_order_acquire) == tag; }, deadline, partner);
+  // The leader publishes the group once its area exists, before it joins the commit barrier; a
+  // member normally finds it at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init
+  // without a barrier.
+  if (gaspi_return_t rc = await_group(
+          node, group, "gaspi_allreduce", [&] { return find_slot(node, group, 0) >= 0; }, deadline);
       rc != GASPI_SUCCESS)
     return rc;
+  const auto members = static_cast<std::uint32_t>(group.members.size());
+  const gaspi_rank_t leader = group.members[0];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
-  if (!ShmObject::open(node.object_name("c", leader, group, tag), area.layout.bytes(), area.object, error)) {
-    log::error("gaspi_allreduce", "group %u: %s", group, error.c_str());
+  if (!ShmObject::open(node.object_name("c", leader, group.tag, 0), area.layout.bytes(), area.object, error)) {
+    log::error("gaspi_allreduce", "group %u: %s", group.slot, error.c_str());
     return GASPI_ERROR;
   }
   const auto *header = reinterpret_cast<const ReduceHeader *>(area.at(0));
   if (header->magic != kReduceMagic || header->members != members || header->slot_bytes != area.layout.slot_bytes) {
-    log::error("gaspi_allreduce", "group %u: the leader's reduce area does not match this rank's group", group);
+    log::error("gaspi_allreduce", "group %u: the leader's reduce area does not match this rank's group", group.slot);
     area = ReduceArea{};
     return GASPI_ERROR;
   }
-  area.tag = tag;
+  area.tag = group.tag;
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t NodeReduce::allreduce(Node &node, std::uint32_t group, std::span<const gaspi_rank_t> members,
-                                     std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
-                                     ReduceProgress &progress, const void *send, void *receive, std::size_t bytes,
-                                     Combine combine, void *ctx, InterNode inter, const Deadline &deadline) {
-  const auto n = static_cast<std::uint32_t>(members.size());
-  const gaspi_rank_t leader = members[0];
-  if (gaspi_return_t rc = attach(node, group, leader, tag, n, slot_bytes, deadline); rc != GASPI_SUCCESS)
+gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t slot_bytes, ReduceProgress &progress,
+                                     const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
+                                     InterNode inter, const Deadline &deadline) {
+  const auto n = static_cast<std::uint32_t>(group.members.size());
+  const std::uint32_t my_index = group.my_index;
+  const gaspi_rank_t leader = group.members[0];
+  if (gaspi_return_t rc = attach(node, group, slot_bytes, deadline); rc != GASPI_SUCCESS)
     return rc;
-  ReduceArea &area = areas_[group];
+  ReduceArea &area = areas_[group.slot];
 
   if (progress.phase == ReduceProgress::idle) {
     progress.seq += 1;
@@ -104,10 +103,9 @@ gaspi_return_t NodeReduce::allreduce(Node &node, std::uint32_t group, std::span<
 
   if (my_index == 0 && progress.phase == ReduceProgress::contributed) {
     for (std::uint32_t i = 1; i < n; ++i) {
-      std::uint32_t partner[] = {members[i]};
       // On GASPI_TIMEOUT the phase stays `contributed`; the next call waits on.
-      if (gaspi_return_t rc = node.await(
-              "gaspi_allreduce", [&] { return reached(area.arrived(i), progress.seq); }, deadline, partner);
+      if (gaspi_return_t rc = await_group(
+              node, group, "gaspi_allreduce", [&] { return reached(area.arrived(i), progress.seq); }, deadline);
           rc != GASPI_SUCCESS)
         return abandon(progress, rc);
     }
@@ -125,13 +123,12 @@ gaspi_return_t NodeReduce::allreduce(Node &node, std::uint32_t group, std::span<
         return abandon(progress, rc);
     area.result_seq().seq.store(progress.seq, std::memory_order_seq_cst);
     for (std::uint32_t i = 1; i < n; ++i)
-      node.ring(members[i]);
+      node.ring(group.members[i]);
     progress.phase = ReduceProgress::published;
   }
 
-  std::uint32_t partner[] = {leader};
-  if (gaspi_return_t rc = node.await(
-          "gaspi_allreduce", [&] { return reached(area.result_seq(), progress.seq); }, deadline, partner);
+  if (gaspi_return_t rc = await_group(
+          node, group, "gaspi_allreduce", [&] { return reached(area.result_seq(), progress.seq); }, deadline);
       rc != GASPI_SUCCESS)
     return abandon(progress, rc);
   std::memcpy(receive, area.at(area.layout.result_offset()), bytes);

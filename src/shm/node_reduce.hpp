@@ -15,7 +15,7 @@
 
 #include "core/deadline.hpp"
 #include "core/groups.hpp"
-#include "shm/node.hpp"
+#include "shm/node_group.hpp"
 
 namespace hygaspi::shm {
 
@@ -41,24 +41,23 @@ struct ReduceArea {
   }
 };
 
+// Areas are kept per slot of this rank (its local handle of the group) and named by the group's
+// commit tag, which every member knows.
 class NodeReduce {
 public:
-  // The leader creates and publishes the area of a newly committed group (before the commit's
-  // barrier, so members find it afterwards).
-  gaspi_return_t create(Node &node, std::uint32_t group, std::uint32_t tag, std::uint32_t members,
-                        std::uint64_t slot_bytes);
+  // The leader creates the area of a newly committed group, before it publishes the group
+  // (publish_group), so members that find the group find the area.
+  gaspi_return_t create(Node &node, const NodeGroup &group, std::uint64_t slot_bytes);
   // Drops this rank's mapping (group deleted); the leader also removes the name.
-  void drop(Node &node, std::uint32_t group, bool leader) noexcept;
+  void drop(Node &node, std::uint32_t slot, bool leader) noexcept;
   void clear() noexcept;
 
-  gaspi_return_t allreduce(Node &node, std::uint32_t group, std::span<const gaspi_rank_t> members,
-                           std::uint32_t my_index, std::uint32_t tag, std::uint64_t slot_bytes,
-                           ReduceProgress &progress, const void *send, void *receive, std::size_t bytes,
-                           Combine combine, void *ctx, InterNode inter, const Deadline &deadline);
+  gaspi_return_t allreduce(Node &node, NodeGroup &group, std::uint64_t slot_bytes, ReduceProgress &progress,
+                           const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
+                           InterNode inter, const Deadline &deadline);
 
 private:
-  gaspi_return_t attach(Node &node, std::uint32_t group, gaspi_rank_t leader, std::uint32_t tag, std::uint32_t members,
-                        std::uint64_t slot_bytes, const Deadline &deadline);
+  gaspi_return_t attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline);
   std::array<ReduceArea, limits::kMaxGroups> areas_;
 };
 

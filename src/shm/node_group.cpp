@@ -1,0 +1,49 @@
+#include "shm/node_group.hpp"
+
+namespace hygaspi::shm {
+
+void publish_group(Node &node, NodeGroup &g) noexcept {
+  g.peer_slots.assign(g.members.size(), -1);
+  g.peer_slots[g.my_index] = static_cast<std::int32_t>(g.slot);
+  GroupSlot &mine = node.my_block().group_slots[g.slot];
+  mine.broken.store(0, std::memory_order_relaxed);
+  mine.tag.store(g.tag, std::memory_order_seq_cst);
+  for (auto m : g.members)
+    if (m != node.rank())
+      node.ring(m);
+}
+
+void withdraw_group(Node &node, std::uint32_t slot) noexcept {
+  node.my_block().group_slots[slot].tag.store(0, std::memory_order_seq_cst);
+}
+
+std::int32_t find_slot(Node &node, NodeGroup &g, std::uint32_t i) noexcept {
+  const GroupSlot *slots = node.block(g.members[i]).group_slots;
+  std::int32_t &cached = g.peer_slots[i];
+  if (cached >= 0 && slots[cached].tag.load(std::memory_order_acquire) == g.tag)
+    return cached;
+  cached = -1;
+  for (std::uint32_t s = 0; s < limits::kMaxGroups; ++s)
+    if (slots[s].tag.load(std::memory_order_acquire) == g.tag) {
+      cached = static_cast<std::int32_t>(s);
+      break;
+    }
+  return cached;
+}
+
+void mark_broken(Node &node, NodeGroup &g) noexcept {
+  for (std::uint32_t i = 0; i < g.members.size(); ++i) {
+    const std::int32_t s = find_slot(node, g, i);
+    if (s < 0)
+      continue; // not committed yet: it will see the dead member, or time out
+    node.block(g.members[i]).group_slots[s].broken.store(g.tag, std::memory_order_seq_cst);
+    if (g.members[i] != node.rank())
+      node.ring(g.members[i]);
+  }
+}
+
+bool is_broken(Node &node, const NodeGroup &g) noexcept {
+  return node.my_block().group_slots[g.slot].broken.load(std::memory_order_acquire) == g.tag;
+}
+
+} // namespace hygaspi::shm
