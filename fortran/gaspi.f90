@@ -155,13 +155,33 @@ module GASPI
   integer(gaspi_statistic_argument_t), parameter :: GASPI_STATISTIC_ARGUMENT_NONE = 0
   integer(gaspi_statistic_argument_t), parameter :: GASPI_STATISTIC_ARGUMENT_RANK = 1
 
-  ! Network device settings: the C struct gaspi_dev_config_t, field for field.
-  type, bind(C) :: gaspi_dev_config_t
-    integer(gaspi_network_t) :: network_type
+  ! Network device settings: the C struct gaspi_dev_config_t, field for field (GPI-2's
+  ! layout: cfg%dev_config%params%tcp%port and so on). HyGASPI keeps and ignores them.
+  type, bind(C) :: gaspi_dev_config_ib_t
+    integer(gaspi_int) :: netdev_id
     integer(gaspi_uint) :: mtu
     integer(gaspi_uint) :: port_check
-    type(c_ptr) :: netdev_name        ! char *
-    type(c_ptr) :: params
+  end type gaspi_dev_config_ib_t
+
+  type, bind(C) :: gaspi_dev_config_tcp_t
+    integer(gaspi_uint) :: port
+  end type gaspi_dev_config_tcp_t
+
+  type, bind(C) :: gaspi_dev_config_ofi_t
+    integer(gaspi_int) :: use_shm
+    integer(gaspi_int) :: provider_info
+    integer(gaspi_int) :: progress_auto
+  end type gaspi_dev_config_ofi_t
+
+  type, bind(C) :: gaspi_dev_config_params_t
+    type(gaspi_dev_config_ib_t) :: ib
+    type(gaspi_dev_config_tcp_t) :: tcp
+    type(gaspi_dev_config_ofi_t) :: ofi
+  end type gaspi_dev_config_params_t
+
+  type, bind(C) :: gaspi_dev_config_t
+    integer(gaspi_network_t) :: network_type
+    type(gaspi_dev_config_params_t) :: params
   end type gaspi_dev_config_t
 
   ! Configuration (spec section 5.2.1): the C struct gaspi_config_t, field for field

@@ -191,13 +191,30 @@ typedef enum { GASPI_STATISTIC_ARGUMENT_NONE = 0, GASPI_STATISTIC_ARGUMENT_RANK 
  * getters of §12 report what was granted.
  * ------------------------------------------------------------------------- */
 
-/* Network device settings (GPI-2-only part of the configuration). */
+/* Network device settings (GPI-2-only part of the configuration), laid out as in
+ * GPI-2 1.6.0: the parameters of every device GPI-2 can be built for sit side by
+ * side in `params` (a struct, not a union: GPI-2's default configuration
+ * initialises all three). Programs set them by name, e.g.
+ * config.dev_config.params.tcp.port. HyGASPI runs on shared memory and MPI and
+ * has none of these devices: it keeps the values (gaspi_config_get returns
+ * what gaspi_config_set stored) and ignores them (README, "GPI-2 compatibility"). */
 typedef struct {
-  gaspi_network_t network_type; /* transport the device belongs to */
-  gaspi_uint mtu;               /* 0: choose automatically */
-  gaspi_uint port_check;        /* non-zero: check that the port is up */
-  gaspi_string_t netdev_name;   /* device name, or NULL for the default */
-  gaspi_pointer_t params;       /* reserved for implementation use */
+  gaspi_network_t network_type; /* the device the parameters are for */
+  struct {
+    struct {
+      gaspi_int netdev_id;   /* InfiniBand device index, -1: the first */
+      gaspi_uint mtu;        /* 0 (automatic), 1024, 2048 or 4096 */
+      gaspi_uint port_check; /* non-zero: check that the port is up */
+    } ib;
+    struct {
+      gaspi_uint port; /* first TCP port of the device (GPI-2: 19000) */
+    } tcp;
+    struct {
+      gaspi_int use_shm;       /* non-zero: libfabric's shm provider within a node */
+      gaspi_int provider_info; /* non-zero: print the libfabric provider */
+      gaspi_int progress_auto; /* non-zero: automatic progress where the provider has it */
+    } ofi;
+  } params;
 } gaspi_dev_config_t;
 
 typedef struct {

@@ -5,6 +5,7 @@
  */
 #include <GASPI.h>
 #include <GASPI_Ext.h>
+#include <GASPI_Threads.h>
 #include <GASPI_types.h>
 #include <GPI2_VERSION.h>
 #include <PGASPI.h>
@@ -12,6 +13,7 @@
 /* Include guards: a second inclusion must be harmless. */
 #include <GASPI.h>
 #include <GASPI_Ext.h>
+#include <GASPI_Threads.h>
 #include <PGASPI.h>
 
 #include <stddef.h>
@@ -56,13 +58,27 @@ int header_check_c(void) {
   gaspi_group_t group = GASPI_GROUP_ALL;
   gaspi_return_t (*write_fn)(gaspi_segment_id_t, gaspi_offset_t, gaspi_rank_t, gaspi_segment_id_t, gaspi_offset_t,
                              gaspi_size_t, gaspi_queue_id_t, gaspi_timeout_t) = pgaspi_write;
+  /* GASPI_Threads.h: the two helpers GPI-2 does not mark deprecated, by their exact types. */
+  gaspi_return_t (*threads_register)(gaspi_int *) = gaspi_threads_register;
+  void (*threads_sync)(void) = gaspi_threads_sync;
 
   config.queue_num = 8;
   config.build_infrastructure = GASPI_TOPOLOGY_STATIC;
   config.network = GASPI_IB;
+  /* GPI-2's device parameters (gaspi_dev_config_t.params), set by name as GPI-2 programs do. */
+  config.dev_config.network_type = GASPI_ETHERNET;
+  config.dev_config.params.ib.netdev_id = -1;
+  config.dev_config.params.ib.mtu = 4096;
+  config.dev_config.params.ib.port_check = 1;
+  config.dev_config.params.tcp.port = 19000;
+  config.dev_config.params.ofi.use_shm = 1;
+  config.dev_config.params.ofi.provider_info = 0;
+  config.dev_config.params.ofi.progress_auto = 1;
   (void)config;
   (void)op;
   (void)states;
   (void)write_fn;
+  (void)threads_register;
+  (void)threads_sync;
   return (int)(policy + timeouts[1] + group);
 }

@@ -6,6 +6,7 @@
  */
 #include <GASPI.h>
 #include <GASPI_Ext.h>
+#include <GASPI_Threads.h>
 #include <GASPI_types.h>
 #include <GPI2_VERSION.h>
 #include <PGASPI.h>
@@ -115,6 +116,23 @@ HYGASPI_SAME_SIGNATURE(transfer_size_min);
 HYGASPI_SAME_SIGNATURE(passive_transfer_size_min);
 HYGASPI_SAME_SIGNATURE(delay);
 
+// GASPI_Threads.h: GPI-2 1.6.0's signatures (deprecated helpers; no pgaspi_* names).
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+#define HYGASPI_THREADS_SIGNATURE(name, type)                                                                          \
+  static_assert(std::is_same<decltype(gaspi_threads_##name), type>::value, #name)
+HYGASPI_THREADS_SIGNATURE(get_tid, gaspi_return_t(gaspi_int *const));
+HYGASPI_THREADS_SIGNATURE(get_total, gaspi_return_t(gaspi_int *const));
+HYGASPI_THREADS_SIGNATURE(get_num_cores, gaspi_return_t(gaspi_int *const));
+HYGASPI_THREADS_SIGNATURE(init, gaspi_return_t(gaspi_int *const));
+HYGASPI_THREADS_SIGNATURE(init_user, gaspi_return_t(const unsigned int));
+HYGASPI_THREADS_SIGNATURE(term, gaspi_return_t());
+HYGASPI_THREADS_SIGNATURE(run, gaspi_return_t(void *(*)(void *), void *));
+HYGASPI_THREADS_SIGNATURE(register, gaspi_return_t(gaspi_int *));
+HYGASPI_THREADS_SIGNATURE(sync, void());
+HYGASPI_THREADS_SIGNATURE(sync_all, gaspi_return_t(const gaspi_group_t, const gaspi_timeout_t));
+#pragma GCC diagnostic pop
+
 namespace {
 gaspi_return_t max_op(gaspi_pointer_t, gaspi_pointer_t, gaspi_pointer_t, gaspi_reduce_state_t, gaspi_number_t,
                       gaspi_size_t, gaspi_timeout_t) {
@@ -127,6 +145,9 @@ int header_check_cpp();
 int header_check_cpp() {
   gaspi_config_t config{};
   config.queue_num = 4;
+  config.dev_config.params.tcp.port = 19000; // GPI-2 programs set device parameters by name
+  config.dev_config.params.ib.mtu = 2048;
+  config.dev_config.params.ofi.use_shm = 0;
   config.build_infrastructure = GASPI_TOPOLOGY_NONE;
   gaspi_reduce_operation_t op = max_op;
   gaspi_alloc_t policy = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_INTERLEAVE;

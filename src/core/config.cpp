@@ -12,6 +12,15 @@ gaspi_config_t default_config() noexcept {
   c.logger = 0;
   c.sn_port = 10840;
   c.sn_timeout = 30000;
+  // GPI-2's defaults for its TCP device build; HyGASPI keeps and ignores them (GASPI_types.h).
+  c.dev_config.network_type = GASPI_ETHERNET;
+  c.dev_config.params.ib.netdev_id = -1;
+  c.dev_config.params.ib.mtu = 0;
+  c.dev_config.params.ib.port_check = 1;
+  c.dev_config.params.tcp.port = 19000;
+  c.dev_config.params.ofi.use_shm = 1;
+  c.dev_config.params.ofi.provider_info = 0;
+  c.dev_config.params.ofi.progress_auto = 1;
   c.network = GASPI_ETHERNET;
   c.queue_size_max = 1024;
   c.queue_num = 8;

@@ -23,6 +23,9 @@ constexpr KnobInfo kTable[] = {
      "MPI jobs: a thread that drives MPI progress, so that operations aimed at a rank that computes "
      "(or spins on local memory) complete: -1 on when the job spans nodes, 0 off, 1 on. Never beside an "
      "application's own MPI calls unless MPI grants MPI_THREAD_MULTIPLE"},
+    {"HYGASPI_THREADS_PIN", KnobType::integer, "-1",
+     "GASPI_Threads.h: bind the threads gaspi_threads_run starts, one per core of the process's CPU set: "
+     "-1 only when a launcher narrowed that set and it has a core per thread, 0 never, 1 always"},
     {nullptr, KnobType::string, nullptr, nullptr},
 };
 
@@ -73,7 +76,8 @@ bool read_knobs(Knobs &out, std::string &error) {
   if (!read_int("HYGASPI_SHM", 0, 1, shm, error))
     return false;
   out.shm = shm == 1;
-  if (!read_int("HYGASPI_PROGRESS_THREAD", -1, 1, out.progress_thread, error))
+  if (!read_int("HYGASPI_PROGRESS_THREAD", -1, 1, out.progress_thread, error) ||
+      !read_int("HYGASPI_THREADS_PIN", -1, 1, out.threads_pin, error))
     return false;
   if (out.job.empty() && out.nranks != 1) {
     error = "HYGASPI_NRANKS=" + std::to_string(out.nranks) + " but HYGASPI_JOB is not set; start with hygaspi-run";

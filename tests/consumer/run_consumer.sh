@@ -61,7 +61,7 @@ fi
 ok "cmake --install"
 
 missing=()
-for f in include/GASPI.h include/GASPI_types.h include/GASPI_Ext.h include/PGASPI.h \
+for f in include/GASPI.h include/GASPI_types.h include/GASPI_Ext.h include/PGASPI.h include/GASPI_Threads.h \
          include/GPI2_VERSION.h bin/hygaspi-run lib/pkgconfig/hygaspi.pc lib/pkgconfig/GPI2.pc \
          lib/cmake/HyGASPI/HyGASPIConfig.cmake lib/cmake/HyGASPI/HyGASPIConfigVersion.cmake \
          lib/cmake/HyGASPI/HyGASPITargets.cmake; do

@@ -18,10 +18,14 @@ void hygaspi_test_config_layout(long *out) {
   out[i++] = (long)offsetof(gaspi_config_t, sn_timeout);
   out[i++] = (long)offsetof(gaspi_config_t, dev_config);
   out[i++] = (long)offsetof(gaspi_config_t, dev_config.network_type);
-  out[i++] = (long)offsetof(gaspi_config_t, dev_config.mtu);
-  out[i++] = (long)offsetof(gaspi_config_t, dev_config.port_check);
-  out[i++] = (long)offsetof(gaspi_config_t, dev_config.netdev_name);
   out[i++] = (long)offsetof(gaspi_config_t, dev_config.params);
+  out[i++] = (long)offsetof(gaspi_config_t, dev_config.params.ib.netdev_id);
+  out[i++] = (long)offsetof(gaspi_config_t, dev_config.params.ib.mtu);
+  out[i++] = (long)offsetof(gaspi_config_t, dev_config.params.ib.port_check);
+  out[i++] = (long)offsetof(gaspi_config_t, dev_config.params.tcp.port);
+  out[i++] = (long)offsetof(gaspi_config_t, dev_config.params.ofi.use_shm);
+  out[i++] = (long)offsetof(gaspi_config_t, dev_config.params.ofi.provider_info);
+  out[i++] = (long)offsetof(gaspi_config_t, dev_config.params.ofi.progress_auto);
   out[i++] = (long)offsetof(gaspi_config_t, network);
   out[i++] = (long)offsetof(gaspi_config_t, queue_size_max);
   out[i++] = (long)offsetof(gaspi_config_t, queue_num);

@@ -43,7 +43,7 @@ contains
         integer(c_long), intent(out) :: out(*)
       end subroutine c_layout
     end interface
-    integer, parameter :: nfields = 28
+    integer, parameter :: nfields = 32
     type(gaspi_config_t), target :: c
     type(c_ptr) :: b
     integer(c_long) :: want(nfields), have(nfields)
@@ -56,8 +56,11 @@ contains
         offset_of(c_loc(c%net_info), b), offset_of(c_loc(c%user_net), b), &
         offset_of(c_loc(c%sn_persistent), b), offset_of(c_loc(c%sn_timeout), b), &
         offset_of(c_loc(c%dev_config), b), offset_of(c_loc(c%dev_config%network_type), b), &
-        offset_of(c_loc(c%dev_config%mtu), b), offset_of(c_loc(c%dev_config%port_check), b), &
-        offset_of(c_loc(c%dev_config%netdev_name), b), offset_of(c_loc(c%dev_config%params), b), &
+        offset_of(c_loc(c%dev_config%params), b), offset_of(c_loc(c%dev_config%params%ib%netdev_id), b), &
+        offset_of(c_loc(c%dev_config%params%ib%mtu), b), offset_of(c_loc(c%dev_config%params%ib%port_check), b), &
+        offset_of(c_loc(c%dev_config%params%tcp%port), b), offset_of(c_loc(c%dev_config%params%ofi%use_shm), b), &
+        offset_of(c_loc(c%dev_config%params%ofi%provider_info), b), &
+        offset_of(c_loc(c%dev_config%params%ofi%progress_auto), b), &
         offset_of(c_loc(c%network), b), offset_of(c_loc(c%queue_size_max), b), &
         offset_of(c_loc(c%queue_num), b), offset_of(c_loc(c%group_max), b), &
         offset_of(c_loc(c%segment_max), b), offset_of(c_loc(c%transfer_size_max), b), &
@@ -108,8 +111,12 @@ program mr_fortran
   call expect(cfg%queue_num == 8, 'default queue_num == 8')
   call expect(cfg%group_max == 32, 'default group_max == 32')
   call expect(cfg%build_infrastructure == GASPI_TOPOLOGY_STATIC, 'default build_infrastructure')
+  call expect(cfg%dev_config%params%tcp%port == 19000, 'default dev_config%params%tcp%port')
   cfg%group_max = 16
+  cfg%dev_config%params%tcp%port = 23456
   call check(gaspi_config_set(cfg), 'gaspi_config_set')
+  call check(gaspi_config_get(cfg), 'gaspi_config_get')
+  call expect(cfg%dev_config%params%tcp%port == 23456, 'dev_config%params%tcp%port kept')
 
   call check(gaspi_proc_init(GASPI_BLOCK), 'gaspi_proc_init')
   call check(gaspi_proc_rank(my_rank), 'gaspi_proc_rank')

@@ -17,6 +17,25 @@ TEST_CASE("defaults match GPI-2") {
   CHECK(c.allreduce_elem_max == 255);
   CHECK(c.rw_list_elem_max == 255);
   CHECK(c.build_infrastructure == GASPI_TOPOLOGY_STATIC);
+  // GPI-2's device parameters, by name (issue 9 item 26): GPI-2's TCP-build defaults.
+  CHECK(c.dev_config.network_type == GASPI_ETHERNET);
+  CHECK(c.dev_config.params.ib.netdev_id == -1);
+  CHECK(c.dev_config.params.ib.port_check == 1);
+  CHECK(c.dev_config.params.tcp.port == 19000);
+  CHECK(c.dev_config.params.ofi.use_shm == 1);
+  CHECK(c.dev_config.params.ofi.progress_auto == 1);
+}
+
+TEST_CASE("device parameters are kept as proposed and never rejected") {
+  std::string error;
+  gaspi_config_t c = hygaspi::default_config();
+  c.dev_config.params.tcp.port = 23456;
+  c.dev_config.params.ib.mtu = 4096;
+  c.dev_config.params.ofi.provider_info = 1;
+  REQUIRE(hygaspi::sanitize_config(c, error));
+  CHECK(c.dev_config.params.tcp.port == 23456);
+  CHECK(c.dev_config.params.ib.mtu == 4096);
+  CHECK(c.dev_config.params.ofi.provider_info == 1);
 }
 
 TEST_CASE("proposals above a limit are clamped; impossible ones are rejected") {
