@@ -178,7 +178,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
       return rc;
     }
     if (!overruled.empty()) // one line, after set_rank so that it names the rank
-      log::warn("gaspi_proc_init", "configuration overruled (proposed -> granted): %s", overruled.c_str());
+      log::notice("gaspi_proc_init", "configuration overruled (proposed -> granted): %s", overruled.c_str());
     r.queues.reset(r.config.queue_num, r.config.queue_size_max);
     r.groups.clear();
     Group &all = r.groups.groups[GASPI_GROUP_ALL];

@@ -39,6 +39,7 @@ bool enabled(Level level) noexcept { return static_cast<int>(level) <= g_level.l
   }
 HYGASPI_LOG_FN(error, Level::error, "")
 HYGASPI_LOG_FN(warn, Level::warn, "warning: ")
+HYGASPI_LOG_FN(notice, Level::error, "note: ")
 HYGASPI_LOG_FN(debug, Level::debug, "debug: ")
 #undef HYGASPI_LOG_FN
 

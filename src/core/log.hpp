@@ -14,6 +14,9 @@ void set_level(Level level) noexcept;
 
 void error(const char *where, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
 void warn(const char *where, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
+// What the user must hear about although nothing failed (a configuration value overruled): printed
+// at the default level, like errors, with a "note: " tag.
+void notice(const char *where, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
 void debug(const char *where, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
 
 } // namespace hygaspi::log
