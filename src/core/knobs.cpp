@@ -23,6 +23,9 @@ constexpr KnobInfo kTable[] = {
      "MPI jobs: a thread that drives MPI progress, so that operations aimed at a rank that computes "
      "(or spins on local memory) complete: -1 on when the job spans nodes, 0 off, 1 on. Never beside an "
      "application's own MPI calls unless MPI grants MPI_THREAD_MULTIPLE"},
+    {"HYGASPI_TEST_DIE_IN_PASSIVE_SEND", KnobType::integer, "-1",
+     "testing only: the rank with this number kills itself (SIGKILL) inside its first node-local "
+     "gaspi_passive_send, after claiming a slot of the receive ring and before filling it; -1 never"},
     {nullptr, KnobType::string, nullptr, nullptr},
 };
 
@@ -73,7 +76,8 @@ bool read_knobs(Knobs &out, std::string &error) {
   if (!read_int("HYGASPI_SHM", 0, 1, shm, error))
     return false;
   out.shm = shm == 1;
-  if (!read_int("HYGASPI_PROGRESS_THREAD", -1, 1, out.progress_thread, error))
+  if (!read_int("HYGASPI_PROGRESS_THREAD", -1, 1, out.progress_thread, error) ||
+      !read_int("HYGASPI_TEST_DIE_IN_PASSIVE_SEND", -1, 65535, out.test_die_send, error))
     return false;
   if (out.job.empty() && out.nranks != 1) {
     error = "HYGASPI_NRANKS=" + std::to_string(out.nranks) + " but HYGASPI_JOB is not set; start with hygaspi-run";

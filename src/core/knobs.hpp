@@ -32,6 +32,7 @@ struct Knobs {
   std::int64_t node_size = 0;           // HYGASPI_NODE_SIZE: virtual nodes of k ranks (MPI jobs); 0 = real nodes
   bool shm = true;                      // HYGASPI_SHM: 0 sends everything through MPI
   std::int64_t progress_thread = -1;    // HYGASPI_PROGRESS_THREAD: -1 auto, 0 off, 1 on
+  std::int64_t test_die_send = -1;      // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
 };
 
 // Parses a decimal integer in [lo, hi]; nullopt on any malformation.
