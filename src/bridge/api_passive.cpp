@@ -24,7 +24,7 @@
 //   forever), and the call returns GASPI_ERROR, naming sender and size in the log.
 #include <array>
 #include <csignal>
-#include <mutex>
+#include <sched.h>
 
 #include "bridge/failures.hpp"
 #include "bridge/runtime.hpp"
@@ -74,22 +74,50 @@ shm::WaitResult wait_for_space(shm::PassiveRing &ring, Push &&push, const Deadli
   return result;
 }
 
-// One claim line per process in each ring (shm/passive_ring.hpp): the threads of this process
-// claim on a given ring one at a time. A lock per target would need a table sized at init; a
-// fixed set hashed by target costs at most a needless wait between two targets that share one.
-std::array<std::mutex, 64> g_claim_locks;
+// Each process owns kClaimLinesPerSender claim lines in every ring (shm/passive_ring.hpp), one per
+// thread that claims at a time. A thread takes a free line from a process-local mask: one mask per
+// target would need a table sized at init, so targets share 64 masks by hash, which costs at most
+// a short wait when more threads than lines send at once to targets with one mask.
+std::array<std::atomic<std::uint32_t>, 64> g_lines_in_use;
+
+class ClaimLine {
+public:
+  explicit ClaimLine(std::uint32_t target) noexcept : mask_(g_lines_in_use[target % g_lines_in_use.size()]) {
+    constexpr std::uint32_t all = (1u << shm::kClaimLinesPerSender) - 1;
+    std::uint32_t used = mask_.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::uint32_t free = ~used & all;
+      if (free == 0) { // every line is in a claim that ends within a memcpy: let it finish
+        sched_yield();
+        used = mask_.load(std::memory_order_relaxed);
+        continue;
+      }
+      bit_ = static_cast<std::uint32_t>(__builtin_ctz(free));
+      if (mask_.compare_exchange_weak(used, used | (1u << bit_), std::memory_order_acquire, std::memory_order_relaxed))
+        return;
+    }
+  }
+  ~ClaimLine() { mask_.fetch_and(~(1u << bit_), std::memory_order_release); }
+  ClaimLine(const ClaimLine &) = delete;
+  ClaimLine &operator=(const ClaimLine &) = delete;
+  // This process's line number k in the ring.
+  [[nodiscard]] std::uint32_t line() const noexcept { return rt().local(rt().rank) * shm::kClaimLinesPerSender + bit_; }
+
+private:
+  std::atomic<std::uint32_t> &mask_;
+  std::uint32_t bit_ = 0;
+};
 
 // Claims a slot, then (test hook) dies or publishes the message.
 bool push(shm::PassiveRing &ring, std::uint32_t target, const char *src, std::uint32_t size) {
-  std::lock_guard lock(g_claim_locks[target % g_claim_locks.size()]);
-  const std::uint32_t index = rt().local(rt().rank);
+  const ClaimLine claim(target);
   std::uint64_t pos = 0;
-  if (!shm::passive_claim(ring, index, pos))
+  if (!shm::passive_claim(ring, claim.line(), pos))
     return false;
   // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: the death that issue 9 item 19 is about, on demand.
   if (__builtin_expect(rt().knobs.test_die_send == static_cast<std::int64_t>(rt().rank), 0))
     raise(SIGKILL);
-  shm::passive_publish(ring, index, pos, rt().rank, src, size);
+  shm::passive_publish(ring, claim.line(), pos, rt().rank, src, size);
   return true;
 }
 

@@ -18,7 +18,7 @@ std::uint64_t slot_stride(std::uint64_t payload_max) noexcept {
   return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine;
 }
 std::size_t slots_offset(std::uint32_t senders) noexcept {
-  return sizeof(PassiveRing) + std::size_t{senders} * sizeof(PassiveClaim);
+  return sizeof(PassiveRing) + std::size_t{senders} * kClaimLinesPerSender * sizeof(PassiveClaim);
 }
 } // namespace
 
@@ -39,8 +39,8 @@ void passive_ring_init(PassiveRing &ring, std::uint32_t rank, std::int32_t pid, 
                               passive_ring_bytes(slots, payload_max, senders),
                               senders,
                               0};
-  for (std::uint32_t s = 0; s < senders; ++s)
-    ring.claim(s).position.store(0, std::memory_order_relaxed);
+  for (std::uint32_t line = 0; line < ring.claim_lines(); ++line)
+    ring.claim(line).position.store(0, std::memory_order_relaxed);
   ring.tail.store(0, std::memory_order_relaxed);
   ring.head.store(0, std::memory_order_relaxed);
   for (std::uint32_t i = 0; i < slots; ++i)
@@ -48,8 +48,8 @@ void passive_ring_init(PassiveRing &ring, std::uint32_t rank, std::int32_t pid, 
   // Published to peers by the seq_cst store of RankState::ready that follows in Node::init.
 }
 
-bool passive_claim(PassiveRing &ring, std::uint32_t index, std::uint64_t &claimed) noexcept {
-  std::atomic<std::uint64_t> &announce = ring.claim(index).position;
+bool passive_claim(PassiveRing &ring, std::uint32_t line, std::uint64_t &claimed) noexcept {
+  std::atomic<std::uint64_t> &announce = ring.claim(line).position;
   std::uint64_t pos = ring.tail.load(std::memory_order_relaxed);
   for (;;) {
     PassiveSlot &slot = ring.slot(pos);
@@ -81,7 +81,7 @@ bool passive_claim(PassiveRing &ring, std::uint32_t index, std::uint64_t &claime
   return false;
 }
 
-void passive_publish(PassiveRing &ring, std::uint32_t index, std::uint64_t pos, std::uint32_t rank, const void *data,
+void passive_publish(PassiveRing &ring, std::uint32_t line, std::uint64_t pos, std::uint32_t rank, const void *data,
                      std::uint32_t size) noexcept {
   PassiveSlot &slot = ring.slot(pos);
   slot.sender = rank;
@@ -92,15 +92,15 @@ void passive_publish(PassiveRing &ring, std::uint32_t index, std::uint64_t pos, 
   slot.sequence.store(pos + 1, std::memory_order_seq_cst);
   // Release, after the publication: a receiver that sees the announcement withdrawn sees the
   // message published (passive_skip_dead_claim looks at both).
-  ring.claim(index).position.store(0, std::memory_order_release);
+  ring.claim(line).position.store(0, std::memory_order_release);
 }
 
-bool passive_try_push(PassiveRing &ring, std::uint32_t index, std::uint32_t rank, const void *data,
+bool passive_try_push(PassiveRing &ring, std::uint32_t line, std::uint32_t rank, const void *data,
                       std::uint32_t size) noexcept {
   std::uint64_t pos = 0;
-  if (!passive_claim(ring, index, pos))
+  if (!passive_claim(ring, line, pos))
     return false;
-  passive_publish(ring, index, pos, rank, data, size);
+  passive_publish(ring, line, pos, rank, data, size);
   return true;
 }
 

@@ -13,13 +13,14 @@
 //
 // A sender that dies between its claim and its publication (issue 9 item 19) would leave the head
 // slot claimed forever, and every message behind it out of reach. So before each claim attempt a
-// sender announces the position it is claiming in its own claim line (one per node peer, indexed
-// by node-local index): p + 1 for position p, 0 once it published or gave up. A claimed position's
-// claimant is among the senders announcing it (the announcement precedes the release CAS on
-// `tail`). A receiver that finds the head claimed but unpublished, and every sender announcing it
-// dead, knows the claimant died: it skips the position (passive_skip_dead_claim). Nothing a live
-// sender published is ever skipped. At most one thread of a process may claim on a given ring at
-// a time (its claim line is per process); gaspi_passive_send serialises them.
+// sender announces the position it is claiming in a claim line of its own: p + 1 for position p,
+// 0 once it published or gave up. Each node peer (node-local index i) owns kClaimLinesPerSender
+// lines, i * kClaimLinesPerSender + k, one per thread that claims at the same time
+// (gaspi_passive_send hands them out). A claimed position's claimant is among the lines
+// announcing it (the announcement precedes the release CAS on `tail`). A receiver that finds the
+// head claimed but unpublished, and the owner of every line announcing it dead, knows the
+// claimant died: it skips the position (passive_skip_dead_claim). Nothing a live sender published
+// is ever skipped.
 //
 // Slot count: passive_queue_size_max rounded up to a power of two, but at most kMaxPassiveSlots.
 // Each slot holds a whole message of passive_transfer_size_max bytes, and the object is backed
@@ -37,6 +38,7 @@ namespace hygaspi::shm {
 
 inline constexpr std::uint64_t kPassiveMagic = 0x48594741'53505052ull; // "HYGASPPR"
 inline constexpr std::uint32_t kMaxPassiveSlots = 64;
+inline constexpr std::uint32_t kClaimLinesPerSender = 4; // threads of one sender claiming at once
 
 // Slot header; the payload follows it. Slots are kCacheLine-aligned and a whole number of lines.
 struct PassiveSlot {
@@ -58,7 +60,7 @@ struct alignas(kCacheLine) PassiveHeader {
   std::uint64_t slot_stride;  // bytes from one slot to the next (multiple of kCacheLine)
   std::uint64_t slots_offset; // offset of slot 0 from the start of the ring
   std::uint64_t total_bytes;  // size of the whole ring
-  std::uint32_t senders;      // claim lines, one per node peer (node-local index)
+  std::uint32_t senders;      // node peers; each owns kClaimLinesPerSender claim lines
   std::uint32_t reserved;
 };
 static_assert(sizeof(PassiveHeader) == kCacheLine);
@@ -74,11 +76,12 @@ struct PassiveRing {
   alignas(kCacheLine) std::atomic<std::uint64_t> tail; // line 1: next position to claim (senders)
   alignas(kCacheLine) std::atomic<std::uint64_t> head; // line 2: next position to consume (receivers)
   Doorbell space; // line 3: senders that found the ring full sleep here; rung when a slot frees
-  // header.senders PassiveClaim lines follow, then the slots at header.slots_offset
+  // claim_lines() PassiveClaim lines follow, then the slots at header.slots_offset
 
-  [[nodiscard]] PassiveClaim &claim(std::uint32_t sender) noexcept {
-    return reinterpret_cast<PassiveClaim *>(reinterpret_cast<char *>(this) + sizeof(PassiveRing))[sender];
+  [[nodiscard]] PassiveClaim &claim(std::uint32_t line) noexcept {
+    return reinterpret_cast<PassiveClaim *>(reinterpret_cast<char *>(this) + sizeof(PassiveRing))[line];
   }
+  [[nodiscard]] std::uint32_t claim_lines() const noexcept { return header.senders * kClaimLinesPerSender; }
 
   [[nodiscard]] PassiveSlot &slot(std::uint64_t position) noexcept {
     const std::uint64_t index = position & (header.slots - 1);
@@ -94,23 +97,24 @@ static_assert(sizeof(PassiveRing) == 4 * kCacheLine);
 
 // Slot count for a requested passive_queue_size_max.
 [[nodiscard]] std::uint32_t passive_slots(std::uint32_t queue_size_max) noexcept;
-// Bytes of a ring with `slots` slots of `payload_max` bytes and `senders` claim lines.
+// Bytes of a ring with `slots` slots of `payload_max` bytes and the claim lines of `senders`.
 [[nodiscard]] std::size_t passive_ring_bytes(std::uint32_t slots, std::uint64_t payload_max,
                                              std::uint32_t senders) noexcept;
 // Formats freshly created (zeroed) memory of passive_ring_bytes() bytes as an empty ring.
 void passive_ring_init(PassiveRing &ring, std::uint32_t rank, std::int32_t pid, std::uint32_t slots,
                        std::uint64_t payload_max, std::uint32_t senders) noexcept;
 
-// Claims a free slot for sender `index` (node-local, < header.senders) and returns its position
-// in `pos`. Returns false, having claimed nothing, when the ring is full.
-[[nodiscard]] bool passive_claim(PassiveRing &ring, std::uint32_t index, std::uint64_t &pos) noexcept;
+// Claims a free slot, announcing it in claim line `line` (< claim_lines(), owned by the caller's
+// thread until it publishes), and returns its position in `pos`. Returns false, having claimed
+// nothing, when the ring is full.
+[[nodiscard]] bool passive_claim(PassiveRing &ring, std::uint32_t line, std::uint64_t &pos) noexcept;
 // Copies `size` <= payload_max bytes into the claimed position and publishes it with a seq_cst
 // store (one half of the doorbell's Dekker pair: the caller rings the owner's doorbell next).
 // `rank` is the sender's global rank, which the receiver reports.
-void passive_publish(PassiveRing &ring, std::uint32_t index, std::uint64_t pos, std::uint32_t rank, const void *data,
+void passive_publish(PassiveRing &ring, std::uint32_t line, std::uint64_t pos, std::uint32_t rank, const void *data,
                      std::uint32_t size) noexcept;
 // passive_claim + passive_publish. Returns false, having changed nothing, when the ring is full.
-[[nodiscard]] bool passive_try_push(PassiveRing &ring, std::uint32_t index, std::uint32_t rank, const void *data,
+[[nodiscard]] bool passive_try_push(PassiveRing &ring, std::uint32_t line, std::uint32_t rank, const void *data,
                                     std::uint32_t size) noexcept;
 
 // True when the message at the head is published (a receiver has something to take).
@@ -141,8 +145,8 @@ namespace detail {
 [[nodiscard]] bool passive_skip(PassiveRing &ring, std::uint64_t pos) noexcept;
 } // namespace detail
 
-// Skips the head position if it was claimed by a sender that died before publishing it: every
-// sender that announces it is dead (alive(index) false). Returns true when it skipped one (the
+// Skips the head position if it was claimed by a sender that died before publishing it: the owner
+// of every line that announces it is dead (alive(node-local index) false). Returns true when it skipped one (the
 // caller looks at the head again). A cheap no-op when the head is published or free. Fuzzed by
 // tests/fuzz/fuzz_passive_slot.cpp.
 template <class Alive> bool passive_skip_dead_claim(PassiveRing &ring, Alive &&alive) noexcept {
@@ -150,10 +154,10 @@ template <class Alive> bool passive_skip_dead_claim(PassiveRing &ring, Alive &&a
   if (!detail::passive_head_claimed(ring, pos))
     return false;
   bool claimant = false;
-  for (std::uint32_t s = 0; s < ring.header.senders; ++s) {
-    if (ring.claim(s).position.load(std::memory_order_acquire) != pos + 1)
+  for (std::uint32_t line = 0; line < ring.claim_lines(); ++line) {
+    if (ring.claim(line).position.load(std::memory_order_acquire) != pos + 1)
       continue;
-    if (alive(s))
+    if (alive(line / kClaimLinesPerSender))
       return false; // the claimant, or a sender about to find its claim lost, still lives
     claimant = true;
   }

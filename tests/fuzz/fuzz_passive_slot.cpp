@@ -7,7 +7,7 @@
 // Input (FuzzedDataProvider): ring geometry (slots, payload_max, senders), head and tail, then for
 // every slot its sequence (near the head, or raw), sender, size and payload bytes, then every
 // sender's claim announcement (near the head, or raw), then up to 32 operations: pop into a heap
-// buffer of exactly `capacity` bytes, push of <= payload_max bytes by a sender index, pending, and
+// buffer of exactly `capacity` bytes, push of <= payload_max bytes by a claim line, pending, and
 // the skip of a dead sender's claim with a set of live senders. Checks: no crash, no over-read
 // (ASan: the ring is one heap block), a pop copies exactly min(size, capacity, payload_max) bytes
 // of the slot's payload and leaves the rest of the buffer alone, reports the slot's size and
@@ -72,7 +72,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       std::memcpy(ring.payload(slot), payload.data(), payload.size());
   }
 
-  for (std::uint32_t k = 0; k < senders; ++k)
+  for (std::uint32_t k = 0; k < ring.claim_lines(); ++k)
     ring.claim(k).position.store(in.ConsumeBool() ? in.ConsumeIntegral<std::uint64_t>()
                                                   : head + in.ConsumeIntegralInRange<std::uint64_t>(0, 2 * slots));
 
@@ -113,9 +113,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       std::unique_ptr<char[]> src(new char[message.size()]);
       std::memcpy(src.get(), message.data(), message.size());
       const std::uint64_t pos = ring.tail.load();
-      const auto index = in.ConsumeIntegralInRange<std::uint32_t>(0, senders - 1);
-      const bool pushed = passive_try_push(ring, index, 7, src.get(), static_cast<std::uint32_t>(message.size()));
-      FUZZ_CHECK(ring.claim(index).position.load() == 0); // withdrawn either way
+      const auto line = in.ConsumeIntegralInRange<std::uint32_t>(0, ring.claim_lines() - 1);
+      const bool pushed = passive_try_push(ring, line, 7, src.get(), static_cast<std::uint32_t>(message.size()));
+      FUZZ_CHECK(ring.claim(line).position.load() == 0); // withdrawn either way
       if (!pushed) {
         FUZZ_CHECK(ring.tail.load() == pos);
         break;
@@ -132,10 +132,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       const bool claimed =
           ring.slot(pos).sequence.load() == pos && static_cast<std::int64_t>(ring.tail.load() - pos) > 0;
       bool announced = false, announced_live = false;
-      for (std::uint32_t k = 0; k < senders; ++k)
+      for (std::uint32_t k = 0; k < ring.claim_lines(); ++k)
         if (ring.claim(k).position.load() == pos + 1) {
           announced = true;
-          announced_live = announced_live || ((live >> k) & 1) != 0;
+          announced_live = announced_live || ((live >> (k / kClaimLinesPerSender)) & 1) != 0;
         }
       const bool skipped = passive_skip_dead_claim(ring, [&](std::uint32_t k) {
         FUZZ_CHECK(k < senders);
