@@ -1,6 +1,7 @@
 // Groups (spec §6) and the barrier (spec §11.2).
 #include <algorithm>
 
+#include "bridge/failures.hpp"
 #include "bridge/group_ops.hpp"
 #include "bridge/runtime.hpp"
 #include "core/statistics.hpp"
@@ -186,6 +187,8 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
     gaspi_return_t rc = group_barrier("gaspi_group_commit", group, timeout);
     if (rc != GASPI_TIMEOUT)
       g.committing = false;
+    if (rc == GASPI_SUCCESS)
+      acknowledge_deaths_outside(g.members); // issue 9 item 21 (bridge/failures.hpp)
     return rc;
   });
 }

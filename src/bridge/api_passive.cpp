@@ -22,6 +22,11 @@
 //   message; the user advice asks for matching sizes): treated like MPI_ERR_TRUNCATE. The first
 //   `size` bytes land in the target, the message is consumed (so it cannot block the ring
 //   forever), and the call returns GASPI_ERROR, naming sender and size in the log.
+#include <array>
+#include <csignal>
+#include <sched.h>
+
+#include "bridge/failures.hpp"
 #include "bridge/runtime.hpp"
 #include "core/statistics.hpp"
 
@@ -52,10 +57,11 @@ shm::WaitResult wait_for_space(shm::PassiveRing &ring, Push &&push, const Deadli
       result = shm::WaitResult::ready;
       break;
     }
-    if (!rt().node.alive(target)) {
+    if (!rt().node.alive(target) || rt().node.stopping()) {
       result = shm::WaitResult::failed;
       break;
     }
+    rt().node.refresh_liveness();
     const auto left = deadline.remaining(std::chrono::milliseconds(10));
     if (left.count() == 0) {
       if (push()) // one last look, as wait_until does
@@ -66,6 +72,53 @@ shm::WaitResult wait_for_space(shm::PassiveRing &ring, Push &&push, const Deadli
   }
   ring.space.waiters.fetch_sub(1, std::memory_order_seq_cst);
   return result;
+}
+
+// Each process owns kClaimLinesPerSender claim lines in every ring (shm/passive_ring.hpp), one per
+// thread that claims at a time. A thread takes a free line from a process-local mask: one mask per
+// target would need a table sized at init, so targets share 64 masks by hash, which costs at most
+// a short wait when more threads than lines send at once to targets with one mask.
+std::array<std::atomic<std::uint32_t>, 64> g_lines_in_use;
+
+class ClaimLine {
+public:
+  explicit ClaimLine(std::uint32_t target) noexcept : mask_(g_lines_in_use[target % g_lines_in_use.size()]) {
+    constexpr std::uint32_t all = (1u << shm::kClaimLinesPerSender) - 1;
+    std::uint32_t used = mask_.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::uint32_t free = ~used & all;
+      if (free == 0) { // every line is in a claim that ends within a memcpy: let it finish
+        sched_yield();
+        used = mask_.load(std::memory_order_relaxed);
+        continue;
+      }
+      bit_ = static_cast<std::uint32_t>(__builtin_ctz(free));
+      if (mask_.compare_exchange_weak(used, used | (1u << bit_), std::memory_order_acquire, std::memory_order_relaxed))
+        return;
+    }
+  }
+  ~ClaimLine() { mask_.fetch_and(~(1u << bit_), std::memory_order_release); }
+  ClaimLine(const ClaimLine &) = delete;
+  ClaimLine &operator=(const ClaimLine &) = delete;
+  // This process's line number k in the ring.
+  [[nodiscard]] std::uint32_t line() const noexcept { return rt().local(rt().rank) * shm::kClaimLinesPerSender + bit_; }
+
+private:
+  std::atomic<std::uint32_t> &mask_;
+  std::uint32_t bit_ = 0;
+};
+
+// Claims a slot, then (test hook) dies or publishes the message.
+bool push(shm::PassiveRing &ring, std::uint32_t target, const char *src, std::uint32_t size) {
+  const ClaimLine claim(target);
+  std::uint64_t pos = 0;
+  if (!shm::passive_claim(ring, claim.line(), pos))
+    return false;
+  // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: the death that issue 9 item 19 is about, on demand.
+  if (__builtin_expect(rt().knobs.test_die_send == static_cast<std::int64_t>(rt().rank), 0))
+    raise(SIGKILL);
+  shm::passive_publish(ring, claim.line(), pos, rt().rank, src, size);
+  return true;
 }
 
 gaspi_return_t passive_size(const char *fn, std::uint64_t s) noexcept {
@@ -83,7 +136,8 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
                                    const gaspi_rank_t rank, const gaspi_size_t size, const gaspi_timeout_t timeout) {
   return guarded("gaspi_passive_send", [&] {
     const char *fn = "gaspi_passive_send";
-    HYGASPI_TRY(check::init(fn));
+    InFlight call(fn);
+    HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::rank(fn, rank));
     HYGASPI_TRY(passive_size(fn, size));
     const shm::MappedSegment *local = nullptr;
@@ -101,8 +155,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
                   static_cast<unsigned long>(ring->header.payload_max));
 
     const char *src = local->data + offset_local;
-    const std::uint32_t me = rt().rank;
-    auto push = [&] { return shm::passive_try_push(*ring, me, src, static_cast<std::uint32_t>(size)); };
+    auto push = [&] { return ::push(*ring, target, src, static_cast<std::uint32_t>(size)); };
     // Fast path only when nobody is blocked: a newcomer must not take the slot that blocked
     // senders were woken for. Otherwise it joins them (see "Fairness" above).
     const bool queue_behind = ring->space.waiters.load(std::memory_order_seq_cst) != 0;
@@ -111,11 +164,14 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
       if (w == shm::WaitResult::timeout)
         return GASPI_TIMEOUT; // nothing was claimed, so nothing was sent
       if (w == shm::WaitResult::failed) {
-        log::error(fn, "rank %u died while its passive receive ring was full", rank);
+        if (node.stopping())
+          log::error(fn, "gaspi_proc_term was called while this call waited");
+        else
+          log::error(fn, "rank %u died while its passive receive ring was full", rank);
         return GASPI_ERROR;
       }
     }
-    node.ring(target); // after the seq_cst publication in passive_try_push (doorbell.hpp)
+    node.ring(target); // after the seq_cst publication in passive_publish (doorbell.hpp)
     return stats::passive_sent(rank, size);
   });
 }
@@ -125,7 +181,8 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
                                       const gaspi_timeout_t timeout) {
   return guarded("gaspi_passive_receive", [&] {
     const char *fn = "gaspi_passive_receive";
-    HYGASPI_TRY(check::init(fn));
+    InFlight call(fn);
+    HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(fn, rem_rank, "rank"));
     HYGASPI_TRY(passive_size(fn, size));
     const shm::MappedSegment *local = nullptr;
@@ -151,14 +208,14 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
       msg.size = static_cast<std::uint32_t>(size); // a longer one returned GASPI_ERROR (truncated)
       return true;
     };
-    switch (node.wait(take, Deadline(timeout), {})) {
-    case shm::WaitResult::ready:
-      break;
-    case shm::WaitResult::timeout:
-      return GASPI_TIMEOUT;
-    case shm::WaitResult::failed:
-      return GASPI_ERROR;
-    }
+    // A slot whose sender died between claim and publication is skipped (issue 9 item 19): once
+    // here, for GASPI_TEST callers, and at every slow-path look of the wait.
+    auto skip_dead = [&] {
+      while (shm::passive_skip_dead_claim(ring, [&](std::uint32_t s) { return node.alive(s); }))
+        log::warn(fn, "skipped a receive slot that a sender claimed and never filled before it died");
+    };
+    skip_dead();
+    HYGASPI_TRY(await_any_partner(fn, take, timeout, true, skip_dead));
     if (from_mpi == GASPI_ERROR)
       return GASPI_ERROR; // truncated; control.cpp said so
     HYGASPI_CHECK(msg.size <= size, GASPI_ERROR, fn,
@@ -174,15 +231,20 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
 // sender side; the queue that can hold stale requests is this rank's receive ring. Purge discards
 // every message published in it now (from dead and live senders alike, as gaspi_queue_purge
 // discards every request of a queue) and wakes senders blocked on the full ring. It never waits,
-// so the timeout is not needed. Known limit: a slot claimed by a sender that died between its
-// claim and its publication stays claimed, and the messages behind it stay out of reach.
+// so the timeout is not needed. It also skips slots that a sender claimed and never published
+// because it died, and acknowledges the deaths it was called for (bridge/failures.hpp).
 gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
   return guarded("gaspi_passive_queue_purge", [&] {
-    HYGASPI_TRY(check::init("gaspi_passive_queue_purge"));
-    shm::PassiveRing &ring = rt().node.my_passive_ring();
+    InFlight call("gaspi_passive_queue_purge");
+    HYGASPI_TRY(call.status());
+    shm::Node &node = rt().node;
+    node.refresh_liveness();
+    acknowledge_deaths();
+    shm::PassiveRing &ring = node.my_passive_ring();
     shm::PassiveMessage msg;
     std::uint64_t discarded = 0;
-    while (shm::passive_try_pop(ring, nullptr, 0, msg))
+    auto alive = [&](std::uint32_t s) { return node.alive(s); };
+    while (shm::passive_try_pop(ring, nullptr, 0, msg) || shm::passive_skip_dead_claim(ring, alive))
       ++discarded;
     if (rt().rma.active())
       rt().control.passive_purge();

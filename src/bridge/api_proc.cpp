@@ -6,7 +6,9 @@
 #include <unistd.h>
 #include <numeric>
 #include <string>
+#include <thread>
 
+#include "bridge/failures.hpp"
 #include "bridge/runtime.hpp"
 #include "bridge/group_ops.hpp"
 #include "core/statistics.hpp"
@@ -193,6 +195,8 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
       r.node.term();
       return area;
     }
+    // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).
+    r.node.refresh_liveness();
     stats::start(r.nranks); // per-rank counter arrays, all counters zero
     r.start = std::chrono::steady_clock::now();
     r.initialized.store(true, std::memory_order_release);
@@ -205,7 +209,15 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
     Runtime &r = rt();
     std::lock_guard lock(r.lifecycle);
     HYGASPI_TRY(check::init("gaspi_proc_term"));
-    r.initialized.store(false, std::memory_order_release);
+    r.initialized.store(false, std::memory_order_seq_cst);
+    // Other threads may be blocked in this rank's waits (issue 9 item 2): wake them, each returns
+    // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
+    // counted call (InFlight) has left before anything is torn down.
+    r.node.set_stopping(true);
+    while (r.in_flight.load(std::memory_order_seq_cst) != 0) {
+      r.node.set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
     for (std::uint32_t g = 0; g < limits::kMaxGroups; ++g)
       if (r.groups.groups[g].state == GroupState::committed)
         r.reduce.drop(r.node, g, r.routes[g].node.my_index == 0);
@@ -217,6 +229,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
       r.mpi.term();
     }
     r.node.term();
+    r.node.set_stopping(false); // for the next life
     log::set_rank(-1);
     return GASPI_SUCCESS;
   });
@@ -271,6 +284,10 @@ gaspi_return_t pgaspi_state_vec_get(gaspi_state_vector_t state_vector) {
   return guarded("gaspi_state_vec_get", [&] {
     HYGASPI_TRY(check::init("gaspi_state_vec_get"));
     HYGASPI_TRY(check::not_null("gaspi_state_vec_get", state_vector, "state_vector"));
+    rt().node.refresh_liveness(); // under mpirun nobody else marks a dead node peer
+    // Acknowledged before the vector is read, so every death acknowledged is also reported (one
+    // that comes in between is reported but stays unacknowledged: bridge/failures.hpp).
+    acknowledge_deaths();
     for (std::uint32_t i = 0; i < rt().nranks; ++i)
       state_vector[i] = rt().node.alive(i) ? GASPI_STATE_HEALTHY : GASPI_STATE_CORRUPT;
     return GASPI_SUCCESS;

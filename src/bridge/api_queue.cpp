@@ -4,6 +4,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "bridge/failures.hpp"
 #include "bridge/runtime.hpp"
 #include "core/statistics.hpp"
 
@@ -40,7 +41,11 @@ gaspi_return_t pgaspi_wait(const gaspi_queue_id_t queue, const gaspi_timeout_t t
 }
 
 gaspi_return_t pgaspi_queue_purge(const gaspi_queue_id_t queue, const gaspi_timeout_t timeout) {
-  return guarded("gaspi_queue_purge", [&] { return drain("gaspi_queue_purge", queue, timeout); });
+  return guarded("gaspi_queue_purge", [&] {
+    HYGASPI_TRY(drain("gaspi_queue_purge", queue, timeout));
+    acknowledge_deaths(); // spec §8.5.3: purge is the answer to a detected failure
+    return GASPI_SUCCESS;
+  });
 }
 
 gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *const queue_size) {
@@ -87,7 +92,8 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
   return guarded("gaspi_notify_waitsome", [&] {
     stats::Timer timer(stats::notify_wait_us);
     const char *fn = "gaspi_notify_waitsome";
-    HYGASPI_TRY(check::init(fn));
+    InFlight call(fn);
+    HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(fn, first_id, "first_id"));
     const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment(fn, segment_id_local, 0, 0, seg));
@@ -108,11 +114,8 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
         }
       return false;
     };
-    // Any rank may notify, so no partner is known. A bounded wait just times out; an unbounded one
-    // must not hang on a dead notifier, so it fails once any node peer has died.
-    if (timeout != GASPI_BLOCK)
-      return rt().node.await(fn, found, Deadline(timeout), {});
-    return rt().node.await(fn, found, Deadline(timeout), rt().node.peers());
+    // Any rank may notify, so no partner is known: bridge/failures.hpp says when GASPI_BLOCK fails.
+    return await_any_partner(fn, found, timeout, false, [] {});
   });
 }
 

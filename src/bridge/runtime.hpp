@@ -51,6 +51,7 @@ struct GroupRoute {
 struct Runtime {
   std::mutex lifecycle; // serialises init and term
   std::atomic<bool> initialized{false};
+  std::atomic<std::uint32_t> in_flight{0};  // blocking calls under way (InFlight); term waits for them
   gaspi_config_t config = default_config(); // proposed before init, granted after
   Knobs knobs;
   std::uint32_t rank = 0;
@@ -114,6 +115,29 @@ template <class Body> gaspi_return_t guarded(const char *fn, Body &&body) noexce
       return code;                                                                                                     \
     }                                                                                                                  \
   } while (0)
+
+// A call that may block counts itself for its whole duration, so that gaspi_proc_term in another
+// thread can wake it and wait until it has left before unmapping what it uses (issue 9 item 2).
+// Use it instead of check::init: `InFlight call(fn); HYGASPI_TRY(call.status());`. The count and
+// `initialized` form a Dekker pair with term (seq_cst on both sides): either the call sees
+// `initialized` false and touches nothing, or term sees the count and waits.
+class InFlight {
+public:
+  explicit InFlight(const char *fn) noexcept {
+    rt().in_flight.fetch_add(1, std::memory_order_seq_cst);
+    if (__builtin_expect(!rt().initialized.load(std::memory_order_seq_cst), 0)) {
+      log::error(fn, "called before gaspi_proc_init or after gaspi_proc_term");
+      status_ = GASPI_ERR_NOINIT;
+    }
+  }
+  ~InFlight() { rt().in_flight.fetch_sub(1, std::memory_order_seq_cst); }
+  InFlight(const InFlight &) = delete;
+  InFlight &operator=(const InFlight &) = delete;
+  [[nodiscard]] gaspi_return_t status() const noexcept { return status_; }
+
+private:
+  gaspi_return_t status_ = GASPI_SUCCESS;
+};
 
 namespace check {
 

@@ -26,6 +26,9 @@ constexpr KnobInfo kTable[] = {
     {"HYGASPI_THREADS_PIN", KnobType::integer, "-1",
      "GASPI_Threads.h: bind the threads gaspi_threads_run starts, one per core of the process's CPU set: "
      "-1 only when a launcher narrowed that set and it has a core per thread, 0 never, 1 always"},
+    {"HYGASPI_TEST_DIE_IN_PASSIVE_SEND", KnobType::integer, "-1",
+     "testing only: the rank with this number kills itself (SIGKILL) inside its first node-local "
+     "gaspi_passive_send, after claiming a slot of the receive ring and before filling it; -1 never"},
     {nullptr, KnobType::string, nullptr, nullptr},
 };
 
@@ -77,7 +80,8 @@ bool read_knobs(Knobs &out, std::string &error) {
     return false;
   out.shm = shm == 1;
   if (!read_int("HYGASPI_PROGRESS_THREAD", -1, 1, out.progress_thread, error) ||
-      !read_int("HYGASPI_THREADS_PIN", -1, 1, out.threads_pin, error))
+      !read_int("HYGASPI_THREADS_PIN", -1, 1, out.threads_pin, error) ||
+      !read_int("HYGASPI_TEST_DIE_IN_PASSIVE_SEND", -1, 65535, out.test_die_send, error))
     return false;
   if (out.job.empty() && out.nranks != 1) {
     error = "HYGASPI_NRANKS=" + std::to_string(out.nranks) + " but HYGASPI_JOB is not set; start with hygaspi-run";

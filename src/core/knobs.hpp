@@ -33,6 +33,7 @@ struct Knobs {
   bool shm = true;                      // HYGASPI_SHM: 0 sends everything through MPI
   std::int64_t progress_thread = -1;    // HYGASPI_PROGRESS_THREAD: -1 auto, 0 off, 1 on
   std::int64_t threads_pin = -1;        // HYGASPI_THREADS_PIN: gaspi_threads_run binding, -1 auto, 0 off, 1 on
+  std::int64_t test_die_send = -1;      // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
 };
 
 // Parses a decimal integer in [lo, hi]; nullopt on any malformation.

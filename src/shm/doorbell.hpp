@@ -103,7 +103,9 @@ WaitResult poll_until(Ready &&ready, const Deadline &deadline, const WaitPolicy 
       cpu_relax();
       continue;
     }
-    if ((round & 63) == 0 && !alive())
+    // While spinning, look every 64 polls; once napping (up to 1 ms a nap), at every poll, so that a
+    // death or a gaspi_proc_term in another thread ends the wait within a few naps.
+    if ((round >= policy.spin + policy.yields || (round & 63) == 0) && !alive())
       return WaitResult::failed;
     if (deadline.expired())
       return WaitResult::timeout;

@@ -13,7 +13,7 @@ namespace hygaspi::shm {
 
 using limits::kCacheLine;
 
-inline constexpr std::uint32_t kLayoutVersion = 2;
+inline constexpr std::uint32_t kLayoutVersion = 2; // 2: group slots by commit tag, claim lines in the passive ring
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 

@@ -133,10 +133,10 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   // Large messages take fewer slots, so the ring stays within about 64 MiB of /dev/shm where it
   // can (never fewer than 2 slots); a full ring only makes senders wait (api_passive.cpp).
   std::uint32_t slots = passive_slots(options.passive_queue_size_max);
-  while (slots > 2 && passive_ring_bytes(slots, options.passive_transfer_size_max) > (64u << 20))
+  while (slots > 2 && passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_) > (64u << 20))
     slots /= 2;
   const std::string ring_name = object_name("p", rank_, epoch_, 0);
-  if (!ShmObject::create(ring_name, passive_ring_bytes(slots, options.passive_transfer_size_max),
+  if (!ShmObject::create(ring_name, passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_),
                          passive_objects_[rank_], error)) {
     log::error("gaspi_proc_init", "passive receive ring: %s", error.c_str());
     return GASPI_ERR_MEMALLOC;
@@ -144,7 +144,7 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   if (solo_)
     ShmObject::unlink(ring_name);
   auto *ring = static_cast<PassiveRing *>(passive_objects_[rank_].data());
-  passive_ring_init(*ring, rank_, getpid(), slots, options.passive_transfer_size_max);
+  passive_ring_init(*ring, rank_, getpid(), slots, options.passive_transfer_size_max, nranks_);
   passive_rings_[rank_].store(ring, std::memory_order_release);
 
   // A second life cycle (gaspi_proc_term, then gaspi_proc_init again) first withdraws the old
@@ -223,6 +223,7 @@ void Node::term() noexcept {
   }
   job_block_->slot(rank_).state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
+  watch_.reset();
   mappings_.clear();
   passive_rings_.reset();
   passive_objects_.clear();
@@ -362,7 +363,9 @@ PassiveRing *Node::passive_ring(std::uint32_t rank) {
   const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
   if (h.magic != kPassiveMagic || h.version != kLayoutVersion || h.rank != rank || h.slots == 0 ||
       h.payload_max > limits::kMaxPassiveTransferSize || h.slots > kMaxPassiveSlots || // sizes cannot wrap
-      (h.slots & (h.slots - 1)) != 0 || h.total_bytes != passive_ring_bytes(h.slots, h.payload_max)) {
+      (h.slots & (h.slots - 1)) != 0 || h.senders != nranks_ ||
+      h.total_bytes != passive_ring_bytes(h.slots, h.payload_max, h.senders) ||
+      h.slots_offset != h.total_bytes - std::size_t{h.slots} * h.slot_stride) {
     log::error("gaspi_passive_send", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)", rank,
                h.version);
     return nullptr;

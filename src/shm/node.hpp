@@ -15,6 +15,7 @@
 #include "core/log.hpp"
 #include "shm/doorbell.hpp"
 #include "shm/layout.hpp"
+#include "shm/liveness.hpp"
 #include "shm/passive_ring.hpp"
 #include "shm/shm_object.hpp"
 
@@ -104,22 +105,27 @@ public:
   void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept;
 
   // ---- waiting
+  // Waits until ready(). On the slow path (after a sleep) it looks for dead peers, then asks
+  // healthy(): false, or a gaspi_proc_term in another thread (stopping()), ends the wait with
+  // WaitResult::failed.
+  template <class Ready, class Healthy>
+  WaitResult wait_while(Ready &&ready, const Deadline &deadline, Healthy &&healthy) {
+    auto ok = [&] {
+      refresh_liveness();
+      return !stopping() && healthy();
+    };
+    if (progress_ != nullptr)
+      return poll_until(ready, deadline, wait_, ok, progress_);
+    return wait_until(ready, my_block().bell, deadline, wait_, ok);
+  }
   template <class Ready>
   WaitResult wait(Ready &&ready, const Deadline &deadline, std::span<const std::uint32_t> partners) {
-    auto partners_alive = [&] {
+    return wait_while(ready, deadline, [&] {
       for (auto r : partners)
         if (!alive(r))
           return false;
       return true;
-    };
-    return wait_checked(ready, deadline, partners_alive);
-  }
-  // wait() that fails once healthy() turns false; healthy() is asked on the slow path only.
-  template <class Ready, class Healthy>
-  WaitResult wait_checked(Ready &&ready, const Deadline &deadline, Healthy &&healthy) {
-    if (progress_ != nullptr)
-      return poll_until(ready, deadline, wait_, healthy, progress_);
-    return wait_until(ready, my_block().bell, deadline, wait_, healthy);
+    });
   }
   // Installs the progress function of another transport: waits then poll and drive it.
   void set_progress(bool (*progress)()) noexcept { progress_ = progress; }
@@ -136,12 +142,32 @@ public:
     case WaitResult::failed:
       break;
     }
+    if (stopping())
+      log::error(fn, "gaspi_proc_term was called while this call waited");
     for (auto r : partners)
       if (!alive(r))
         log::error(fn, "rank %u died", r);
     return GASPI_ERROR;
   }
   void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
+
+  // ---- failures of node peers and gaspi_proc_term in another thread (shm/node_failures.cpp)
+  // Marks dead the node peers whose process is gone (shm/liveness.hpp); rate-limited, so waits
+  // may call it on every slow-path look.
+  void refresh_liveness() noexcept;
+  // gaspi_proc_term sets it before it tears anything down: every wait of this process fails at
+  // its next look, and the waiters sleeping on this rank's doorbell are woken now.
+  void set_stopping(bool stopping) noexcept;
+  [[nodiscard]] bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
+  // Node peers marked dead so far. A death is final, so the count only grows.
+  [[nodiscard]] std::uint32_t deaths() const noexcept;
+  // Deaths the application has acknowledged (issue 9 item 21; see bridge/failures.hpp).
+  void acknowledge_deaths(std::uint32_t count) noexcept;
+  [[nodiscard]] bool unacknowledged_death() const noexcept {
+    return deaths() > deaths_acknowledged_.load(std::memory_order_acquire);
+  }
+  // Some node peer may still send: it is neither dead nor terminated.
+  [[nodiscard]] bool peer_may_send() const noexcept;
 
   // ---- passive communication (shm/passive_ring.hpp)
   // This rank's receive ring, created in init.
@@ -180,6 +206,9 @@ private:
   std::vector<std::unique_ptr<MappedSegment>> mappings_;        // owns every MappedSegment ever published
   std::vector<ShmObject> passive_objects_;                      // per rank; written under map_mutex_
   std::unique_ptr<std::atomic<PassiveRing *>[]> passive_rings_; // per rank; nullptr until mapped
+  PeerWatch watch_;                                             // pidfds of the node peers
+  std::atomic<bool> stopping_{false};                           // gaspi_proc_term is tearing down
+  std::atomic<std::uint32_t> deaths_acknowledged_{0};           // see acknowledge_deaths()
 };
 
 } // namespace hygaspi::shm

@@ -51,7 +51,7 @@ gaspi_return_t await_group(Node &node, const NodeGroup &g, const char *fn, Ready
         return false;
     return true;
   };
-  switch (node.wait_checked(ready, deadline, healthy)) {
+  switch (node.wait_while(ready, deadline, healthy)) {
   case WaitResult::ready:
     return GASPI_SUCCESS;
   case WaitResult::timeout:

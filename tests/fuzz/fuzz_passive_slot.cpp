@@ -4,13 +4,17 @@
 // passive_copy_size), any sender, and any sequence number (a corrupt one must not make a pop or
 // a push spin forever).
 //
-// Input (FuzzedDataProvider): ring geometry (slots, payload_max), head and tail, then for every
-// slot its sequence (near the head, or raw), sender, size and payload bytes, then up to 32
-// operations: pop into a heap buffer of exactly `capacity` bytes, push of <= payload_max bytes,
-// pending. Checks: no crash, no over-read (ASan: the ring is one heap block), a pop copies exactly
-// min(size, capacity, payload_max) bytes of the slot's payload and leaves the rest of the buffer
-// alone, reports the slot's size and sender, and advances the head by one; a push advances the
-// tail by one and stores the message.
+// Input (FuzzedDataProvider): ring geometry (slots, payload_max, senders), head and tail, then for
+// every slot its sequence (near the head, or raw), sender, size and payload bytes, then every
+// sender's claim announcement (near the head, or raw), then up to 32 operations: pop into a heap
+// buffer of exactly `capacity` bytes, push of <= payload_max bytes by a claim line, pending, and
+// the skip of a dead sender's claim with a set of live senders. Checks: no crash, no over-read
+// (ASan: the ring is one heap block), a pop copies exactly min(size, capacity, payload_max) bytes
+// of the slot's payload and leaves the rest of the buffer alone, reports the slot's size and
+// sender, and advances the head by one; a push advances the tail by one, stores the message and
+// withdraws its announcement; a skip happens only at a claimed (tail past it), unpublished head
+// announced by at least one sender and by no live one, advances the head by one and frees the
+// slot for the next lap.
 #include "fuzz_check.hpp"
 #include <fuzzer/FuzzedDataProvider.h>
 
@@ -38,12 +42,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   FuzzedDataProvider in(data, size);
   const std::uint32_t slots = passive_slots(in.ConsumeIntegralInRange<std::uint32_t>(0, 80));
   const std::uint64_t payload_max = in.ConsumeIntegralInRange<std::uint64_t>(0, 300);
-  const std::size_t bytes = passive_ring_bytes(slots, payload_max);
+  const std::uint32_t senders = in.ConsumeIntegralInRange<std::uint32_t>(1, 8);
+  const std::size_t bytes = passive_ring_bytes(slots, payload_max, senders);
   std::unique_ptr<char[], AlignedFree> memory(
       static_cast<char *>(::operator new[](bytes, std::align_val_t{kCacheLine})));
   std::memset(memory.get(), 0, bytes); // as a fresh shm object
   auto &ring = *reinterpret_cast<PassiveRing *>(memory.get());
-  passive_ring_init(ring, 0, 1, slots, payload_max);
+  passive_ring_init(ring, 0, 1, slots, payload_max, senders);
   FUZZ_CHECK(ring.header.total_bytes == bytes);
 
   // Positions near 0 or near the wrap of the 64-bit counters.
@@ -67,8 +72,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       std::memcpy(ring.payload(slot), payload.data(), payload.size());
   }
 
+  for (std::uint32_t k = 0; k < ring.claim_lines(); ++k)
+    ring.claim(k).position.store(in.ConsumeBool() ? in.ConsumeIntegral<std::uint64_t>()
+                                                  : head + in.ConsumeIntegralInRange<std::uint64_t>(0, 2 * slots));
+
   for (int op = 0; op < 32 && in.remaining_bytes() > 0; ++op) {
-    switch (in.ConsumeIntegralInRange<int>(0, 2)) {
+    switch (in.ConsumeIntegralInRange<int>(0, 3)) {
     case 0: { // pop
       const auto capacity = in.ConsumeIntegralInRange<std::uint64_t>(0, 600);
       std::unique_ptr<char[]> dst(capacity ? new char[capacity] : nullptr);
@@ -104,7 +113,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       std::unique_ptr<char[]> src(new char[message.size()]);
       std::memcpy(src.get(), message.data(), message.size());
       const std::uint64_t pos = ring.tail.load();
-      if (!passive_try_push(ring, 7, src.get(), static_cast<std::uint32_t>(message.size()))) {
+      const auto line = in.ConsumeIntegralInRange<std::uint32_t>(0, ring.claim_lines() - 1);
+      const bool pushed = passive_try_push(ring, line, 7, src.get(), static_cast<std::uint32_t>(message.size()));
+      FUZZ_CHECK(ring.claim(line).position.load() == 0); // withdrawn either way
+      if (!pushed) {
         FUZZ_CHECK(ring.tail.load() == pos);
         break;
       }
@@ -112,6 +124,30 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
       PassiveSlot &slot = ring.slot(pos);
       FUZZ_CHECK(slot.sequence.load() == pos + 1 && slot.sender == 7 && slot.size == message.size());
       FUZZ_CHECK(std::memcmp(ring.payload(slot), message.data(), message.size()) == 0);
+      break;
+    }
+    case 2: {                                               // skip a dead sender's claim
+      const auto live = in.ConsumeIntegral<std::uint8_t>(); // bit k: sender k lives
+      const std::uint64_t pos = ring.head.load();
+      const bool claimed =
+          ring.slot(pos).sequence.load() == pos && static_cast<std::int64_t>(ring.tail.load() - pos) > 0;
+      bool announced = false, announced_live = false;
+      for (std::uint32_t k = 0; k < ring.claim_lines(); ++k)
+        if (ring.claim(k).position.load() == pos + 1) {
+          announced = true;
+          announced_live = announced_live || ((live >> (k / kClaimLinesPerSender)) & 1) != 0;
+        }
+      const bool skipped = passive_skip_dead_claim(ring, [&](std::uint32_t k) {
+        FUZZ_CHECK(k < senders);
+        return ((live >> k) & 1) != 0;
+      });
+      FUZZ_CHECK(skipped == (claimed && announced && !announced_live));
+      if (skipped) {
+        FUZZ_CHECK(ring.head.load() == pos + 1);
+        FUZZ_CHECK(ring.slot(pos).sequence.load() == pos + slots);
+      } else {
+        FUZZ_CHECK(ring.head.load() == pos);
+      }
       break;
     }
     default:

@@ -1,0 +1,40 @@
+// Node: failures of node peers (issue 9 items 18, 20, 21) and waiters interrupted by
+// gaspi_proc_term (item 2).
+#include "shm/node.hpp"
+
+namespace hygaspi::shm {
+
+void Node::refresh_liveness() noexcept {
+  if (job_block_ != nullptr && !solo_)
+    watch_.poll(*job_block_, rank_, nranks_);
+}
+
+void Node::set_stopping(bool stopping) noexcept {
+  stopping_.store(stopping, std::memory_order_seq_cst);
+  if (stopping && !peers_.empty() && peers_[rank_].block != nullptr)
+    futex_wake_all(my_block().bell);
+}
+
+std::uint32_t Node::deaths() const noexcept {
+  std::uint32_t n = 0;
+  for (std::uint32_t r = 0; r < nranks_; ++r)
+    n += alive(r) ? 0 : 1;
+  return n;
+}
+
+void Node::acknowledge_deaths(std::uint32_t count) noexcept {
+  std::uint32_t seen = deaths_acknowledged_.load(std::memory_order_relaxed);
+  while (count > seen && !deaths_acknowledged_.compare_exchange_weak(seen, count, std::memory_order_acq_rel)) {
+  }
+}
+
+bool Node::peer_may_send() const noexcept {
+  for (std::uint32_t r : others_) {
+    const auto s = static_cast<RankState>(job_block_->slot(r).state.load(std::memory_order_acquire));
+    if (s != RankState::dead && s != RankState::terminated)
+      return true;
+  }
+  return false;
+}
+
+} // namespace hygaspi::shm

@@ -1,0 +1,91 @@
+// gaspi_proc_term while other threads of the rank are blocked in GASPI_BLOCK waits (issue 9 item
+// 2): term must wake them with an error code, never crash on the memory it tears down.
+//
+// Every rank starts two threads, one in gaspi_passive_receive(GASPI_BLOCK) and one in
+// gaspi_notify_waitsome(GASPI_BLOCK) on a notification nobody sets. Once both sleep (their state in
+// /proc/self/task/<tid>/stat is 'S', so they are inside the wait, not before it), the main thread
+// calls gaspi_proc_term. Both threads must return GASPI_ERROR, and the rank must then init and term
+// once more (the woken threads left nothing behind). Rank 0 prints "SUCCESS mr_term_wakes".
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+#include <sched.h>
+#include <string>
+#include <sys/syscall.h>
+#include <thread>
+#include <unistd.h>
+
+#include "mr_util.hpp"
+
+namespace {
+
+constexpr gaspi_segment_id_t kSeg = 0;
+
+// True once thread `tid` sleeps in the kernel.
+bool sleeping(pid_t tid) {
+  std::ifstream stat("/proc/self/task/" + std::to_string(tid) + "/stat");
+  std::string text((std::istreambuf_iterator<char>(stat)), std::istreambuf_iterator<char>());
+  const auto paren = text.rfind(')');
+  return paren != std::string::npos && paren + 2 < text.size() && text[paren + 2] == 'S';
+}
+
+struct Blocked {
+  std::atomic<pid_t> tid{0};
+  std::atomic<int> rc{-100};
+  std::thread thread;
+
+  template <class Call> void start(Call call) {
+    thread = std::thread([this, call] {
+      tid.store(static_cast<pid_t>(syscall(SYS_gettid)));
+      rc.store(call());
+    });
+  }
+  // Waits until the thread sleeps inside its call (or has returned, which the caller checks).
+  void wait_asleep() {
+    while (tid.load() == 0)
+      sched_yield();
+    while (rc.load() == -100 && !sleeping(tid.load()))
+      sched_yield();
+  }
+};
+
+} // namespace
+
+int main() {
+  gaspi_rank_t me = 0, n = 0;
+  mr_init(me, n);
+  MR_OK(gaspi_segment_create(kSeg, 1 << 16, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+
+  Blocked receive, waitsome;
+  receive.start([] {
+    gaspi_rank_t from = 0;
+    return gaspi_passive_receive(kSeg, 0, &from, 64, GASPI_BLOCK);
+  });
+  waitsome.start([] {
+    gaspi_notification_id_t id = 0;
+    return gaspi_notify_waitsome(kSeg, 7, 1, &id, GASPI_BLOCK);
+  });
+  receive.wait_asleep();
+  waitsome.wait_asleep();
+  MR_CHECK(receive.rc.load() == -100 && waitsome.rc.load() == -100); // nothing arrives, nothing dies
+
+  // Every rank's threads sleep before anyone terms (under mpirun, term is collective anyway).
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  MR_OK(gaspi_proc_term(GASPI_BLOCK));
+  receive.thread.join();
+  waitsome.thread.join();
+  std::printf("rank %u: passive_receive -> %s, notify_waitsome -> %s\n", me,
+              gaspi_error_str(static_cast<gaspi_return_t>(receive.rc.load())),
+              gaspi_error_str(static_cast<gaspi_return_t>(waitsome.rc.load())));
+  MR_CHECK(receive.rc.load() == GASPI_ERROR);
+  MR_CHECK(waitsome.rc.load() == GASPI_ERROR);
+
+  // A second life works: the woken threads left no state behind.
+  MR_OK(gaspi_proc_init(GASPI_BLOCK));
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  MR_OK(gaspi_proc_term(GASPI_BLOCK));
+  if (me == 0)
+    std::printf("SUCCESS mr_term_wakes\n");
+  return 0;
+}
