@@ -206,6 +206,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
     if (r.mpi.active()) {
       r.node.set_progress(nullptr);
       r.control.stop_thread();
+      r.control.term();
       if (r.rma.active())
         r.rma.term(); // collective: waits for every rank's gaspi_proc_term
       r.mpi.term();

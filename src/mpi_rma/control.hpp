@@ -18,6 +18,7 @@
 #include <thread>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "core/deadline.hpp"
@@ -79,7 +80,13 @@ public:
     else
       sched_yield();
   }
+  // Runs `request` at `rank`. Exactly once per GASPI_SUCCESS: a call that returns GASPI_TIMEOUT
+  // leaves its request in flight as this thread's pending atomic, and the thread's next call with
+  // the same rank and request adopts it instead of sending another (see control.cpp).
   gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline);
+  // gaspi_proc_term: cancels the replies still awaited, so that nothing of this MPI session is
+  // adopted after a later gaspi_proc_init.
+  void term() noexcept;
 
   // The opt-in progress thread (needs MPI_THREAD_MULTIPLE): serves requests and lets MPI move
   // data while the application computes. Sleeps 50 us between rounds.
@@ -104,6 +111,12 @@ private:
     MPI_Request request;
     std::unique_ptr<std::uint64_t[]> reply;
   };
+  // An atomic whose call returned GASPI_TIMEOUT, still in flight: its reply belongs to the retry.
+  struct Pending {
+    int rank;
+    AtomicRequest request; // reply_tag included
+    Abandoned flight;
+  };
   // Passive messages that progress() took from MPI while this rank was busy elsewhere: two ranks
   // that send to each other and then receive must not wait on each other's matching receive.
   struct Message {
@@ -115,6 +128,9 @@ private:
   bool drain_passive();
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_; // replies of atomics that timed out, still to be drained
+  // At most one pending atomic per calling thread, keyed by thread (see control.cpp for why).
+  std::mutex pending_mutex_;
+  std::unordered_map<std::thread::id, Pending> pending_;
 };
 
 } // namespace hygaspi::mpi
