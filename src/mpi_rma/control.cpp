@@ -1,7 +1,9 @@
 #include "mpi_rma/control.hpp"
 
+#include <csignal>
 #include <ctime>
 #include <sched.h>
+#include <unistd.h>
 #include <algorithm>
 #include <memory>
 #include <optional>
@@ -35,7 +37,28 @@ bool Control::drain_passive() {
   }
 }
 
+// A node peer's pid can be signalled; a rank of another node is asked to signal itself. The
+// acknowledgement is a synchronous send: once it completes the killer has it, so the killer's
+// GASPI_SUCCESS never depends on a message that the SIGKILL could have cut off.
+void Control::serve_kill() {
+  auto lock = env_->lock();
+  int pending = 0;
+  MPI_Message handle;
+  MPI_Status status;
+  MPI_Improbe(MPI_ANY_SOURCE, kTagKill, env_->comm(), &pending, &handle, &status);
+  if (!pending)
+    return;
+  std::int32_t reply_tag = 0;
+  if (MPI_Mrecv(&reply_tag, 1, MPI_INT32_T, &handle, MPI_STATUS_IGNORE) != MPI_SUCCESS || !valid_reply_tag(reply_tag))
+    return; // malformed: nobody to answer, and no reason to die
+  log::debug("gaspi_proc_kill", "rank %d asked this rank to end", status.MPI_SOURCE);
+  std::uint64_t reply[2] = {static_cast<std::uint64_t>(GASPI_SUCCESS), 0};
+  MPI_Ssend(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, env_->comm());
+  ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
+}
+
 bool Control::progress() {
+  serve_kill();
   bool served = drain_passive();
   {
     std::lock_guard abandon(abandoned_mutex_);
@@ -125,11 +148,10 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
     }
   }
   if (!flight) {
-    request.reply_tag = kTagReply + static_cast<int>(next_reply_.fetch_add(1) % kReplyTags);
     flight.emplace(Pending{rank, request, Abandoned{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)}});
     auto lock = env_->lock();
-    MPI_Irecv(flight->flight.reply.get(), 2, MPI_UINT64_T, rank, request.reply_tag, env_->comm(),
-              &flight->flight.request);
+    request.reply_tag = post_reply(rank, flight->flight.request, flight->flight.reply.get());
+    flight->request.reply_tag = request.reply_tag;
     int rc = MPI_Send(&request, sizeof request, MPI_BYTE, rank, kTagAtomicRequest, env_->comm());
     if (rc != MPI_SUCCESS) {
       MPI_Cancel(&flight->flight.request);
@@ -159,6 +181,45 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
   }
   old = flight->flight.reply[1];
   return static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight->flight.reply[0]));
+}
+
+std::int32_t Control::post_reply(int rank, MPI_Request &receive, std::uint64_t *reply) {
+  const std::int32_t tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
+  MPI_Irecv(reply, 2, MPI_UINT64_T, rank, tag, env_->comm(), &receive);
+  return tag;
+}
+
+gaspi_return_t Control::kill(int rank, const Deadline &deadline) {
+  Abandoned flight{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)};
+  {
+    auto lock = env_->lock();
+    const std::int32_t reply_tag = post_reply(rank, flight.request, flight.reply.get());
+    int rc = MPI_Send(&reply_tag, 1, MPI_INT32_T, rank, kTagKill, env_->comm());
+    if (rc != MPI_SUCCESS) {
+      MPI_Cancel(&flight.request);
+      MPI_Request_free(&flight.request);
+      return fail("gaspi_proc_kill", "MPI_Send", rc);
+    }
+  }
+  std::int64_t round = 0;
+  for (;;) {
+    progress();
+    int done = 0;
+    {
+      auto lock = env_->lock();
+      MPI_Test(&flight.request, &done, MPI_STATUS_IGNORE);
+    }
+    if (done)
+      return GASPI_SUCCESS;
+    if (deadline.expired()) {
+      // The target has not taken it yet; it will when it next makes progress. Its acknowledgement
+      // is drained like an abandoned atomic's reply.
+      std::lock_guard abandon(abandoned_mutex_);
+      abandoned_.push_back(std::move(flight));
+      return GASPI_TIMEOUT;
+    }
+    pause(round);
+  }
 }
 
 void Control::term() noexcept {

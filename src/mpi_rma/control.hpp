@@ -30,6 +30,7 @@ namespace hygaspi::mpi {
 enum Tag : int {
   kTagAtomicRequest = 1,
   kTagPassive = 2,
+  kTagKill = 3,        // gaspi_proc_kill of a rank on another node: payload = the killer's reply tag
   kTagReply = 100,     // + request number % kReplyTags
   kTagBarrier = 10000, // + group id * 16 + round
   kTagReduce = 16000,  // + group id
@@ -93,6 +94,14 @@ public:
   void start_thread();
   void stop_thread() noexcept;
 
+  // gaspi_proc_kill of a rank on another node, whose pid this process cannot signal: asks the
+  // target to SIGKILL itself, and returns GASPI_SUCCESS once the target has taken the request and
+  // acknowledged it (a synchronous send, so the acknowledgement is here before it dies). The
+  // target serves the request in its progress, that is when it is inside a GASPI call or runs the
+  // progress thread; until then this call waits, up to its deadline (GASPI_TIMEOUT: the request
+  // stays queued at the target, and a retry asks again).
+  gaspi_return_t kill(int rank, const Deadline &deadline);
+
   gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline);
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
@@ -126,6 +135,9 @@ private:
   std::mutex mailbox_mutex_;
   std::deque<Message> mailbox_;
   bool drain_passive();
+  void serve_kill();
+  // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
+  std::int32_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply);
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_; // replies of atomics that timed out, still to be drained
   // At most one pending atomic per calling thread, keyed by thread (see control.cpp for why).
