@@ -42,8 +42,8 @@ static void on_signal(int sig) {
     _exit(128 + sig);
 }
 
-static void on_pmix_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[],
-                          size_t ninfo, pmix_info_t results[], size_t nresults, pmix_event_notification_cbfunc_fn_t cb,
+static void on_pmix_event(size_t id, pmix_status_t status, const pmix_proc_t *source, pmix_info_t info[], size_t ninfo,
+                          pmix_info_t results[], size_t nresults, pmix_event_notification_cbfunc_fn_t cb,
                           void *cbdata) {
   (void)id, (void)results, (void)nresults;
   int affected = -1;
