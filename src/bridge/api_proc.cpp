@@ -49,12 +49,14 @@ gaspi_return_t start_node_job(Runtime &r, const Knobs &knobs, const Deadline &de
   std::iota(r.local_of.begin(), r.local_of.end(), 0);
   r.global_of.resize(r.nranks);
   std::iota(r.global_of.begin(), r.global_of.end(), 0u);
+  r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   shm::NodeOptions options{knobs.job,
                            r.rank,
                            r.nranks,
                            {effective_spin(knobs, r.nranks), knobs.yields},
                            r.config.passive_queue_size_max,
-                           r.config.passive_transfer_size_max};
+                           r.config.passive_transfer_size_max,
+                           r.global_of};
   return r.node.init(options, deadline);
 }
 
@@ -89,6 +91,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     r.global_of.push_back(static_cast<std::uint32_t>(g));
   }
   const auto node_size = static_cast<std::uint32_t>(r.global_of.size());
+  r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   if (r.mpi.local_rank == 0) {
     shm::reclaim_stale_objects(); // no launcher sweeps /dev/shm after a crashed MPI job
     HYGASPI_TRY(shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job));
@@ -102,7 +105,8 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
                            node_size,
                            {effective_spin(knobs, node_size), knobs.yields},
                            r.config.passive_queue_size_max,
-                           r.config.passive_transfer_size_max};
+                           r.config.passive_transfer_size_max,
+                           r.global_of};
   HYGASPI_TRY(r.node.init(options, deadline));
   {
     auto lock = r.mpi.lock();
@@ -224,6 +228,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
     if (r.mpi.active()) {
       r.node.set_progress(nullptr);
       r.control.stop_thread();
+      r.control.term();
       if (r.rma.active())
         r.rma.term(); // collective: waits for every rank's gaspi_proc_term
       r.mpi.term();
@@ -253,12 +258,21 @@ gaspi_return_t pgaspi_proc_rank(gaspi_rank_t *const rank) {
   });
 }
 
-gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t) {
+// spec §5.3.5: GASPI_SUCCESS means "the remote GASPI process has been terminated". A node peer
+// gets SIGKILL from us; a rank of another node (whose pid means nothing here) is asked over MPI to
+// SIGKILL itself (mpi_rma/control.hpp), which it does when it next makes progress.
+gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_kill", [&] {
     HYGASPI_TRY(check::init("gaspi_proc_kill"));
     HYGASPI_TRY(check::rank("gaspi_proc_kill", rank));
     HYGASPI_CHECK(rank != rt().rank, GASPI_ERR_INV_RANK, "gaspi_proc_kill", "a rank cannot kill itself");
-    const std::int32_t pid = rt().node.pid_of(rank);
+    if (!rt().on_node(rank)) {
+      const gaspi_return_t rc = rt().control.kill(rank, Deadline(timeout));
+      if (rc == GASPI_SUCCESS)
+        rt().known_dead[rank].store(true, std::memory_order_release);
+      return rc;
+    }
+    const std::int32_t pid = rt().node.pid_of(rt().local(rank));
     HYGASPI_CHECK(pid > 0 && ::kill(pid, SIGKILL) == 0, GASPI_ERROR, "gaspi_proc_kill", "cannot kill rank %u (pid %d)",
                   rank, pid);
     return GASPI_SUCCESS;
@@ -288,8 +302,10 @@ gaspi_return_t pgaspi_state_vec_get(gaspi_state_vector_t state_vector) {
     // Acknowledged before the vector is read, so every death acknowledged is also reported (one
     // that comes in between is reported but stays unacknowledged: bridge/failures.hpp).
     acknowledge_deaths();
+    // What this rank knows (Runtime::alive): node peers from the job block, other nodes' ranks
+    // from this rank's own gaspi_proc_kill.
     for (std::uint32_t i = 0; i < rt().nranks; ++i)
-      state_vector[i] = rt().node.alive(i) ? GASPI_STATE_HEALTHY : GASPI_STATE_CORRUPT;
+      state_vector[i] = rt().alive(i) ? GASPI_STATE_HEALTHY : GASPI_STATE_CORRUPT;
     return GASPI_SUCCESS;
   });
 }

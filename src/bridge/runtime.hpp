@@ -11,6 +11,7 @@
 #include <chrono>
 #include <exception>
 #include <mutex>
+#include <vector>
 
 #include "core/config.hpp"
 #include "core/groups.hpp"
@@ -69,8 +70,19 @@ struct Runtime {
   std::array<std::atomic<bool>, limits::kMaxQueues> queue_uses_mpi{}; // gaspi_wait must flush
   std::array<GroupRoute, limits::kMaxGroups> routes;
 
+  // Ranks of other nodes that this rank knows to be dead (it killed them: gaspi_proc_kill).
+  std::vector<std::atomic<bool>> known_dead;
+
+  // `r` is a global rank everywhere in the bridge; shm::Node takes node-local indices, so every
+  // call into it goes through local(). (The issue "One engine with typed peers" makes the two
+  // rank spaces distinct types.)
   [[nodiscard]] bool on_node(std::uint32_t r) const noexcept { return local_of[r] >= 0; }
   [[nodiscard]] std::uint32_t local(std::uint32_t r) const noexcept { return static_cast<std::uint32_t>(local_of[r]); }
+  // What this rank knows of global rank r's life: a node peer's state is in the job block; of a
+  // rank on another node it knows only what it has seen itself.
+  [[nodiscard]] bool alive(std::uint32_t r) const noexcept {
+    return on_node(r) ? node.alive(local(r)) : !known_dead[r].load(std::memory_order_acquire);
+  }
   QueueTable queues;
   GroupTable groups;
   std::mutex segments; // serialises segment creation and deletion
@@ -151,7 +163,7 @@ inline gaspi_return_t init(const char *fn) noexcept {
 
 inline gaspi_return_t rank(const char *fn, std::uint32_t r) noexcept {
   HYGASPI_CHECK(r < rt().nranks, GASPI_ERR_INV_RANK, fn, "rank %u out of range (job has %u ranks)", r, rt().nranks);
-  HYGASPI_CHECK(!rt().on_node(r) || rt().node.alive(rt().local(r)), GASPI_ERROR, fn, "rank %u is dead", r);
+  HYGASPI_CHECK(rt().alive(r), GASPI_ERROR, fn, "rank %u is dead", r);
   return GASPI_SUCCESS;
 }
 

@@ -1,9 +1,12 @@
 #include "mpi_rma/control.hpp"
 
+#include <csignal>
 #include <ctime>
 #include <sched.h>
+#include <unistd.h>
 #include <algorithm>
 #include <memory>
+#include <optional>
 #include <vector>
 
 #include "core/log.hpp"
@@ -34,7 +37,28 @@ bool Control::drain_passive() {
   }
 }
 
+// A node peer's pid can be signalled; a rank of another node is asked to signal itself. The
+// acknowledgement is a synchronous send: once it completes the killer has it, so the killer's
+// GASPI_SUCCESS never depends on a message that the SIGKILL could have cut off.
+void Control::serve_kill() {
+  auto lock = env_->lock();
+  int pending = 0;
+  MPI_Message handle;
+  MPI_Status status;
+  MPI_Improbe(MPI_ANY_SOURCE, kTagKill, env_->comm(), &pending, &handle, &status);
+  if (!pending)
+    return;
+  std::int32_t reply_tag = 0;
+  if (MPI_Mrecv(&reply_tag, 1, MPI_INT32_T, &handle, MPI_STATUS_IGNORE) != MPI_SUCCESS || !valid_reply_tag(reply_tag))
+    return; // malformed: nobody to answer, and no reason to die
+  log::debug("gaspi_proc_kill", "rank %d asked this rank to end", status.MPI_SOURCE);
+  std::uint64_t reply[2] = {static_cast<std::uint64_t>(GASPI_SUCCESS), 0};
+  MPI_Ssend(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, env_->comm());
+  ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
+}
+
 bool Control::progress() {
+  serve_kill();
   bool served = drain_passive();
   {
     std::lock_guard abandon(abandoned_mutex_);
@@ -82,41 +106,144 @@ void Control::stop_thread() noexcept {
   thread_.join();
 }
 
+// Exactly once per successful return (issue 9, item 16). A request that has reached the target
+// cannot be recalled: MPI cannot cancel a matched send, and the target applies it as soon as it
+// serves it. So a call that runs out of time does not drop its request, it keeps it in flight as
+// the calling thread's pending atomic and returns GASPI_TIMEOUT. Spec §10.2.1/§10.2.2: "If the
+// procedure returns with GASPI_TIMEOUT, the [...] request could not be completed during the given
+// timeout [...]. A subsequent call of gaspi_atomic_fetch_add needs to be invoked in order to
+// complete the operation." We read the subsequent call as the completion of the same operation
+// (spec §3.11: "The procedure has to be invoked subsequently in order to fully complete the
+// operation"), as a collective resumed after GASPI_TIMEOUT continues where it stopped:
+// - the thread's next atomic to the same rank with the same op, segment, offset and operands
+//   adopts the pending request: it sends nothing and waits for that request's reply (the retry
+//   loop `while (fetch_add(..., GASPI_TEST) == GASPI_TIMEOUT)` adds once);
+// - a next atomic with other arguments is a different operation: the caller gave up the pending
+//   one. It is abandoned, not waited for, so one slow or dead target does not stall unrelated
+//   atomics. Since it may already have been applied, it counts as applied once (its old value is
+//   discarded, and a warning says so); MPI's non-overtaking order applies it before any later
+//   request of this rank to the same target.
+// Pending requests are per thread, not per rank: two threads that issue the same atomic are two
+// operations (each adds), and a thread can only retry its own call. The map costs one lock per
+// remote atomic, beside a round trip of microseconds.
 gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline) {
-  request.reply_tag = kTagReply + static_cast<int>(next_reply_.fetch_add(1) % kReplyTags);
-  auto reply = std::make_unique<std::uint64_t[]>(2);
-  MPI_Request receive;
+  const std::thread::id self = std::this_thread::get_id();
+  std::optional<Pending> flight;
   {
+    std::lock_guard guard(pending_mutex_);
+    if (auto it = pending_.find(self); it != pending_.end()) {
+      Pending &p = it->second;
+      if (p.rank == rank && p.request.op == request.op && p.request.segment == request.segment &&
+          p.request.offset == request.offset && p.request.a == request.a && p.request.b == request.b) {
+        flight.emplace(std::move(p));
+      } else {
+        log::warn("gaspi_atomic",
+                  "an atomic on rank %d (segment %u, offset %lu) that returned GASPI_TIMEOUT was not retried; it "
+                  "is applied at the target once, and its old value is discarded",
+                  p.rank, p.request.segment, static_cast<unsigned long>(p.request.offset));
+        std::lock_guard abandon(abandoned_mutex_);
+        abandoned_.push_back(std::move(p.flight));
+      }
+      pending_.erase(it);
+    }
+  }
+  if (!flight) {
+    flight.emplace(Pending{rank, request, Abandoned{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)}});
     auto lock = env_->lock();
-    MPI_Irecv(reply.get(), 2, MPI_UINT64_T, rank, request.reply_tag, env_->comm(), &receive);
+    request.reply_tag = post_reply(rank, flight->flight.request, flight->flight.reply.get());
+    flight->request.reply_tag = request.reply_tag;
     int rc = MPI_Send(&request, sizeof request, MPI_BYTE, rank, kTagAtomicRequest, env_->comm());
     if (rc != MPI_SUCCESS) {
-      MPI_Cancel(&receive);
-      MPI_Request_free(&receive);
+      MPI_Cancel(&flight->flight.request);
+      MPI_Request_free(&flight->flight.request);
       return fail("gaspi_atomic", "MPI_Send", rc);
     }
   }
   std::int64_t round = 0;
   for (;;) {
+    // Serve others before the first look: with GASPI_TEST this is the only step of the call, and
+    // two ranks that retry atomics on each other must still serve each other.
+    progress();
     int done = 0;
     {
       auto lock = env_->lock();
-      MPI_Test(&receive, &done, MPI_STATUS_IGNORE);
+      MPI_Test(&flight->flight.request, &done, MPI_STATUS_IGNORE);
     }
     if (done)
       break;
     if (deadline.expired()) {
-      // The request may still run at the target; keep its reply buffer until the reply comes, so
-      // that it cannot land in a later request's buffer.
-      std::lock_guard abandon(abandoned_mutex_);
-      abandoned_.push_back(Abandoned{receive, std::move(reply)});
+      // Still in flight: the reply buffer stays alive with it, and the retry adopts it.
+      std::lock_guard guard(pending_mutex_);
+      pending_.insert_or_assign(self, std::move(*flight));
       return GASPI_TIMEOUT;
     }
-    progress();
     pause(round);
   }
-  old = reply[1];
-  return static_cast<gaspi_return_t>(static_cast<std::int64_t>(reply[0]));
+  old = flight->flight.reply[1];
+  return static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight->flight.reply[0]));
+}
+
+std::int32_t Control::post_reply(int rank, MPI_Request &receive, std::uint64_t *reply) {
+  const std::int32_t tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
+  MPI_Irecv(reply, 2, MPI_UINT64_T, rank, tag, env_->comm(), &receive);
+  return tag;
+}
+
+gaspi_return_t Control::kill(int rank, const Deadline &deadline) {
+  Abandoned flight{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)};
+  {
+    auto lock = env_->lock();
+    const std::int32_t reply_tag = post_reply(rank, flight.request, flight.reply.get());
+    int rc = MPI_Send(&reply_tag, 1, MPI_INT32_T, rank, kTagKill, env_->comm());
+    if (rc != MPI_SUCCESS) {
+      MPI_Cancel(&flight.request);
+      MPI_Request_free(&flight.request);
+      return fail("gaspi_proc_kill", "MPI_Send", rc);
+    }
+  }
+  std::int64_t round = 0;
+  for (;;) {
+    progress();
+    int done = 0;
+    {
+      auto lock = env_->lock();
+      MPI_Test(&flight.request, &done, MPI_STATUS_IGNORE);
+    }
+    if (done)
+      return GASPI_SUCCESS;
+    if (deadline.expired()) {
+      // The target has not taken it yet; it will when it next makes progress. Its acknowledgement
+      // is drained like an abandoned atomic's reply.
+      std::lock_guard abandon(abandoned_mutex_);
+      abandoned_.push_back(std::move(flight));
+      return GASPI_TIMEOUT;
+    }
+    pause(round);
+  }
+}
+
+void Control::term() noexcept {
+  if (env_ == nullptr)
+    return;
+  std::vector<Abandoned> left;
+  {
+    std::lock_guard guard(pending_mutex_);
+    for (auto &entry : pending_)
+      left.push_back(std::move(entry.second.flight));
+    pending_.clear();
+  }
+  {
+    std::lock_guard abandon(abandoned_mutex_);
+    for (auto &a : abandoned_)
+      left.push_back(std::move(a));
+    abandoned_.clear();
+  }
+  auto lock = env_->lock();
+  for (auto &a : left) {
+    // A receive is always cancellable; if its reply came first, the wait just completes it.
+    MPI_Cancel(&a.request);
+    MPI_Wait(&a.request, MPI_STATUS_IGNORE);
+  }
 }
 
 gaspi_return_t Control::passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline) {

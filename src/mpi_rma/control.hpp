@@ -18,6 +18,7 @@
 #include <thread>
 #include <memory>
 #include <mutex>
+#include <unordered_map>
 #include <vector>
 
 #include "core/deadline.hpp"
@@ -29,6 +30,7 @@ namespace hygaspi::mpi {
 enum Tag : int {
   kTagAtomicRequest = 1,
   kTagPassive = 2,
+  kTagKill = 3,      // gaspi_proc_kill of a rank on another node: payload = the killer's reply tag
   kTagReply = 100,   // + request number % kReplyTags
   kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride (mpi_rma/leaders.cpp)
 };
@@ -80,12 +82,26 @@ public:
     else
       sched_yield();
   }
+  // Runs `request` at `rank`. Exactly once per GASPI_SUCCESS: a call that returns GASPI_TIMEOUT
+  // leaves its request in flight as this thread's pending atomic, and the thread's next call with
+  // the same rank and request adopts it instead of sending another (see control.cpp).
   gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline);
+  // gaspi_proc_term: cancels the replies still awaited, so that nothing of this MPI session is
+  // adopted after a later gaspi_proc_init.
+  void term() noexcept;
 
   // The opt-in progress thread (needs MPI_THREAD_MULTIPLE): serves requests and lets MPI move
   // data while the application computes. Sleeps 50 us between rounds.
   void start_thread();
   void stop_thread() noexcept;
+
+  // gaspi_proc_kill of a rank on another node, whose pid this process cannot signal: asks the
+  // target to SIGKILL itself, and returns GASPI_SUCCESS once the target has taken the request and
+  // acknowledged it (a synchronous send, so the acknowledgement is here before it dies). The
+  // target serves the request in its progress, that is when it is inside a GASPI call or runs the
+  // progress thread; until then this call waits, up to its deadline (GASPI_TIMEOUT: the request
+  // stays queued at the target, and a retry asks again).
+  gaspi_return_t kill(int rank, const Deadline &deadline);
 
   gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline);
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
@@ -105,6 +121,12 @@ private:
     MPI_Request request;
     std::unique_ptr<std::uint64_t[]> reply;
   };
+  // An atomic whose call returned GASPI_TIMEOUT, still in flight: its reply belongs to the retry.
+  struct Pending {
+    int rank;
+    AtomicRequest request; // reply_tag included
+    Abandoned flight;
+  };
   // Passive messages that progress() took from MPI while this rank was busy elsewhere: two ranks
   // that send to each other and then receive must not wait on each other's matching receive.
   struct Message {
@@ -114,8 +136,14 @@ private:
   std::mutex mailbox_mutex_;
   std::deque<Message> mailbox_;
   bool drain_passive();
+  void serve_kill();
+  // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
+  std::int32_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply);
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_; // replies of atomics that timed out, still to be drained
+  // At most one pending atomic per calling thread, keyed by thread (see control.cpp for why).
+  std::mutex pending_mutex_;
+  std::unordered_map<std::thread::id, Pending> pending_;
 };
 
 } // namespace hygaspi::mpi

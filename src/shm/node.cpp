@@ -61,6 +61,7 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   solo_ = job_.empty();
   rank_ = options.rank;
   nranks_ = options.nranks;
+  global_ranks_ = options.global_ranks;
   wait_ = options.wait;
   std::string error;
   const std::string job_name = solo_ ? std::string() : "hygaspi-" + job_ + "-job";
@@ -327,11 +328,11 @@ const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
   // notification array must lie inside the space before the data.
   SegmentBytes bytes;
   if (!segment_bytes(m->size, m->notification_num, user, bytes) || entry.notif_bytes != bytes.notifications) {
-    log::error("segment lookup", "rank %u segment %u: inconsistent size entry", rank, seg);
+    log::error("segment lookup", "rank %u segment %u: inconsistent size entry", global_rank(rank), seg);
     return nullptr;
   }
   if (!ShmObject::open(object_name("s", rank, seg, gen), bytes.object, m->object, error)) {
-    log::error("segment lookup", "rank %u segment %u: %s", rank, seg, error.c_str());
+    log::error("segment lookup", "rank %u segment %u: %s", global_rank(rank), seg, error.c_str());
     return nullptr;
   }
   char *base = static_cast<char *>(m->object.data());
@@ -357,7 +358,7 @@ PassiveRing *Node::passive_ring(std::uint32_t rank) {
   std::string error;
   ShmObject header_object;
   if (!ShmObject::open(name, sizeof(PassiveRing), header_object, error)) {
-    log::error("gaspi_passive_send", "passive ring of rank %u: %s", rank, error.c_str());
+    log::error("gaspi_passive_send", "passive ring of rank %u: %s", global_rank(rank), error.c_str());
     return nullptr;
   }
   const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
@@ -366,12 +367,12 @@ PassiveRing *Node::passive_ring(std::uint32_t rank) {
       (h.slots & (h.slots - 1)) != 0 || h.senders != nranks_ ||
       h.total_bytes != passive_ring_bytes(h.slots, h.payload_max, h.senders) ||
       h.slots_offset != h.total_bytes - std::size_t{h.slots} * h.slot_stride) {
-    log::error("gaspi_passive_send", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)", rank,
-               h.version);
+    log::error("gaspi_passive_send", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)",
+               global_rank(rank), h.version);
     return nullptr;
   }
   if (!ShmObject::open(name, h.total_bytes, passive_objects_[rank], error)) {
-    log::error("gaspi_passive_send", "passive ring of rank %u: %s", rank, error.c_str());
+    log::error("gaspi_passive_send", "passive ring of rank %u: %s", global_rank(rank), error.c_str());
     return nullptr;
   }
   ring = static_cast<PassiveRing *>(passive_objects_[rank].data());
@@ -384,7 +385,7 @@ namespace {
 // (DESIGN.md "Segments"). Both calls may move fewer bytes than asked; loop until done.
 template <class Fn>
 gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_t size, const char *what,
-                        std::uint32_t rank) {
+                        std::uint32_t rank /* global, for the message */) {
   while (size > 0) {
     iovec l{local, size};
     iovec r{reinterpret_cast<void *>(remote), size};
@@ -412,7 +413,7 @@ gaspi_return_t Node::put(const MappedSegment &dst, std::uint32_t dst_rank, std::
   const pid_t pid = pid_of(dst_rank);
   return cma_loop([pid](iovec *l, iovec *r) { return process_vm_writev(pid, l, 1, r, 1, 0); },
                   const_cast<char *>(static_cast<const char *>(src)), dst.user_addr + dst_offset, size, "gaspi_write",
-                  dst_rank);
+                  global_rank(dst_rank));
 }
 
 gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
@@ -423,7 +424,7 @@ gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_
   }
   const pid_t pid = pid_of(src_rank);
   return cma_loop([pid](iovec *l, iovec *r) { return process_vm_readv(pid, l, 1, r, 1, 0); }, static_cast<char *>(dst),
-                  src.user_addr + src_offset, size, "gaspi_read", src_rank);
+                  src.user_addr + src_offset, size, "gaspi_read", global_rank(src_rank));
 }
 
 void Node::notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {

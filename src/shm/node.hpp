@@ -53,6 +53,8 @@ struct NodeOptions {
   WaitPolicy wait;
   std::uint32_t passive_queue_size_max = 1024; // config: sizes this rank's passive receive ring
   std::uint64_t passive_transfer_size_max = 65535;
+  // The job's (global) rank of each node-local index, for messages; empty: the same numbers.
+  std::vector<std::uint32_t> global_ranks;
 };
 
 class Node {
@@ -74,7 +76,12 @@ public:
   [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
   [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
   [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
+  // Every `rank` parameter of Node is a node-local index (0 .. nranks()-1), never a global rank.
   [[nodiscard]] bool alive(std::uint32_t rank) const noexcept;
+  // The global rank of node-local index `rank`, to name a peer in messages.
+  [[nodiscard]] std::uint32_t global_rank(std::uint32_t rank) const noexcept {
+    return rank < global_ranks_.size() ? global_ranks_[rank] : rank;
+  }
   // Every other rank of the node (node-local indices).
   [[nodiscard]] std::span<const std::uint32_t> peers() const noexcept { return others_; }
   [[nodiscard]] std::int32_t pid_of(std::uint32_t rank) const noexcept;
@@ -146,7 +153,7 @@ public:
       log::error(fn, "gaspi_proc_term was called while this call waited");
     for (auto r : partners)
       if (!alive(r))
-        log::error(fn, "rank %u died", r);
+        log::error(fn, "rank %u died", global_rank(r));
     return GASPI_ERROR;
   }
   void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
@@ -202,6 +209,7 @@ private:
   JobBlock *job_block_ = nullptr;
   std::vector<Peer> peers_;
   std::vector<std::uint32_t> others_;
+  std::vector<std::uint32_t> global_ranks_;                     // NodeOptions::global_ranks
   std::mutex map_mutex_;                                        // serialises mapping and unmapping
   std::vector<std::unique_ptr<MappedSegment>> mappings_;        // owns every MappedSegment ever published
   std::vector<ShmObject> passive_objects_;                      // per rank; written under map_mutex_

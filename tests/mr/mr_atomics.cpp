@@ -1,17 +1,91 @@
 // Global atomics (spec §10): a counter hammered with fetch_add by every rank and several threads
 // per rank ends exact, with every returned old value distinct; a compare_swap lock protects a
 // non-atomic read-modify-write; the owner's own atomics share the atomicity domain; misaligned
-// offsets are rejected.
+// offsets are rejected. Retried after GASPI_TIMEOUT (a GASPI_TEST loop), each atomic applies
+// exactly once (issue 9, item 16).
 #include <algorithm>
 #include <thread>
 #include <vector>
+
+#include <cstdio>
 
 #include "mr_util.hpp"
 
 namespace {
 constexpr gaspi_segment_id_t kSeg = 0;
 constexpr gaspi_offset_t kCounter = 0, kLock = 8, kPlain = 64;
-constexpr int kThreads = 3, kOps = 2000;
+constexpr gaspi_offset_t kRetryAdd = 32, kRetryCas = 40, kGiveUp = 48;
+constexpr int kThreads = 3, kOps = 2000, kRetryOps = 100;
+
+// Calls `atomic` with GASPI_TEST until it stops timing out (the spec's retry, §10.2.1); counts the
+// timeouts, so that the test can say whether it exercised the retry at all.
+template <class Atomic> gaspi_return_t until_done(Atomic &&atomic, long &timeouts) {
+  gaspi_return_t rc;
+  while ((rc = atomic()) == GASPI_TIMEOUT)
+    ++timeouts;
+  return rc;
+}
+
+// Every thread of every rank adds 1 to rank 0's word kRetryAdd, and increments kRetryCas with a
+// compare_swap loop, each call in a GASPI_TEST-and-retry loop. A retry that applies the atomic a
+// second time shows as a total above n * kThreads * kRetryOps (for the compare_swap loop: the
+// second application fails to swap, so the loop increments once more).
+void retry_after_timeout(gaspi_rank_t me, gaspi_rank_t n) {
+  std::vector<std::vector<gaspi_atomic_value_t>> olds(kThreads);
+  std::vector<long> timeouts(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t)
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kRetryOps; ++i) {
+        gaspi_atomic_value_t old = 0;
+        MR_OK(until_done([&] { return gaspi_atomic_fetch_add(kSeg, kRetryAdd, 0, 1, &old, GASPI_TEST); }, timeouts[t]));
+        olds[t].push_back(old);
+        gaspi_atomic_value_t guess = 0;
+        for (;;) {
+          MR_OK(until_done(
+              [&] { return gaspi_atomic_compare_swap(kSeg, kRetryCas, 0, guess, guess + 1, &old, GASPI_TEST); },
+              timeouts[t]));
+          if (old == guess)
+            break;
+          guess = old;
+        }
+      }
+    });
+  for (auto &t : threads)
+    t.join();
+  // The values this rank's adds saw are distinct: no two calls were handed one reply.
+  std::vector<gaspi_atomic_value_t> mine;
+  for (auto &v : olds)
+    mine.insert(mine.end(), v.begin(), v.end());
+  std::sort(mine.begin(), mine.end());
+  MR_CHECK(std::adjacent_find(mine.begin(), mine.end()) == mine.end());
+  long total_timeouts = 0;
+  for (long t : timeouts)
+    total_timeouts += t;
+  std::printf("rank %u: %ld GASPI_TIMEOUT retries\n", me, total_timeouts);
+
+  // A timed-out atomic that the thread does not retry (its next call has other arguments) is still
+  // applied once, and the next call is applied too: 1 + 10 per rank, whatever the timing.
+  gaspi_atomic_value_t old = 0;
+  const gaspi_return_t first = gaspi_atomic_fetch_add(kSeg, kGiveUp, 0, 1, &old, GASPI_TEST);
+  MR_CHECK(first == GASPI_SUCCESS || first == GASPI_TIMEOUT);
+  MR_OK(gaspi_atomic_fetch_add(kSeg, kGiveUp, 0, 10, &old, GASPI_BLOCK));
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  if (me == 0) {
+    const auto want = static_cast<gaspi_atomic_value_t>(n) * kThreads * kRetryOps;
+    gaspi_atomic_value_t add = 0, cas = 0, give_up = 0;
+    MR_OK(gaspi_atomic_fetch_add(kSeg, kRetryAdd, 0, 0, &add, GASPI_BLOCK));
+    MR_OK(gaspi_atomic_fetch_add(kSeg, kRetryCas, 0, 0, &cas, GASPI_BLOCK));
+    // Each rank's BLOCK +10 was served after its abandoned +1 (MPI's non-overtaking order), so
+    // once every rank has passed the barrier, both were applied.
+    MR_OK(gaspi_atomic_fetch_add(kSeg, kGiveUp, 0, 0, &give_up, GASPI_BLOCK));
+    std::printf("retry counters: fetch_add %lu, compare_swap %lu, expected %lu each; given up %lu, expected %lu\n", add,
+                cas, want, give_up, 11ul * n);
+    MR_CHECK(add == want);
+    MR_CHECK(cas == want);
+    MR_CHECK(give_up == 11ul * n);
+  }
+}
 } // namespace
 
 int main() {
@@ -110,6 +184,7 @@ int main() {
     MR_OK(gaspi_atomic_fetch_add(kSeg, 24, 0, 1, &old, GASPI_BLOCK));
     MR_CHECK(old == 9);
   }
+  retry_after_timeout(me, n);
   MR_EXPECT(GASPI_ERR_UNALIGN_OFF, gaspi_atomic_fetch_add(kSeg, 4, 0, 1, &old, GASPI_BLOCK));
   MR_EXPECT(GASPI_ERR_UNALIGN_OFF, gaspi_atomic_compare_swap(kSeg, 12, 0, 0, 1, &old, GASPI_BLOCK));
   MR_EXPECT(GASPI_ERR_INV_REM_OFF, gaspi_atomic_fetch_add(kSeg, 4096, 0, 1, &old, GASPI_BLOCK));
