@@ -51,6 +51,7 @@ struct GroupRoute {
 struct Runtime {
   std::mutex lifecycle; // serialises init and term
   std::atomic<bool> initialized{false};
+  bool finalized_by_mpi = false;            // MPI_Finalize ran the teardown; the next gaspi_proc_term succeeds
   gaspi_config_t config = default_config(); // proposed before init, granted after
   Knobs knobs;
   std::uint32_t rank = 0;

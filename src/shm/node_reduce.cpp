@@ -26,17 +26,17 @@ gaspi_return_t NodeReduce::create(Node &node, std::uint32_t group, std::uint32_t
   ReduceArea &area = areas_[group];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
-  const std::string name = node.object_name("c", node.rank(), group, tag);
+  std::string name;
   std::string error;
-  if (!ShmObject::create(name, area.layout.bytes(), area.object, error)) {
+  if (!node.create_object("c", group, tag, area.layout.bytes(), area.object, area.nonce, name, error)) {
     log::error("gaspi_group_commit", "group %u: %s", group, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
-  if (node.solo())
-    ShmObject::unlink(name);
   auto *header = reinterpret_cast<ReduceHeader *>(area.at(0));
   *header = ReduceHeader{kReduceMagic, kLayoutVersion, members, area.layout.slot_bytes};
   area.tag = tag;
+  // The nonce first: a member that sees the tag (acquire) finds the nonce of this area.
+  node.my_block().reduce_area_nonce[group].store(area.nonce, std::memory_order_relaxed);
   node.my_block().reduce_area_tag[group].store(tag, std::memory_order_seq_cst);
   return GASPI_SUCCESS;
 }
@@ -44,7 +44,7 @@ gaspi_return_t NodeReduce::create(Node &node, std::uint32_t group, std::uint32_t
 void NodeReduce::drop(Node &node, std::uint32_t group, bool leader) noexcept {
   ReduceArea &area = areas_[group];
   if (leader && area.tag != 0 && !node.solo())
-    ShmObject::unlink(node.object_name("c", node.rank(), group, area.tag));
+    ShmObject::unlink(node.object_name("c", node.rank(), group, area.tag, area.nonce));
   area = ReduceArea{};
 }
 
@@ -69,7 +69,8 @@ gaspi_return_t NodeReduce::attach(Node &node, std::uint32_t group, gaspi_rank_t 
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
-  if (!ShmObject::open(node.object_name("c", leader, group, tag), area.layout.bytes(), area.object, error)) {
+  const std::uint64_t nonce = node.block(leader).reduce_area_nonce[group].load(std::memory_order_relaxed);
+  if (!ShmObject::open(node.object_name("c", leader, group, tag, nonce), area.layout.bytes(), area.object, error)) {
     log::error("gaspi_allreduce", "group %u: %s", group, error.c_str());
     return GASPI_ERROR;
   }
