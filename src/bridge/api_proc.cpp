@@ -99,7 +99,8 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline)
                            r.nranks,
                            {effective_spin(knobs, r.nranks), knobs.yields},
                            r.config.passive_queue_size_max,
-                           r.config.passive_transfer_size_max};
+                           r.config.passive_transfer_size_max,
+                           true};
   return r.node.init(options, deadline);
 }
 

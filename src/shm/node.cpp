@@ -106,6 +106,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   rank_ = options.rank;
   nranks_ = options.nranks;
   wait_ = options.wait;
+  keep_job_block_ = options.keep_job_block;
   std::string error;
   const std::string job_name = solo_ ? std::string() : "hygaspi-" + job_ + "-job";
 
@@ -387,7 +388,7 @@ void Node::release(RankState final_state) noexcept {
   passive_rings_.reset();
   passive_objects_.clear();
   peers_.clear();
-  if (!solo_) {
+  if (!solo_ && keep_job_block_) {
     kept_job_ = std::move(job_object_);
     kept_job_id_ = job_;
   }

@@ -40,6 +40,9 @@ struct NodeOptions {
   WaitPolicy wait;
   std::uint32_t passive_queue_size_max = 1024; // config: sizes this rank's passive receive ring
   std::uint64_t passive_transfer_size_max = 65535;
+  // A launcher's job: keep the job block mapped after term for a later life cycle (its name is
+  // removed at the end of init). An MPI job gets a new job block for each life cycle.
+  bool keep_job_block = false;
 };
 
 class Node {
@@ -181,6 +184,7 @@ private:
   bool (*progress_)() = nullptr;
   bool solo_ = false;
   bool resumable_ = false;
+  bool keep_job_block_ = false;
   std::vector<std::string> linked_; // names of this rank's bootstrap objects not yet removed
   std::uint32_t rank_ = 0;
   std::uint32_t nranks_ = 0;
