@@ -33,6 +33,7 @@
 #include "launcher_options.hpp"
 #include "launcher_output.hpp"
 #include "launcher_procs.hpp"
+#include "shm/reclaim.hpp"
 
 namespace hygaspi::launcher {
 namespace {
@@ -133,6 +134,10 @@ bool Launcher::setup() {
       setrlimit(RLIMIT_NOFILE, &limit);
     }
   }
+  // Objects of jobs whose processes are all gone (a launcher killed with SIGKILL cannot clean up
+  // after itself; its ranks die with it through PR_SET_PDEATHSIG): every start sweeps them
+  // (issue 9, item 23).
+  shm::reclaim_stale_objects();
   std::string error;
   std::string job = make_job_id(error);
   if (job.empty() || !job_.create(job, options_.nranks, error)) {
@@ -279,14 +284,26 @@ void Launcher::reap() noexcept {
 
 void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
   const bool signalled = WIFSIGNALED(status);
-  const int code = signalled ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
-  job_.rank_exited(rank, code, !signalled && code == 0);
-  if (code == 0 || ending_)
+  int code = signalled ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+  const ExitKind kind = job_.rank_exited(rank, code, !signalled && code == 0);
+  if (ending_)
     return; // after the job was told to end, deaths are expected and not reported
-  if (signalled)
+  if (kind == ExitKind::killed && signalled && WTERMSIG(status) == SIGKILL) {
+    // gaspi_proc_kill: the survivors go on (issue 9, item 22).
+    std::fprintf(stderr, "hygaspi-run: rank %u killed by gaspi_proc_kill; the job goes on\n", rank);
+    return;
+  }
+  if (kind == ExitKind::init_failed && code == 0) {
+    // Its peers failed their init because of it: the job failed, whatever this rank returned.
+    std::fprintf(stderr, "hygaspi-run: rank %u exited with code 0 after its gaspi_proc_init failed\n", rank);
+    code = 1;
+  } else if (code == 0) {
+    return;
+  } else if (signalled) {
     std::fprintf(stderr, "hygaspi-run: rank %u killed by signal SIG%s\n", rank, signal_name(WTERMSIG(status)));
-  else
+  } else {
     std::fprintf(stderr, "hygaspi-run: rank %u exited with code %d\n", rank, code);
+  }
   if (options_.keep_going) { // the survivors see it dead and handle the failure themselves
     if (!exit_code_)
       exit_code_ = code;

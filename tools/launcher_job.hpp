@@ -13,6 +13,13 @@ namespace hygaspi::launcher {
 // (the objects are 0600 as well). Returns "" and fills `error` when the kernel gives no entropy.
 std::string make_job_id(std::string &error);
 
+// What the rank's job slot says about its end (shm::kSlot* flags).
+enum class ExitKind {
+  plain,       // judge by the exit status
+  init_failed, // its gaspi_proc_init failed: a failure of the job, whatever the exit status
+  killed,      // gaspi_proc_kill by a peer: intended, not a failure (GPI-2 lets the job go on)
+};
+
 class JobControl {
 public:
   // Creates "hygaspi-<job>-job" for `nranks` ranks and fills its header; every slot is absent.
@@ -23,7 +30,8 @@ public:
   void set_pid(std::uint32_t rank, pid_t pid) noexcept;
   // Records the exit of `rank` and, unless it ended cleanly through gaspi_proc_term, marks it
   // dead and wakes every waiter of the job, so that survivors stop waiting for it.
-  void rank_exited(std::uint32_t rank, std::int32_t exit_code, bool clean_exit) noexcept;
+  // Returns what the slot says about the end.
+  ExitKind rank_exited(std::uint32_t rank, std::int32_t exit_code, bool clean_exit) noexcept;
 
   // Removes every /dev/shm object of this job, including ones that crashed ranks left behind
   // ("hygaspi-<job>-r*", "-s*") and the job block itself. The mapping stays valid.

@@ -1,7 +1,9 @@
 // Process management (spec §5), connection utilities (§5.4) and the state vector (§5.5).
 #include <algorithm>
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <sched.h>
 #include <unistd.h>
 #include <numeric>
@@ -38,8 +40,53 @@ std::int64_t effective_spin(const Knobs &knobs, std::uint32_t node_ranks) {
   return static_cast<long>(node_ranks) > cpus ? 0 : knobs.spin;
 }
 
+// True when `pid` is this process's parent, grandparent, ... (read from /proc).
+bool is_ancestor(pid_t pid) {
+  for (pid_t p = getppid(); p > 1;) {
+    if (p == pid)
+      return true;
+    char path[64];
+    std::snprintf(path, sizeof path, "/proc/%d/stat", static_cast<int>(p));
+    std::FILE *f = std::fopen(path, "r");
+    if (f == nullptr)
+      return false;
+    char buffer[512];
+    const std::size_t n = std::fread(buffer, 1, sizeof buffer - 1, f);
+    std::fclose(f);
+    buffer[n] = '\0';
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so parse after the last ')'.
+    const char *paren = std::strrchr(buffer, ')');
+    char state = 0;
+    int ppid = 0;
+    if (paren == nullptr || std::sscanf(paren + 1, " %c %d", &state, &ppid) != 2)
+      return false;
+    p = ppid;
+  }
+  return false;
+}
+
+// Issue 9, item 5: HYGASPI_JOB/RANK/NRANKS are inherited by every process a rank starts
+// (system(), fork+exec). Only the process hygaspi-run started (HYGASPI_PID) takes the rank, or a
+// process it started before taking the rank itself (a wrapper that forks: /usr/bin/time, strace
+// -f, sh -c 'a; b'). Any other process is a standalone 1-rank job.
+bool takes_launcher_rank(const Knobs &knobs) {
+  if (knobs.job.empty() || knobs.launched_pid == 0 || knobs.launched_pid == getpid())
+    return true;
+  return is_ancestor(static_cast<pid_t>(knobs.launched_pid)) &&
+         shm::Node::slot_unclaimed(knobs.job, static_cast<std::uint32_t>(knobs.nranks),
+                                   static_cast<std::uint32_t>(knobs.rank));
+}
+
 // One node, started by hygaspi-run (or alone): global rank = node-local index.
-gaspi_return_t start_node_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
+gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline) {
+  if (!takes_launcher_rank(knobs)) {
+    log::debug("gaspi_proc_init",
+               "HYGASPI_JOB is inherited from rank %lld (pid %lld) of another job: running as a standalone 1-rank job",
+               static_cast<long long>(knobs.rank), static_cast<long long>(knobs.launched_pid));
+    knobs.job.clear();
+    knobs.rank = 0;
+    knobs.nranks = 1;
+  }
   if (knobs.job.empty())
     shm::reclaim_stale_objects(); // a standalone process: nobody else sweeps
   r.rank = static_cast<std::uint32_t>(knobs.rank);
@@ -56,11 +103,53 @@ gaspi_return_t start_node_job(Runtime &r, const Knobs &knobs, const Deadline &de
                            {effective_spin(knobs, r.nranks), knobs.yields},
                            r.config.passive_queue_size_max,
                            r.config.passive_transfer_size_max,
-                           r.global_of};
+                           r.global_of,
+                           true};
   return r.node.init(options, deadline);
 }
 
 bool progress_mpi() { return rt().control.progress(); }
+
+// gaspi_proc_term's work: caller holds r.lifecycle and has checked that GASPI is initialised.
+void teardown(Runtime &r) {
+  r.initialized.store(false, std::memory_order_seq_cst);
+  // Other threads may be blocked in this rank's waits (issue 9 item 2): wake them, each returns
+  // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
+  // counted call (InFlight) has left before anything is torn down.
+  r.node.set_stopping(true);
+  while (r.in_flight.load(std::memory_order_seq_cst) != 0) {
+    r.node.set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+  }
+  for (std::uint32_t g = 0; g < limits::kMaxGroups; ++g)
+    if (r.groups.groups[g].state == GroupState::committed)
+      r.reduce.drop(r.node, g, r.routes[g].node.my_index == 0);
+  if (r.mpi.active()) {
+    r.node.set_progress(nullptr);
+    r.control.stop_thread();
+    r.control.term();
+    if (r.rma.active())
+      r.rma.term(); // collective: waits for every rank's gaspi_proc_term
+    r.mpi.term();
+  }
+  r.node.term();
+  r.node.set_stopping(false); // for the next life
+  log::set_rank(-1);
+}
+
+// Issue 9, item 3: MPI_Finalize before gaspi_proc_term. MPI runs the delete callbacks of
+// MPI_COMM_SELF's attributes at the start of MPI_Finalize, while every MPI call still works
+// (MPI-3.1 §8.7.1); mpi::Env hangs this function there. It tears GASPI down as gaspi_proc_term
+// would (the window free is collective: every rank is in MPI_Finalize too), and the program's
+// later gaspi_proc_term then succeeds.
+void teardown_at_mpi_finalize() {
+  Runtime &r = rt();
+  std::lock_guard lock(r.lifecycle);
+  if (!r.initialized.load(std::memory_order_acquire))
+    return;
+  teardown(r);
+  r.finalized_by_mpi = true;
+}
 
 // Runs a global atomic that another node asked for, on one of our segments (mpi_rma/control.hpp).
 gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &old) {
@@ -77,10 +166,28 @@ gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &ol
   return GASPI_SUCCESS;
 }
 
+// Each rank's outcome of an init step, made known to every rank: a step that failed on one rank
+// fails on all, and none waits in a later collective for one that gave up (issue 9, item 4).
+gaspi_return_t agree(Runtime &r, gaspi_return_t mine) {
+  int ok = mine == GASPI_SUCCESS ? 1 : 0, all = 0;
+  {
+    auto lock = r.mpi.lock();
+    if (int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r.mpi.comm()); rc != MPI_SUCCESS)
+      return mpi::fail("gaspi_proc_init", "MPI_Allreduce", rc);
+  }
+  if (mine != GASPI_SUCCESS)
+    return mine;
+  if (all == 0) {
+    log::error("gaspi_proc_init", "another rank failed its gaspi_proc_init");
+    return GASPI_ERROR;
+  }
+  return GASPI_SUCCESS;
+}
+
 // Launched by mpirun, or inside an MPI program (spec §5.6): GASPI rank = MPI rank; node peers use
 // shm, other nodes MPI. The node's first rank creates the node's job block.
 gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
-  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm}));
+  HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, teardown_at_mpi_finalize}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
   log::set_rank(static_cast<int>(r.rank));
@@ -92,14 +199,12 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   }
   const auto node_size = static_cast<std::uint32_t>(r.global_of.size());
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
+  gaspi_return_t rc = GASPI_SUCCESS;
   if (r.mpi.local_rank == 0) {
     shm::reclaim_stale_objects(); // no launcher sweeps /dev/shm after a crashed MPI job
-    HYGASPI_TRY(shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job));
+    rc = shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job);
   }
-  {
-    auto lock = r.mpi.lock();
-    MPI_Barrier(r.mpi.comm()); // the job blocks exist
-  }
+  HYGASPI_TRY(agree(r, rc)); // the job blocks exist
   shm::NodeOptions options{r.mpi.node_job,
                            static_cast<std::uint32_t>(r.mpi.local_rank),
                            node_size,
@@ -107,12 +212,10 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
                            r.config.passive_queue_size_max,
                            r.config.passive_transfer_size_max,
                            r.global_of};
-  HYGASPI_TRY(r.node.init(options, deadline));
-  {
-    auto lock = r.mpi.lock();
-    MPI_Barrier(r.mpi.comm()); // every node peer has mapped the bootstrap objects
-  }
-  r.node.unlink_bootstrap_objects(r.mpi.local_rank == 0);
+  rc = r.node.init(options, deadline);
+  if (rc != GASPI_SUCCESS)
+    r.node.abandon();        // node peers fail at once; others learn it from agree()
+  HYGASPI_TRY(agree(r, rc)); // every rank has its node (Node::init removed the bootstrap names)
   r.bootstrap_job.reset();
   r.control.init(r.mpi, serve_atomic, effective_spin(knobs, node_size));
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
@@ -175,10 +278,13 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     // GASPI_BLOCK would wait forever for a peer that never starts; cap it (HYGASPI_INIT_TIMEOUT_MS).
     const gaspi_timeout_t wait_ms =
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
+    r.finalized_by_mpi = false;
     gaspi_return_t rc =
         mpi::wanted() ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
+    if (rc == GASPI_TIMEOUT && r.node.resumable())
+      return rc; // spec §5.3.1: not initialised yet; the next gaspi_proc_init continues
     if (rc != GASPI_SUCCESS) {
-      r.node.term();
+      r.node.abandon(); // node peers fail at once, and the launcher reports the failure
       r.mpi.term();
       log::set_rank(-1);
       return rc;
@@ -196,7 +302,9 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     compute_route(GASPI_GROUP_ALL);
     r.reduce.clear();
     if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS) {
-      r.node.term();
+      r.node.abandon();
+      r.mpi.term();
+      log::set_rank(-1);
       return area;
     }
     // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).
@@ -212,30 +320,15 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
   return guarded("gaspi_proc_term", [&] {
     Runtime &r = rt();
     std::lock_guard lock(r.lifecycle);
+    if (r.finalized_by_mpi) {
+      // MPI_Finalize came first and ran the teardown (teardown_at_mpi_finalize): this call asks
+      // for what is done already, so it succeeds, once; a further one is GASPI_ERR_NOINIT as
+      // after any gaspi_proc_term.
+      r.finalized_by_mpi = false;
+      return GASPI_SUCCESS;
+    }
     HYGASPI_TRY(check::init("gaspi_proc_term"));
-    r.initialized.store(false, std::memory_order_seq_cst);
-    // Other threads may be blocked in this rank's waits (issue 9 item 2): wake them, each returns
-    // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
-    // counted call (InFlight) has left before anything is torn down.
-    r.node.set_stopping(true);
-    while (r.in_flight.load(std::memory_order_seq_cst) != 0) {
-      r.node.set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
-      std::this_thread::sleep_for(std::chrono::microseconds(200));
-    }
-    for (std::uint32_t g = 0; g < limits::kMaxGroups; ++g)
-      if (r.groups.groups[g].state == GroupState::committed)
-        r.reduce.drop(r.node, g, r.routes[g].node.my_index == 0);
-    if (r.mpi.active()) {
-      r.node.set_progress(nullptr);
-      r.control.stop_thread();
-      r.control.term();
-      if (r.rma.active())
-        r.rma.term(); // collective: waits for every rank's gaspi_proc_term
-      r.mpi.term();
-    }
-    r.node.term();
-    r.node.set_stopping(false); // for the next life
-    log::set_rank(-1);
+    teardown(r);
     return GASPI_SUCCESS;
   });
 }
@@ -272,9 +365,10 @@ gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t t
         rt().known_dead[rank].store(true, std::memory_order_release);
       return rc;
     }
-    const std::int32_t pid = rt().node.pid_of(rt().local(rank));
-    HYGASPI_CHECK(pid > 0 && ::kill(pid, SIGKILL) == 0, GASPI_ERROR, "gaspi_proc_kill", "cannot kill rank %u (pid %d)",
-                  rank, pid);
+    // An intended death (issue 9, item 22): Node::kill marks it so, and the launcher lets the job
+    // go on, as GPI-2 does; the survivors see the rank GASPI_STATE_CORRUPT.
+    HYGASPI_CHECK(rt().node.kill(rt().local(rank)), GASPI_ERROR, "gaspi_proc_kill", "cannot kill rank %u (pid %d): %s",
+                  rank, rt().node.pid_of(rt().local(rank)), std::strerror(errno));
     return GASPI_SUCCESS;
   });
 }

@@ -53,6 +53,7 @@ struct Runtime {
   std::mutex lifecycle; // serialises init and term
   std::atomic<bool> initialized{false};
   std::atomic<std::uint32_t> in_flight{0};  // blocking calls under way (InFlight); term waits for them
+  bool finalized_by_mpi = false;            // MPI_Finalize ran the teardown; the next gaspi_proc_term succeeds
   gaspi_config_t config = default_config(); // proposed before init, granted after
   Knobs knobs;
   std::uint32_t rank = 0;

@@ -2,6 +2,7 @@
 
 #include <charconv>
 #include <cstdlib>
+#include <limits>
 
 namespace hygaspi {
 
@@ -10,6 +11,9 @@ constexpr KnobInfo kTable[] = {
     {"HYGASPI_JOB", KnobType::string, "", "job id; set by hygaspi-run. Unset: a 1-rank job"},
     {"HYGASPI_RANK", KnobType::integer, "0", "this process's rank; set by hygaspi-run"},
     {"HYGASPI_NRANKS", KnobType::integer, "1", "number of ranks; set by hygaspi-run"},
+    {"HYGASPI_PID", KnobType::integer, "0",
+     "pid of the process hygaspi-run started for the rank; set by hygaspi-run. Another process that inherits "
+     "HYGASPI_JOB (a program the rank starts) runs as a standalone 1-rank job"},
     {"HYGASPI_SPIN", KnobType::integer, "2000",
      "busy-poll iterations before a wait yields the CPU (default 0 when the node has more ranks than CPUs)"},
     {"HYGASPI_YIELDS", KnobType::integer, "50", "sched_yield calls before a wait sleeps on a futex"},
@@ -69,6 +73,7 @@ bool read_knobs(Knobs &out, std::string &error) {
   }
   if (!read_int("HYGASPI_NRANKS", 1, 65535, out.nranks, error) ||
       !read_int("HYGASPI_RANK", 0, out.nranks - 1, out.rank, error) ||
+      !read_int("HYGASPI_PID", 0, std::numeric_limits<std::int32_t>::max(), out.launched_pid, error) ||
       !read_int("HYGASPI_SPIN", 0, 1 << 30, out.spin, error) ||
       !read_int("HYGASPI_YIELDS", 0, 1 << 30, out.yields, error) ||
       !read_int("HYGASPI_LOG", 0, 3, out.log_level, error) ||

@@ -25,6 +25,7 @@ struct Knobs {
   std::string job;                      // HYGASPI_JOB: job id set by the launcher ("" = standalone)
   std::int64_t rank = 0;                // HYGASPI_RANK
   std::int64_t nranks = 1;              // HYGASPI_NRANKS
+  std::int64_t launched_pid = 0;        // HYGASPI_PID: the process hygaspi-run started (0: unknown)
   std::int64_t spin = 2000;             // HYGASPI_SPIN: busy-poll iterations before yielding
   std::int64_t yields = 50;             // HYGASPI_YIELDS: sched_yield calls before sleeping on a futex
   std::int64_t log_level = 1;           // HYGASPI_LOG: 0 none, 1 errors, 2 warnings, 3 debug

@@ -23,6 +23,8 @@ bool launched_by_mpirun() noexcept {
 // memory) works; across hosts pt2pt is the component that needs nothing but TCP.
 void choose_osc() { setenv("OMPI_MCA_osc", chosen_osc(), 0); }
 
+int g_self_keyval = MPI_KEYVAL_INVALID;
+
 void finalize_at_exit() {
   int finalized = 0;
   MPI_Finalized(&finalized);
@@ -127,11 +129,33 @@ gaspi_return_t Env::init(const EnvOptions &options) {
 
   const char *osc = std::getenv("OMPI_MCA_osc");
   osc_ = osc != nullptr ? osc : "Open MPI default";
+  at_finalize_ = options.at_finalize;
+  if (at_finalize_ != nullptr) {
+    if (g_self_keyval == MPI_KEYVAL_INVALID)
+      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &g_self_keyval, nullptr);
+    hooked_ = MPI_Comm_set_attr(MPI_COMM_SELF, g_self_keyval, this) == MPI_SUCCESS;
+  }
   active_ = true;
   return GASPI_SUCCESS;
 }
 
+int Env::on_finalize(MPI_Comm, int, void *env, void *) noexcept {
+  auto *self = static_cast<Env *>(env);
+  if (self->hooked_ && self->at_finalize_ != nullptr) {
+    self->finalizing_ = true; // term(), called by at_finalize_, must not delete the attribute
+    self->at_finalize_();
+    self->finalizing_ = false;
+  }
+  self->hooked_ = false;
+  return MPI_SUCCESS;
+}
+
 void Env::term() noexcept {
+  if (hooked_ && !finalizing_) {
+    hooked_ = false; // on_finalize, which MPI_Comm_delete_attr calls, then does nothing
+    MPI_Comm_delete_attr(MPI_COMM_SELF, g_self_keyval);
+  }
+  hooked_ = false;
   if (!active_)
     return;
   if (comm_ != MPI_COMM_NULL)

@@ -20,6 +20,9 @@ bool wanted() noexcept;
 struct EnvOptions {
   std::int64_t node_size = 0; // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
   bool shm = true;            // HYGASPI_SHM=0 puts every rank on a node of its own
+  // Run at the start of MPI_Finalize if GASPI is still up then (an attribute delete callback on
+  // MPI_COMM_SELF, MPI's hook for this); term() removes the hook first. nullptr: none.
+  void (*at_finalize)() = nullptr;
 };
 
 class Env {
@@ -47,6 +50,11 @@ public:
   }
 
 private:
+  static int on_finalize(MPI_Comm, int, void *env, void *) noexcept;
+
+  void (*at_finalize_)() = nullptr;
+  bool hooked_ = false;     // the attribute is set on MPI_COMM_SELF
+  bool finalizing_ = false; // inside on_finalize: MPI is deleting the attribute itself
   bool active_ = false;
   bool we_initialised_ = false;
   bool thread_multiple_ = false;

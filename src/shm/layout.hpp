@@ -13,7 +13,8 @@ namespace hygaspi::shm {
 
 using limits::kCacheLine;
 
-inline constexpr std::uint32_t kLayoutVersion = 2; // 2: group slots by commit tag, claim lines in the passive ring
+inline constexpr std::uint32_t kLayoutVersion =
+    2; // 2: group slots by commit tag, claim lines in the passive ring, name nonces
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -35,14 +36,24 @@ enum class RankState : std::uint32_t {
   absent = 0,     // not started yet
   ready = 1,      // gaspi_proc_init published its rank block
   terminated = 2, // gaspi_proc_term finished
-  dead = 3,       // exited without gaspi_proc_term, killed, or crashed (set by the launcher)
+  dead = 3,       // exited without gaspi_proc_term, killed, crashed, or failed its init
 };
 
+// JobRankSlot::flags: why a rank is dead, for the launcher (a dead rank's exit code alone does not
+// say whether the death was a failure).
+inline constexpr std::uint32_t kSlotInitFailed = 1; // its gaspi_proc_init failed: the job failed
+inline constexpr std::uint32_t kSlotKilled = 2;     // gaspi_proc_kill: an intended death
+
 struct alignas(kCacheLine) JobRankSlot {
-  std::atomic<std::int32_t> pid;         // written by the launcher at fork, or by the rank
-  std::atomic<std::uint32_t> state;      // RankState
-  std::atomic<std::uint32_t> init_epoch; // bumped by each gaspi_proc_init of this rank
-  std::atomic<std::int32_t> exit_code;   // written by the launcher when the rank exits
+  std::atomic<std::int32_t> pid;           // written by the launcher at fork, or by the rank
+  std::atomic<std::uint32_t> state;        // RankState
+  std::atomic<std::uint32_t> init_epoch;   // bumped by each gaspi_proc_init of this rank
+  std::atomic<std::int32_t> exit_code;     // written by the launcher when the rank exits
+  std::atomic<std::uint32_t> flags;        // kSlot* bits
+  std::atomic<std::uint32_t> mapped_epoch; // init_epoch once this rank has mapped every node peer
+  // Random part of the rank block's name ("r"), drawn by the rank for each life cycle. Only the
+  // job's user can read it (the job block is 0600), so no other user can predict the name.
+  std::atomic<std::uint64_t> block_nonce;
 };
 static_assert(sizeof(JobRankSlot) == kCacheLine);
 
@@ -70,8 +81,9 @@ static_assert(sizeof(JobBlock) == 2 * kCacheLine);
 
 // ---------------------------------------------------------------------------------------------
 // Rank block: one per rank, created by that rank in gaspi_proc_init, named
-// "hygaspi-<job>-r<rank>-<epoch>-0". Node peers map it to find the rank's segments, ring its
-// doorbell and signal its collectives.
+// "hygaspi-<job>-r<rank>-<epoch>-0-<nonce>-p<pid>" (Node::object_name). Node peers map it in their
+// gaspi_proc_init to find the rank's segments, ring its doorbell and signal its collectives; the
+// name is removed once every node peer has mapped it.
 enum class SegmentKind : std::uint32_t {
   shm = 0,  // data follows the notification array in the segment's shm object
   user = 1, // data is user memory (gaspi_segment_bind/use); peers reach it with CMA
@@ -88,7 +100,8 @@ struct alignas(64) SegmentEntry {
   std::uint32_t kind;                    // SegmentKind
   std::uint32_t notification_num;        // entries in the notification array
   std::uint64_t notif_bytes;             // offset of data in the shm object (page multiple)
-  std::uint64_t reserved[3];
+  std::uint64_t nonce;                   // random part of the segment's object name
+  std::uint64_t reserved[2];
 };
 static_assert(sizeof(SegmentEntry) == 64);
 
@@ -105,6 +118,7 @@ struct alignas(kCacheLine) RankHeader {
   std::int32_t pid;      // creator
   std::uint32_t rank;
   std::uint32_t reserved;
+  std::uint64_t ring_nonce; // random part of the passive ring's object name ("p")
 };
 static_assert(sizeof(RankHeader) == kCacheLine);
 
@@ -120,8 +134,11 @@ struct GroupSlot {
   // dead member, a failed reduce operation, a leader of another node that gave up). Written by any
   // member of the node; a collective of that group then ends with GASPI_ERROR at once.
   std::atomic<std::uint32_t> broken;
+  // Random part of the name of the group's reduce area (Node::object_name), written by the node's
+  // leader before it publishes `tag`: a member that acquires the tag finds the nonce.
+  std::atomic<std::uint64_t> reduce_nonce;
 };
-static_assert(sizeof(GroupSlot) == 8);
+static_assert(sizeof(GroupSlot) == 16);
 
 struct RankBlock {
   RankHeader header;

@@ -1,6 +1,8 @@
 #include "shm/node.hpp"
 
 #include <cerrno>
+#include <csignal>
+#include <cstdio>
 #include <cstring>
 #include <sys/mman.h>
 #include <sys/uio.h>
@@ -10,6 +12,13 @@
 #include "shm/numa.hpp"
 
 namespace hygaspi::shm {
+
+#define HYGASPI_TRY_NODE(expr)                                                                                         \
+  do {                                                                                                                 \
+    gaspi_return_t node_rc_ = (expr);                                                                                  \
+    if (node_rc_ != GASPI_SUCCESS)                                                                                     \
+      return node_rc_;                                                                                                 \
+  } while (0)
 
 namespace {
 constexpr std::uint64_t kLive = 1; // generation parity: odd = live
@@ -39,13 +48,42 @@ bool segment_bytes(std::uint64_t size, std::uint32_t notification_num, bool user
   return true;
 }
 
-Node::~Node() { term(); }
+Node::~Node() {
+  // A process that ends with its init pending (it never retried after GASPI_TIMEOUT) failed it.
+  if (resumable_)
+    abandon();
+  term();
+}
 
-// The owner's pid ends every name, so that reclaim_stale_objects() can tell the objects of a
-// crashed process from those of a live one by name alone.
-std::string Node::object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const {
+std::string Node::object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b,
+                              std::uint64_t nonce) const {
+  char tail[48];
+  std::snprintf(tail, sizeof tail, "-%016llx-p%d", static_cast<unsigned long long>(nonce), pid_of(rank));
   return "hygaspi-" + job_ + "-" + kind + std::to_string(rank) + "-" + std::to_string(a) + "-" + std::to_string(b) +
-         "-p" + std::to_string(pid_of(rank));
+         tail;
+}
+
+bool Node::create_object(const char *kind, std::uint64_t a, std::uint64_t b, std::size_t bytes, ShmObject &out,
+                         std::uint64_t &nonce, std::string &name, std::string &error, const ShmObject::PlaceFn &place) {
+  // 64 random bits make a collision with our own names impossible in practice; a taken name is
+  // someone else's. A few tries outlast any squatter, who cannot read the nonces.
+  for (int attempt = 0; attempt < 8; ++attempt) {
+    if (getentropy(&nonce, sizeof nonce) != 0) {
+      error = std::string("getentropy failed: ") + std::strerror(errno);
+      return false;
+    }
+    name = object_name(kind, rank_, a, b, nonce);
+    bool taken = false;
+    if (ShmObject::create(name, bytes, out, error, place, &taken)) {
+      if (solo_)
+        ShmObject::unlink(name); // a standalone job: no peer will ever open it
+      return true;
+    }
+    if (!taken)
+      return false;
+    log::warn("gaspi_proc_init", "shared memory name %s is taken by someone else; trying another", name.c_str());
+  }
+  return false;
 }
 
 bool Node::alive(std::uint32_t rank) const noexcept {
@@ -57,12 +95,35 @@ std::int32_t Node::pid_of(std::uint32_t rank) const noexcept {
 }
 
 gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) {
+  if (resumable_ && options.job == job_ && options.rank == rank_ && options.nranks == nranks_) {
+    // The previous init timed out waiting for peers: everything of this rank is published; go on
+    // waiting where it stopped.
+    resumable_ = false;
+  } else {
+    if (resumable_) {
+      abandon(); // a different job: the pending one is given up
+      resumable_ = false;
+    }
+    HYGASPI_TRY_NODE(start(options));
+  }
+  gaspi_return_t rc = map_peers(deadline);
+  if (rc == GASPI_TIMEOUT) {
+    resumable_ = true;
+    return rc;
+  }
+  if (rc != GASPI_SUCCESS)
+    return rc;
+  return handshake(deadline);
+}
+
+gaspi_return_t Node::start(const NodeOptions &options) {
   job_ = options.job;
   solo_ = job_.empty();
   rank_ = options.rank;
   nranks_ = options.nranks;
   global_ranks_ = options.global_ranks;
   wait_ = options.wait;
+  keep_job_block_ = options.keep_job_block;
   std::string error;
   const std::string job_name = solo_ ? std::string() : "hygaspi-" + job_ + "-job";
 
@@ -87,15 +148,20 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
     job_block_->header = JobHeader{kJobMagic, kLayoutVersion, 1, 0, 0};
     job_block_->slot(0).pid.store(getpid(), std::memory_order_relaxed);
   } else {
-    if (!ShmObject::open(job_name, JobBlock::bytes(nranks_), job_object_, error)) {
+    if (kept_job_.mapped() && kept_job_id_ == job_) {
+      job_object_ = std::move(kept_job_); // a later life cycle: the name is gone (see init)
+    } else if (!ShmObject::open(job_name, JobBlock::bytes(nranks_), job_object_, error)) {
       log::error("gaspi_proc_init", "%s (was the job started by hygaspi-run, and is it still running?)", error.c_str());
       return GASPI_ERR_ENV;
     }
+    kept_job_.reset();
     job_block_ = static_cast<JobBlock *>(job_object_.data());
     const JobHeader &h = job_block_->header;
     if (h.magic != kJobMagic || h.version != kLayoutVersion || h.nranks != nranks_) {
       log::error("gaspi_proc_init", "job block %s does not match this library (version %u, %u ranks)", job_name.c_str(),
                  h.version, h.nranks);
+      job_object_.reset();
+      job_block_ = nullptr;
       return GASPI_ERR_ENV;
     }
   }
@@ -103,6 +169,7 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   JobRankSlot &me = job_block_->slot(rank_);
   epoch_ = me.init_epoch.load(std::memory_order_relaxed) + 1;
   me.pid.store(getpid(), std::memory_order_release); // before any object name is formed
+  peers_.clear();
   peers_.resize(nranks_);
   others_.clear();
   for (std::uint32_t r = 0; r < nranks_; ++r)
@@ -115,18 +182,21 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   }
 
   Peer &self = peers_[rank_];
-  const std::string block_name = object_name("r", rank_, epoch_, 0);
-  if (!ShmObject::create(block_name, sizeof(RankBlock), self.block_object, error)) {
+  self.epoch = epoch_;
+  std::uint64_t block_nonce = 0;
+  std::string name;
+  if (!create_object("r", epoch_, 0, sizeof(RankBlock), self.block_object, block_nonce, name, error)) {
     log::error("gaspi_proc_init", "%s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
-  if (solo_)
-    ShmObject::unlink(block_name);
+  if (!solo_)
+    linked_.push_back(name);
   self.block = static_cast<RankBlock *>(self.block_object.data());
-  self.block->header = RankHeader{kRankMagic, kLayoutVersion, getpid(), rank_, 0};
+  self.block->header = RankHeader{kRankMagic, kLayoutVersion, getpid(), rank_, 0, 0};
 
   // The passive receive ring exists before this rank is announced ready, so a peer that sees
   // RankState::ready can map it.
+  passive_objects_.clear();
   passive_objects_.resize(nranks_);
   passive_rings_ = std::make_unique<std::atomic<PassiveRing *>[]>(nranks_);
   for (std::uint32_t r = 0; r < nranks_; ++r)
@@ -136,14 +206,15 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   std::uint32_t slots = passive_slots(options.passive_queue_size_max);
   while (slots > 2 && passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_) > (64u << 20))
     slots /= 2;
-  const std::string ring_name = object_name("p", rank_, epoch_, 0);
-  if (!ShmObject::create(ring_name, passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_),
-                         passive_objects_[rank_], error)) {
+  std::uint64_t ring_nonce = 0;
+  if (!create_object("p", epoch_, 0, passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_),
+                     passive_objects_[rank_], ring_nonce, name, error)) {
     log::error("gaspi_proc_init", "passive receive ring: %s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
-  if (solo_)
-    ShmObject::unlink(ring_name);
+  if (!solo_)
+    linked_.push_back(name);
+  self.block->header.ring_nonce = ring_nonce;
   auto *ring = static_cast<PassiveRing *>(passive_objects_[rank_].data());
   passive_ring_init(*ring, rank_, getpid(), slots, options.passive_transfer_size_max, nranks_);
   passive_rings_[rank_].store(ring, std::memory_order_release);
@@ -153,45 +224,136 @@ gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) 
   // life for this one (map_peers reads the epoch first, then the state).
   me.state.store(static_cast<std::uint32_t>(RankState::absent), std::memory_order_seq_cst);
   me.pid.store(getpid(), std::memory_order_relaxed);
+  me.block_nonce.store(block_nonce, std::memory_order_relaxed);
   me.init_epoch.store(epoch_, std::memory_order_release);
   me.state.store(static_cast<std::uint32_t>(RankState::ready), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
-  return map_peers(deadline);
+  return GASPI_SUCCESS;
 }
 
 gaspi_return_t Node::map_peers(const Deadline &deadline) {
   for (std::uint32_t r = 0; r < nranks_; ++r) {
-    if (r == rank_)
-      continue;
+    if (r == rank_ || peers_[r].block != nullptr)
+      continue; // mapped by an init that timed out later
     JobRankSlot &slot = job_block_->slot(r);
     auto state = [&] { return static_cast<RankState>(slot.state.load(std::memory_order_seq_cst)); };
     // Wait for the peer's life cycle that matches ours (the same number of gaspi_proc_init calls):
     // after a re-init here, a peer still in, or just out of, its previous one does not count.
+    // A peer of this life cycle cannot have ended it yet: its init waits until we have mapped it.
     auto arrived = [&] {
       const bool current = slot.init_epoch.load(std::memory_order_acquire) >= epoch_;
       const RankState s = state();
       return s == RankState::dead || (current && s != RankState::absent);
     };
     WaitResult w = wait_until(arrived, job_block_->bell, deadline, wait_, [&] { return state() != RankState::dead; });
-    if (w != WaitResult::ready || state() != RankState::ready) {
-      log::error("gaspi_proc_init", "rank %u %s", r,
-                 w == WaitResult::timeout ? "did not start in time" : "died or ended before it initialised");
-      return w == WaitResult::timeout ? GASPI_TIMEOUT : GASPI_ERROR;
+    if (w == WaitResult::timeout) {
+      log::error("gaspi_proc_init", "rank %u did not start in time", global_rank(r));
+      return GASPI_TIMEOUT;
+    }
+    if (state() != RankState::ready) {
+      const bool failed = (slot.flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;
+      log::error("gaspi_proc_init", "rank %u %s", global_rank(r),
+                 failed ? "failed in gaspi_proc_init" : "died or ended before it initialised");
+      return GASPI_ERROR;
     }
     std::string error;
-    const std::string name = object_name("r", r, slot.init_epoch.load(std::memory_order_acquire), 0);
+    const std::uint32_t epoch = slot.init_epoch.load(std::memory_order_acquire);
+    const std::string name = object_name("r", r, epoch, 0, slot.block_nonce.load(std::memory_order_relaxed));
     if (!ShmObject::open(name, sizeof(RankBlock), peers_[r].block_object, error)) {
       log::error("gaspi_proc_init", "%s", error.c_str());
       return GASPI_ERROR;
     }
-    peers_[r].block = static_cast<RankBlock *>(peers_[r].block_object.data());
-    const RankHeader &h = peers_[r].block->header;
+    auto *block = static_cast<RankBlock *>(peers_[r].block_object.data());
+    const RankHeader &h = block->header;
     if (h.magic != kRankMagic || h.version != kLayoutVersion || h.rank != r) {
-      log::error("gaspi_proc_init", "rank %u runs an incompatible HyGASPI (layout version %u)", r, h.version);
+      log::error("gaspi_proc_init", "rank %u runs an incompatible HyGASPI (layout version %u)", global_rank(r),
+                 h.version);
+      peers_[r].block_object.reset();
       return GASPI_ERROR;
     }
+    peers_[r].epoch = epoch;
+    HYGASPI_TRY_NODE(map_passive_ring(r));
+    peers_[r].block = block;
   }
   return GASPI_SUCCESS;
+}
+
+// The ring is mapped in init, while its name exists (see init).
+gaspi_return_t Node::map_passive_ring(std::uint32_t r) {
+  const auto *block = static_cast<const RankBlock *>(peers_[r].block_object.data());
+  const std::string name = object_name("p", r, peers_[r].epoch, 0, block->header.ring_nonce);
+  std::string error;
+  // Map the header first to learn the ring's size, which the owner's configuration decided.
+  ShmObject header_object;
+  if (!ShmObject::open(name, sizeof(PassiveRing), header_object, error)) {
+    log::error("gaspi_proc_init", "passive ring of rank %u: %s", global_rank(r), error.c_str());
+    return GASPI_ERROR;
+  }
+  const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
+  if (h.magic != kPassiveMagic || h.version != kLayoutVersion || h.rank != r || h.slots == 0 ||
+      h.payload_max > limits::kMaxPassiveTransferSize || h.slots > kMaxPassiveSlots || // sizes cannot wrap
+      (h.slots & (h.slots - 1)) != 0 || h.senders != nranks_ ||
+      h.total_bytes != passive_ring_bytes(h.slots, h.payload_max, h.senders) ||
+      h.slots_offset != h.total_bytes - std::size_t{h.slots} * h.slot_stride) {
+    log::error("gaspi_proc_init", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)",
+               global_rank(r), h.version);
+    return GASPI_ERROR;
+  }
+  if (!ShmObject::open(name, h.total_bytes, passive_objects_[r], error)) {
+    log::error("gaspi_proc_init", "passive ring of rank %u: %s", global_rank(r), error.c_str());
+    return GASPI_ERROR;
+  }
+  passive_rings_[r].store(static_cast<PassiveRing *>(passive_objects_[r].data()), std::memory_order_release);
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Node::handshake(const Deadline &deadline) {
+  JobRankSlot &me = job_block_->slot(rank_);
+  // seq_cst store before the bell: the producer half of the doorbell protocol (shm/doorbell.hpp).
+  me.mapped_epoch.store(epoch_, std::memory_order_seq_cst);
+  shm::futex_wake_all(job_block_->bell);
+  for (std::uint32_t r : others_) {
+    JobRankSlot &slot = job_block_->slot(r);
+    // A peer that has mapped us may have ended its life cycle since, or started the next one:
+    // mapped_epoch only grows.
+    auto mapped = [&] { return slot.mapped_epoch.load(std::memory_order_seq_cst) >= epoch_; };
+    auto dead = [&] {
+      return slot.state.load(std::memory_order_seq_cst) == static_cast<std::uint32_t>(RankState::dead);
+    };
+    WaitResult w = wait_until(mapped, job_block_->bell, deadline, wait_, [&] { return !dead(); });
+    if (mapped())
+      continue;
+    // A peer that is still mapping when the time is up has started: we cannot take our ready
+    // back from it, so this is a failure, not a resumable timeout.
+    const bool failed = (slot.flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;
+    log::error("gaspi_proc_init", "rank %u %s", r,
+               w == WaitResult::timeout ? "did not finish its gaspi_proc_init in time"
+               : failed                 ? "failed in gaspi_proc_init"
+                                        : "died during gaspi_proc_init");
+    return GASPI_ERROR;
+  }
+  // Every node peer has mapped our rank block and passive ring, and holds the job block: no name
+  // is needed any more.
+  for (const std::string &name : linked_)
+    ShmObject::unlink(name);
+  linked_.clear();
+  if (!solo_ && rank_ == 0)
+    ShmObject::unlink("hygaspi-" + job_ + "-job");
+  return GASPI_SUCCESS;
+}
+
+bool Node::slot_unclaimed(const std::string &job, std::uint32_t nranks, std::uint32_t rank) {
+  ShmObject object;
+  std::string error;
+  if (!ShmObject::open("hygaspi-" + job + "-job", JobBlock::bytes(nranks), object, error))
+    return false; // gone: the job's ranks have all initialised, so this one too
+  auto *block = static_cast<JobBlock *>(object.data());
+  if (block->header.magic != kJobMagic || block->header.version != kLayoutVersion || block->header.nranks != nranks ||
+      rank >= nranks)
+    return false;
+  const JobRankSlot &slot = block->slot(rank);
+  return slot.init_epoch.load(std::memory_order_acquire) == 0 &&
+         slot.state.load(std::memory_order_acquire) == static_cast<std::uint32_t>(RankState::absent);
 }
 
 gaspi_return_t Node::create_job_block(const std::string &job, std::uint32_t nranks, ShmObject &out) {
@@ -205,30 +367,57 @@ gaspi_return_t Node::create_job_block(const std::string &job, std::uint32_t nran
   return GASPI_SUCCESS;
 }
 
-void Node::unlink_bootstrap_objects(bool node_leader) noexcept {
-  if (node_leader)
-    ShmObject::unlink("hygaspi-" + job_ + "-job");
-  ShmObject::unlink(object_name("r", rank_, epoch_, 0));
+void Node::term() noexcept { release(RankState::terminated); }
+
+void Node::abandon() noexcept {
+  resumable_ = false;
+  if (job_block_ != nullptr && !solo_) {
+    JobRankSlot &me = job_block_->slot(rank_);
+    me.flags.fetch_or(kSlotInitFailed, std::memory_order_seq_cst);
+  }
+  release(RankState::dead);
 }
 
-void Node::term() noexcept {
+bool Node::kill(std::uint32_t rank) noexcept {
+  JobRankSlot &slot = job_block_->slot(rank);
+  const pid_t pid = slot.pid.load(std::memory_order_acquire);
+  if (pid <= 0)
+    return false;
+  // The mark comes first: the launcher reaps the victim only after the SIGKILL, and must find
+  // the death intended by then.
+  slot.flags.fetch_or(kSlotKilled, std::memory_order_seq_cst);
+  if (::kill(pid, SIGKILL) != 0 && errno != ESRCH)
+    return false;
+  // The victim cannot write its state any more once the signal is delivered; survivors on this
+  // node need not wait for the launcher to see it dead.
+  slot.state.store(static_cast<std::uint32_t>(RankState::dead), std::memory_order_seq_cst);
+  shm::futex_wake_all(job_block_->bell);
+  return true;
+}
+
+void Node::release(RankState final_state) noexcept {
   if (job_block_ == nullptr)
     return;
-  if (!peers_.empty() && peers_[rank_].block != nullptr) {
+  if (!peers_.empty() && peers_[rank_].block != nullptr)
     for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
       if (local(s) != nullptr)
         segment_delete(s);
-    ShmObject::unlink(object_name("r", rank_, epoch_, 0));
-    if (!solo_ && passive_rings_ != nullptr && passive_rings_[rank_].load(std::memory_order_relaxed) != nullptr)
-      ShmObject::unlink(object_name("p", rank_, epoch_, 0));
-  }
-  job_block_->slot(rank_).state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
+  for (const std::string &name : linked_) // an init that did not finish
+    ShmObject::unlink(name);
+  linked_.clear();
+  JobRankSlot &me = job_block_->slot(rank_);
+  if (me.state.load(std::memory_order_seq_cst) != static_cast<std::uint32_t>(RankState::dead))
+    me.state.store(static_cast<std::uint32_t>(final_state), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
   watch_.reset();
   mappings_.clear();
   passive_rings_.reset();
   passive_objects_.clear();
   peers_.clear();
+  if (!solo_ && keep_job_block_) {
+    kept_job_ = std::move(job_object_);
+    kept_job_id_ = job_;
+  }
   job_object_.reset();
   job_block_ = nullptr;
 }
@@ -247,7 +436,6 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   const std::uint64_t notif_bytes = bytes.notifications;
   auto m = std::make_unique<MappedSegment>();
   std::string error;
-  const std::string name = object_name("s", rank_, seg, gen);
   // GASPI_ALLOC_NUMA_*: the data pages get their policy before fallocate creates them
   // (shm/numa.hpp). A refusal (no hwloc support, mbind filtered by seccomp) keeps the default.
   ShmObject::PlaceFn place;
@@ -258,12 +446,12 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
         log::warn("gaspi_segment_alloc", "segment %u: NUMA policy not applied: %s", seg, why.c_str());
       return true;
     };
-  if (!ShmObject::create(name, bytes.object, m->object, error, place)) {
+  std::uint64_t nonce = 0;
+  std::string name;
+  if (!create_object("s", seg, gen, bytes.object, m->object, nonce, name, error, place)) {
     log::error("gaspi_segment_alloc", "segment %u: %s", seg, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
-  if (solo_)
-    ShmObject::unlink(name);
   char *base = static_cast<char *>(m->object.data());
   m->generation = gen;
   m->size = size;
@@ -278,6 +466,7 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   entry.kind = static_cast<std::uint32_t>(m->kind);
   entry.notification_num = notification_num;
   entry.notif_bytes = notif_bytes;
+  entry.nonce = nonce;
   entry.generation.store(gen, std::memory_order_release); // publish to node peers
 
   std::lock_guard lock(map_mutex_);
@@ -293,7 +482,7 @@ gaspi_return_t Node::segment_delete(std::uint32_t seg) {
     return GASPI_ERR_INV_SEG;
   entry.generation.store(gen + 1, std::memory_order_release);
   if (!solo_)
-    ShmObject::unlink(object_name("s", rank_, seg, gen));
+    ShmObject::unlink(object_name("s", rank_, seg, gen, entry.nonce));
   std::lock_guard lock(map_mutex_);
   const MappedSegment *m = peers_[rank_].segments[seg].exchange(nullptr, std::memory_order_acq_rel);
   if (m != nullptr)
@@ -331,7 +520,7 @@ const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
     log::error("segment lookup", "rank %u segment %u: inconsistent size entry", global_rank(rank), seg);
     return nullptr;
   }
-  if (!ShmObject::open(object_name("s", rank, seg, gen), bytes.object, m->object, error)) {
+  if (!ShmObject::open(object_name("s", rank, seg, gen, entry.nonce), bytes.object, m->object, error)) {
     log::error("segment lookup", "rank %u segment %u: %s", global_rank(rank), seg, error.c_str());
     return nullptr;
   }
@@ -347,36 +536,9 @@ const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
 
 PassiveRing *Node::passive_ring(std::uint32_t rank) {
   PassiveRing *ring = passive_rings_[rank].load(std::memory_order_acquire);
-  if (ring != nullptr)
-    return ring;
-  std::lock_guard lock(map_mutex_);
-  ring = passive_rings_[rank].load(std::memory_order_acquire);
-  if (ring != nullptr)
-    return ring;
-  // Map the header first to learn the ring's size, which the owner's configuration decided.
-  const std::string name = object_name("p", rank, job_block_->slot(rank).init_epoch.load(std::memory_order_acquire), 0);
-  std::string error;
-  ShmObject header_object;
-  if (!ShmObject::open(name, sizeof(PassiveRing), header_object, error)) {
-    log::error("gaspi_passive_send", "passive ring of rank %u: %s", global_rank(rank), error.c_str());
-    return nullptr;
-  }
-  const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
-  if (h.magic != kPassiveMagic || h.version != kLayoutVersion || h.rank != rank || h.slots == 0 ||
-      h.payload_max > limits::kMaxPassiveTransferSize || h.slots > kMaxPassiveSlots || // sizes cannot wrap
-      (h.slots & (h.slots - 1)) != 0 || h.senders != nranks_ ||
-      h.total_bytes != passive_ring_bytes(h.slots, h.payload_max, h.senders) ||
-      h.slots_offset != h.total_bytes - std::size_t{h.slots} * h.slot_stride) {
-    log::error("gaspi_passive_send", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)",
-               global_rank(rank), h.version);
-    return nullptr;
-  }
-  if (!ShmObject::open(name, h.total_bytes, passive_objects_[rank], error)) {
-    log::error("gaspi_passive_send", "passive ring of rank %u: %s", global_rank(rank), error.c_str());
-    return nullptr;
-  }
-  ring = static_cast<PassiveRing *>(passive_objects_[rank].data());
-  passive_rings_[rank].store(ring, std::memory_order_release);
+  if (ring == nullptr)
+    log::error("gaspi_passive_send", "rank %u has no passive ring (it did not finish gaspi_proc_init)",
+               global_rank(rank));
   return ring;
 }
 

@@ -55,6 +55,9 @@ struct NodeOptions {
   std::uint64_t passive_transfer_size_max = 65535;
   // The job's (global) rank of each node-local index, for messages; empty: the same numbers.
   std::vector<std::uint32_t> global_ranks;
+  // A launcher's job: keep the job block mapped after term for a later life cycle (its name is
+  // removed at the end of init). An MPI job gets a new job block for each life cycle.
+  bool keep_job_block = false;
 };
 
 class Node {
@@ -64,14 +67,29 @@ public:
   Node &operator=(const Node &) = delete;
   ~Node();
 
-  // Attaches to the job and waits until every rank of the node has published its rank block.
+  // Attaches to the job, publishes this rank's rank block and passive ring, maps those of every
+  // node peer, and waits until every node peer has mapped this rank's (a node-wide handshake).
+  // Then it removes the names of both objects (and the node's first rank the job block's): a
+  // peer that is done with gaspi_proc_init needs no name of anyone any more, so a peer that ends
+  // early takes nothing from a slower one (issue 9, item 1), and a job killed later leaves fewer
+  // objects behind (item 23).
+  // GASPI_TIMEOUT while waiting for peers that have not started keeps everything, and the next
+  // init() resumes (spec §5.3.1: "A subsequent invocation is required"); see resumable().
   gaspi_return_t init(const NodeOptions &options, const Deadline &deadline);
   // Without a launcher (an MPI job), the node's first rank creates the job block before its node
   // peers call init(); `out` keeps it mapped.
   static gaspi_return_t create_job_block(const std::string &job, std::uint32_t nranks, ShmObject &out);
-  // Once every node peer has mapped them, the bootstrap objects need no name any more.
-  void unlink_bootstrap_objects(bool node_leader) noexcept;
+  // True when `rank` of the launcher's job `job` has never been taken (no gaspi_proc_init yet).
+  static bool slot_unclaimed(const std::string &job, std::uint32_t nranks, std::uint32_t rank);
+  // True after init() returned GASPI_TIMEOUT in a way the next init() can resume.
+  [[nodiscard]] bool resumable() const noexcept { return resumable_; }
   void term() noexcept;
+  // gaspi_proc_init failed: marks this rank dead with kSlotInitFailed, so that node peers fail
+  // their init at once and the launcher reports the failure (issue 9, item 4), then releases all.
+  void abandon() noexcept;
+  // gaspi_proc_kill of a node peer (node-local index): an intended death (kSlotKilled), which the
+  // launcher does not count as a failure (issue 9, item 22). Returns false if the kill failed.
+  bool kill(std::uint32_t rank) noexcept;
 
   [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
   [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
@@ -181,11 +199,20 @@ public:
   [[nodiscard]] PassiveRing &my_passive_ring() const noexcept {
     return *passive_rings_[rank_].load(std::memory_order_relaxed);
   }
-  // The receive ring of a rank on the node (maps on first use), or nullptr with a logged error.
+  // The receive ring of a rank on the node (mapped in init), or nullptr with a logged error.
   PassiveRing *passive_ring(std::uint32_t rank);
 
-  // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>".
-  [[nodiscard]] std::string object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b) const;
+  // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>-<nonce>-p<pid>". The
+  // nonce is random, drawn per object and published only inside the job's 0600 shm, so another
+  // user cannot predict the name (issue 9, item 24); the owner's pid ends the name so that
+  // reclaim_stale_objects() can tell a dead owner's objects by name alone.
+  [[nodiscard]] std::string object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b,
+                                        std::uint64_t nonce) const;
+  // Creates an object of this rank under a fresh nonce. A name that exists already (squatted by
+  // another user, or a freak collision) is left alone and retried with a new nonce. Fills the
+  // nonce, which the caller publishes for its peers, and the name.
+  bool create_object(const char *kind, std::uint64_t a, std::uint64_t b, std::size_t bytes, ShmObject &out,
+                     std::uint64_t &nonce, std::string &name, std::string &error, const ShmObject::PlaceFn &place = {});
   // A standalone job unlinks its objects at once: no peer will ever open them.
   [[nodiscard]] bool solo() const noexcept { return solo_; }
 
@@ -193,20 +220,32 @@ private:
   struct Peer {
     ShmObject block_object;
     RankBlock *block = nullptr;
+    std::uint32_t epoch = 0; // the life cycle of the peer whose objects are mapped
     std::unique_ptr<std::atomic<const MappedSegment *>[]> segments; // kMaxSegments
   };
 
+  gaspi_return_t start(const NodeOptions &options);
   gaspi_return_t map_peers(const Deadline &deadline);
+  gaspi_return_t map_passive_ring(std::uint32_t rank);
+  gaspi_return_t handshake(const Deadline &deadline);
+  void release(RankState final_state) noexcept;
 
   std::string job_;
   bool (*progress_)() = nullptr;
   bool solo_ = false;
+  bool resumable_ = false;
+  bool keep_job_block_ = false;
+  std::vector<std::string> linked_; // names of this rank's bootstrap objects not yet removed
   std::uint32_t rank_ = 0;
   std::uint32_t nranks_ = 0;
   std::uint32_t epoch_ = 0;
   WaitPolicy wait_;
   ShmObject job_object_;
   JobBlock *job_block_ = nullptr;
+  // The job block of a launcher's job stays mapped after term: its name is gone after the first
+  // init, and a second life cycle (init after term) of the same job maps it from here.
+  ShmObject kept_job_;
+  std::string kept_job_id_;
   std::vector<Peer> peers_;
   std::vector<std::uint32_t> others_;
   std::vector<std::uint32_t> global_ranks_;                     // NodeOptions::global_ranks

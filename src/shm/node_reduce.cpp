@@ -26,24 +26,24 @@ gaspi_return_t NodeReduce::create(Node &node, const NodeGroup &group, std::uint6
   ReduceArea &area = areas_[group.slot];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
-  const std::string name = node.object_name("c", node.rank(), group.tag, 0);
+  std::string name;
   std::string error;
-  if (!ShmObject::create(name, area.layout.bytes(), area.object, error)) {
+  if (!node.create_object("c", group.tag, 0, area.layout.bytes(), area.object, area.nonce, name, error)) {
     log::error("gaspi_group_commit", "group %u: %s", group.slot, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
-  if (node.solo())
-    ShmObject::unlink(name);
   auto *header = reinterpret_cast<ReduceHeader *>(area.at(0));
   *header = ReduceHeader{kReduceMagic, kLayoutVersion, members, area.layout.slot_bytes};
   area.tag = group.tag;
+  // Before publish_group() makes the tag visible (release): a member that finds the tag finds this.
+  node.my_block().group_slots[group.slot].reduce_nonce.store(area.nonce, std::memory_order_relaxed);
   return GASPI_SUCCESS;
 }
 
 void NodeReduce::drop(Node &node, std::uint32_t slot, bool leader) noexcept {
   ReduceArea &area = areas_[slot];
   if (leader && area.tag != 0 && !node.solo())
-    ShmObject::unlink(node.object_name("c", node.rank(), area.tag, 0));
+    ShmObject::unlink(node.object_name("c", node.rank(), area.tag, 0, area.nonce));
   area = ReduceArea{};
 }
 
@@ -68,7 +68,9 @@ gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t sl
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
-  if (!ShmObject::open(node.object_name("c", leader, group.tag, 0), area.layout.bytes(), area.object, error)) {
+  const auto leader_slot = static_cast<std::uint32_t>(find_slot(node, group, 0));
+  const std::uint64_t nonce = node.block(leader).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
+  if (!ShmObject::open(node.object_name("c", leader, group.tag, 0, nonce), area.layout.bytes(), area.object, error)) {
     log::error("gaspi_allreduce", "group %u: %s", group.slot, error.c_str());
     return GASPI_ERROR;
   }

@@ -29,7 +29,8 @@ struct InterNode {
 };
 
 struct ReduceArea {
-  std::uint32_t tag = 0; // commit tag of the group this mapping belongs to (0: none)
+  std::uint32_t tag = 0;   // commit tag of the group this mapping belongs to (0: none)
+  std::uint64_t nonce = 0; // random part of the area's name (Node::object_name)
   ReduceLayout layout{};
   ShmObject object;
   [[nodiscard]] char *at(std::size_t offset) const noexcept { return static_cast<char *>(object.data()) + offset; }

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/limits.hpp"
@@ -44,7 +45,9 @@ std::size_t page_round(std::size_t bytes) noexcept {
 }
 
 bool ShmObject::create(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error,
-                       const PlaceFn &place) {
+                       const PlaceFn &place, bool *name_taken) {
+  if (name_taken != nullptr)
+    *name_taken = false;
   bytes = page_round(bytes);
   if (bytes > limits::kMaxObjectBytes) { // also a size page_round saturated
     error = "cannot create shared memory " + name + ": size beyond what a shm object can hold";
@@ -80,6 +83,11 @@ bool ShmObject::create(const std::string &name, std::size_t bytes, ShmObject &ou
     return true;
   } catch (const bip::interprocess_exception &e) {
     error = "cannot create shared memory " + name + ": " + e.what();
+    if (e.get_error_code() == bip::already_exists_error) {
+      if (name_taken != nullptr)
+        *name_taken = true;
+      return false; // not ours: never remove it
+    }
     bip::shared_memory_object::remove(name.c_str());
     return false;
   }
@@ -93,6 +101,12 @@ bool ShmObject::open(const std::string &name, std::size_t bytes, ShmObject &out,
   }
   try {
     bip::shared_memory_object object(bip::open_only, name.c_str(), bip::read_write);
+    struct stat st {};
+    if (fstat(object.get_mapping_handle().handle, &st) != 0 || st.st_uid != geteuid() ||
+        (st.st_mode & (S_IWGRP | S_IWOTH)) != 0) {
+      error = "shared memory " + name + " is not this user's own (0600): refused";
+      return false;
+    }
     bip::offset_t have = 0;
     if (!object.get_size(have) || static_cast<std::size_t>(have) < bytes) {
       error = "shared memory " + name + " is smaller than expected";

@@ -18,13 +18,15 @@ public:
   ~ShmObject();
 
   // Creates and maps `bytes` (rounded up to pages). Fails if the name exists or space is short;
-  // `error` then says why.
+  // `error` then says why, and `name_taken` (when given) whether the name existed: such a name
+  // belongs to someone else and is left alone.
   // `place`, when given, runs on the mapping before its pages are reserved (NUMA placement,
   // shm/numa.hpp); its false fails the creation.
   using PlaceFn = std::function<bool(void *base, std::size_t bytes, std::string &error)>;
   static bool create(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error,
-                     const PlaceFn &place = {});
-  // Maps an existing object of at least `bytes`.
+                     const PlaceFn &place = {}, bool *name_taken = nullptr);
+  // Maps an existing object of at least `bytes`. Refuses one that another user owns or that
+  // others may write: it cannot be one of ours (we create 0600), so it is a forgery.
   static bool open(const std::string &name, std::size_t bytes, ShmObject &out, std::string &error);
   // Removes the name; the mapping stays valid.
   static void unlink(const std::string &name) noexcept;

@@ -7,7 +7,8 @@
 #                 the launcher would SIGTERM the survivors
 #   MODE exit0:   the victim _exit(0)s without gaspi_proc_term -> 0: the launcher marks it dead
 #                 but does not count it as a failure, so no --keep-going is needed
-#   MODE kill:    gaspi_proc_kill by the lowest survivor -> 137
+#   MODE kill:    gaspi_proc_kill by the lowest survivor -> 0: an intended death is no failure, and
+#                 the job goes on without --keep-going (as with GPI-2)
 set -uo pipefail
 run=$1 prog=$2 mode=$3 n=$4 expect=$5
 victim=${6:-$((n - 1))}

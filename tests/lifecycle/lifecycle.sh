@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# Start-up and shutdown under hygaspi-run, gaspi_run and mpirun (issue 9):
+#   item 4:  a rank whose gaspi_proc_init fails part-way and then exits 0: its peers fail at once
+#            (time measured) and hygaspi-run exits non-zero; under mpirun no rank hangs
+#   item 5:  a program a rank starts with system() runs as a standalone 1-rank job
+#   item 22: gaspi_proc_kill under gaspi_run does not end the job
+#   item 23: kill -9 of hygaspi-run, and of its process group: the objects left behind are gone
+#            after the next hygaspi-run start (/dev/shm counted before and after)
+#   item 24: squatted object names (tests/lifecycle/squat.c) are retried, and the job starts
+# Usage: lifecycle.sh BUILD_DIR   (needs mpirun in PATH for the mpirun checks)
+set -uo pipefail
+B=${1:?usage: $0 BUILD_DIR}
+RUN=$B/tools/hygaspi-run
+PROG=$B/tests/lc_prog
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+FAST_MS=${HYGASPI_LIFECYCLE_FAST_MS:-5000} # "at once", with room for a loaded 2-CPU machine
+passed=0 failed=0
+check() { local name=$1; shift; if "$@"; then passed=$((passed + 1)); echo "ok   $name"; else failed=$((failed + 1)); echo "FAIL $name"; fi; }
+objects_of() { ls /dev/shm 2>/dev/null | grep -c "^hygaspi-$1-" || true; }
+owners_of() { ls /dev/shm 2>/dev/null | grep "^hygaspi-$1-" | sed -n 's/.*-p\([0-9]*\)$/\1/p' | sort -u; }
+# Every INIT line of ranks other than 1 reports a failure within FAST_MS; prints the slowest.
+peers_failed_fast() {  # OUTFILE NRANKS
+  local lines slow
+  lines=$(awk '$1 == "INIT" && $2 != 1' "$1")
+  echo "     INIT lines (rank rc ms): $(tr '\n' ';' <<<"$lines")"
+  [ "$(wc -l <<<"$lines")" = $(($2 - 1)) ] || return 1
+  awk '$3 == 0 {bad = 1} END {exit bad}' <<<"$lines" || return 1
+  slow=$(awk 'BEGIN {m = 0} $4 > m {m = $4} END {print int(m)}' <<<"$lines")
+  echo "     slowest peer failed after $slow ms"
+  [ "$slow" -lt "$FAST_MS" ]
+}
+
+# --- item 4: failed init under hygaspi-run ------------------------------------------------------
+# --keep-going: the launcher would otherwise end the peers as soon as rank 1 exits, before they
+# could report how long their init took; the exit code is still the first failure's.
+"$RUN" --keep-going --timeout 60 -n 4 -- "$PROG" failinit 2>&1 | cat >"$TMP/out"
+rc=${PIPESTATUS[0]}
+grep -v '^INIT' "$TMP/out" | sed 's/^/     | /'
+check "failinit (hygaspi-run): launcher exits non-zero" [ "$rc" != 0 ]
+check "failinit (hygaspi-run): launcher names rank 1" grep -q "rank 1 exited with code 0 after its gaspi_proc_init failed" "$TMP/out"
+check "failinit (hygaspi-run): every peer's init fails within ${FAST_MS} ms" peers_failed_fast "$TMP/out" 4
+
+# --- item 4: failed init under mpirun (rank 1 shares a node with rank 0; 2 and 3 on another) ----
+if command -v mpirun >/dev/null; then
+  export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
+  timeout -k 5 60 mpirun --oversubscribe -np 4 -x HYGASPI_NODE_SIZE=2 "$PROG" failinit 2>&1 | cat >"$TMP/out"
+  rc=${PIPESTATUS[0]}
+  grep -v '^INIT' "$TMP/out" | sed 's/^/     | /'
+  check "failinit (mpirun): no rank hangs (mpirun exit $rc, 124 = timeout)" [ "$rc" != 124 ] && [ "$rc" != 137 ]
+  check "failinit (mpirun): every other rank's init fails within ${FAST_MS} ms" peers_failed_fast "$TMP/out" 4
+fi
+
+# --- item 5: a child process does not join the job ---------------------------------------------
+"$RUN" --timeout 60 -n 2 -- "$PROG" child >"$TMP/out" 2>&1
+rc=$?
+sed 's/^/     | /' "$TMP/out"
+check "child: job exits 0" [ "$rc" = 0 ]
+check "child: the child ran as a standalone job" grep -q '^SOLO_OK$' "$TMP/out"
+check "child: the job went on" grep -q '^SUCCESS lc_prog$' "$TMP/out"
+
+# --- item 22: gaspi_proc_kill under gaspi_run --------------------------------------------------
+timeout -k 5 60 "$B/tools/gaspi_run" -n 4 "$B/tests/mr_dead_peer" kill 3 >"$TMP/out" 2>&1
+rc=$?
+grep -E '^hygaspi-run|gaspi_proc_kill|SUCCESS' "$TMP/out" | sed 's/^/     | /'
+check "proc_kill (gaspi_run): job exits 0" [ "$rc" = 0 ]
+check "proc_kill (gaspi_run): survivors finished" grep -q '^SUCCESS mr_dead_peer$' "$TMP/out"
+
+# --- item 23: kill -9 of the launcher, and of its process group ---------------------------------
+kill9() {  # NAME GROUP(0|1)
+  local name=$1 group=$2 pid job before after left owners
+  if [ "$group" = 1 ]; then
+    setsid "$RUN" -n 4 -- "$B/tests/shm_hold" hang >"$TMP/out" 2>&1 &
+  else
+    "$RUN" -n 4 -- "$B/tests/shm_hold" hang >"$TMP/out" 2>&1 &
+  fi
+  pid=$!
+  for _ in $(seq 600); do [ "$(grep -c '^READY' "$TMP/out")" = 4 ] && break; sleep 0.05; done
+  job=$(awk '$1 == "JOB" {print $2}' "$TMP/out" | sort -u)
+  before=$(objects_of "$job")
+  owners=$(owners_of "$job")
+  if [ "$group" = 1 ]; then kill -9 -- "-$pid"; else kill -9 "$pid"; fi
+  wait "$pid" 2>/dev/null
+  # The ranks die with the launcher (PR_SET_PDEATHSIG); wait until every owner is gone.
+  for _ in $(seq 200); do
+    left=0; for o in $owners; do kill -0 "$o" 2>/dev/null && left=1; done
+    [ "$left" = 0 ] && break; sleep 0.05
+  done
+  after=$(objects_of "$job")
+  "$RUN" -n 1 -- true
+  local swept; swept=$(objects_of "$job")
+  echo "     $name: job $job: $before objects while it ran, $after after kill -9, $swept after the next start"
+  check "$name: the ranks were ready and had objects" [ "${before:-0}" -gt 0 ]
+  check "$name: the ranks died with the launcher" [ "$left" = 0 ]
+  check "$name: the next hygaspi-run start removed every object of the killed job" [ "$swept" = 0 ]
+}
+kill9 "kill -9 launcher" 0
+kill9 "kill -9 process group" 1
+
+# --- item 24: squatted names -------------------------------------------------------------------
+squat=$B/tests/liblc_squat.so
+"$RUN" --timeout 60 -n 2 -- env LD_PRELOAD="$squat" HYGASPI_TEST_SQUAT=3 "$B/tests/mr_init_term" >"$TMP/out" 2>&1
+rc=$?
+sed 's/^/     | /' "$TMP/out"
+check "squat: job exits 0" [ "$rc" = 0 ]
+check "squat: names were squatted" grep -q '^SQUATTED hygaspi-' "$TMP/out"
+check "squat: the job started anyway" grep -q '^SUCCESS mr_init_term$' "$TMP/out"
+for n in $(awk '$1 == "SQUATTED" {print $2}' "$TMP/out"); do rm -f "/dev/shm/$n"; done
+# The names carry a random part that no other user can read: a segment's name ends in
+# -<16 hex digits>-p<pid>, and rank 0's two segments differ in it.
+"$RUN" -n 2 -- "$B/tests/shm_hold" hang >"$TMP/out" 2>&1 &
+pid=$!
+for _ in $(seq 600); do [ "$(grep -c '^READY' "$TMP/out")" = 2 ] && break; sleep 0.05; done
+job=$(awk '$1 == "JOB" {print $2}' "$TMP/out" | sort -u)
+ls /dev/shm | grep "^hygaspi-$job-s0-" >"$TMP/names"
+kill -INT "$pid"; wait "$pid" 2>/dev/null
+sed 's/^/     | /' "$TMP/names"
+check "names: segment names end in a 64-bit random part and the owner's pid" \
+  bash -c '[ "$(grep -cE -- "-[0-9a-f]{16}-p[0-9]+$" "$1")" = 2 ]' _ "$TMP/names"
+check "names: the random parts differ" bash -c '[ "$(sed -E "s/.*-([0-9a-f]{16})-p[0-9]+$/\1/" "$1" | sort -u | wc -l)" = 2 ]' _ "$TMP/names"
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
