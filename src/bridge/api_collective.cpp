@@ -155,7 +155,8 @@ gaspi_return_t pgaspi_allreduce(gaspi_pointer_t const buffer_send, gaspi_pointer
   return guarded("gaspi_allreduce", [&] {
     stats::Timer timer(stats::collective_us);
     const char *fn = "gaspi_allreduce";
-    HYGASPI_TRY(check::init(fn));
+    InFlight call(fn); // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+    HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(fn, buffer_receive, "buffer_receive"));
     HYGASPI_CHECK(num > 0 && num <= rt().config.allreduce_elem_max, GASPI_ERR_INV_NUM, fn,
@@ -179,7 +180,8 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
   return guarded("gaspi_allreduce_user", [&] {
     stats::Timer timer(stats::collective_us);
     const char *fn = "gaspi_allreduce_user";
-    HYGASPI_TRY(check::init(fn));
+    InFlight call(fn); // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+    HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(fn, buffer_receive, "buffer_receive"));
     HYGASPI_CHECK(reduce_operation != nullptr, GASPI_ERR_NULLPTR, fn, "reduce_operation is NULL");

@@ -65,9 +65,11 @@ gaspi_return_t check_not_broken(const char *fn, gaspi_group_t group) {
 }
 
 mpi::Abort leader_abort_check(gaspi_group_t group) {
-  return mpi::Abort{
-      [](void *node_group) { return shm::is_broken(rt().node, *static_cast<shm::NodeGroup *>(node_group)); },
-      &rt().routes[group].node};
+  return mpi::Abort{[](void *node_group) {
+                      return rt().node.stopping() ||
+                             shm::is_broken(rt().node, *static_cast<shm::NodeGroup *>(node_group));
+                    },
+                    &rt().routes[group].node};
 }
 
 namespace {
@@ -152,7 +154,8 @@ gaspi_return_t pgaspi_group_add(const gaspi_group_t group, const gaspi_rank_t ra
 
 gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeout_t timeout) {
   return guarded("gaspi_group_commit", [&] {
-    HYGASPI_TRY(check::init("gaspi_group_commit"));
+    InFlight call("gaspi_group_commit"); // gaspi_proc_term in another thread wakes it
+    HYGASPI_TRY(call.status());
     HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "gaspi_group_commit", "group %u >= group_max",
                   group);
     GroupTable &t = rt().groups;
@@ -256,7 +259,8 @@ gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t *const
 gaspi_return_t pgaspi_barrier(const gaspi_group_t group, const gaspi_timeout_t timeout) {
   return guarded("gaspi_barrier", [&] {
     stats::Timer timer(stats::collective_us);
-    HYGASPI_TRY(check::init("gaspi_barrier"));
+    InFlight call("gaspi_barrier"); // gaspi_proc_term in another thread wakes it
+    HYGASPI_TRY(call.status());
     return group_barrier("gaspi_barrier", group, timeout);
   });
 }

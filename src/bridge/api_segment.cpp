@@ -78,7 +78,8 @@ gaspi_return_t register_with(gaspi_segment_id_t seg, gaspi_rank_t rank) {
 gaspi_return_t collective(const char *fn, gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory,
                           gaspi_group_t group, gaspi_timeout_t timeout,
                           gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
-  HYGASPI_TRY(check::init(fn));
+  InFlight call(fn); // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+  HYGASPI_TRY(call.status());
   HYGASPI_TRY(check::segment_id(fn, seg));
   HYGASPI_TRY(check_committed_group(fn, group));
   if (!g_pending_collective[seg].load()) {

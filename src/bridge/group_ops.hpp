@@ -30,7 +30,8 @@ gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc);
 // A collective of a broken group fails at once with GASPI_ERROR.
 gaspi_return_t check_not_broken(const char *fn, gaspi_group_t group);
 
-// What a leader step of `group` asks between its looks at MPI: is the group broken on this node?
+// What a leader step of `group` asks between its looks at MPI: is the group broken on this node, or
+// is gaspi_proc_term tearing this rank down?
 mpi::Abort leader_abort_check(gaspi_group_t group);
 
 } // namespace hygaspi

@@ -6,6 +6,8 @@
 // /proc/self/task/<tid>/stat is 'S', so they are inside the wait, not before it), the main thread
 // calls gaspi_proc_term. Both threads must return GASPI_ERROR, and the rank must then init and term
 // once more (the woken threads left nothing behind). Rank 0 prints "SUCCESS mr_term_wakes".
+// Where rank 1 shares rank 0's node, rank 0 also has a thread in gaspi_barrier(GASPI_BLOCK) on a
+// group {0, 1} that rank 1 never enters: term must wake a collective too.
 #include <atomic>
 #include <cstdio>
 #include <fstream>
@@ -57,7 +59,18 @@ int main() {
   MR_OK(gaspi_segment_create(kSeg, 1 << 16, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
 
-  Blocked receive, waitsome;
+  // Ranks 0 and 1 on one node: a group of the two, whose barrier only rank 0 enters.
+  gaspi_rank_t local_num = 0;
+  MR_OK(gaspi_proc_local_num(&local_num));
+  const bool pair = n >= 2 && local_num >= 2 && me <= 1;
+  gaspi_group_t group = 0;
+  if (pair) {
+    MR_OK(gaspi_group_create(&group));
+    MR_OK(gaspi_group_add(group, 0));
+    MR_OK(gaspi_group_add(group, 1));
+    MR_OK(gaspi_group_commit(group, GASPI_BLOCK));
+  }
+  Blocked receive, waitsome, barrier;
   receive.start([] {
     gaspi_rank_t from = 0;
     return gaspi_passive_receive(kSeg, 0, &from, 64, GASPI_BLOCK);
@@ -66,9 +79,15 @@ int main() {
     gaspi_notification_id_t id = 0;
     return gaspi_notify_waitsome(kSeg, 7, 1, &id, GASPI_BLOCK);
   });
+  if (pair && me == 0)
+    barrier.start([group] { return gaspi_barrier(group, GASPI_BLOCK); });
   receive.wait_asleep();
   waitsome.wait_asleep();
   MR_CHECK(receive.rc.load() == -100 && waitsome.rc.load() == -100); // nothing arrives, nothing dies
+  if (barrier.thread.joinable()) {
+    barrier.wait_asleep();
+    MR_CHECK(barrier.rc.load() == -100);
+  }
 
   // Every rank's threads sleep before anyone terms (under mpirun, term is collective anyway).
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
@@ -80,6 +99,11 @@ int main() {
               gaspi_error_str(static_cast<gaspi_return_t>(waitsome.rc.load())));
   MR_CHECK(receive.rc.load() == GASPI_ERROR);
   MR_CHECK(waitsome.rc.load() == GASPI_ERROR);
+  if (barrier.thread.joinable()) {
+    barrier.thread.join();
+    std::printf("rank %u: barrier -> %s\n", me, gaspi_error_str(static_cast<gaspi_return_t>(barrier.rc.load())));
+    MR_CHECK(barrier.rc.load() == GASPI_ERROR);
+  }
 
   // A second life works: the woken threads left no state behind.
   MR_OK(gaspi_proc_init(GASPI_BLOCK));
