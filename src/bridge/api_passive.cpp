@@ -13,18 +13,17 @@
 //   complete before they return, so the sender side never queues requests. A full *receive* ring
 //   means the receiver has not caught up ("as long as there is no matching receive, the send
 //   cannot achieve any progress", §9.2.2), so the sender waits for space until its timeout.
-// - Fairness (§9.1): a sender that finds blocked senders does not overtake them; blocked senders
-//   sleep at once (no spinning that would win every race against sleepers), and every freed slot
-//   gives each of them one attempt (see wait_for_space). This is fair in the statistical sense
-//   (tested: no sender falls below a tenth of an even share), not strict FIFO: a FIFO ticket
-//   would need cancellation on timeout and would stall every sender behind a dead ticket holder.
+// - Fairness (§9.1): blocked senders take tickets, and a freed slot goes to the oldest live one
+//   (shm/passive_ring.hpp, "Fairness"); a timed-out or dead ticket holder stalls nobody.
 // - A message longer than the receive's `size` (§9.2.2 requires the target to hold the largest
 //   message; the user advice asks for matching sizes): treated like MPI_ERR_TRUNCATE. The first
 //   `size` bytes land in the target, the message is consumed (so it cannot block the ring
 //   forever), and the call returns GASPI_ERROR, naming sender and size in the log.
 #include <array>
 #include <csignal>
-#include <sched.h>
+#include <algorithm>
+#include <chrono>
+#include <ctime>
 
 #include "bridge/failures.hpp"
 #include "bridge/runtime.hpp"
@@ -34,26 +33,87 @@ using namespace hygaspi;
 
 namespace {
 
-// A sender that found the ring full (or other senders blocked on it) counts itself in
-// `space.waiters` for the whole of its wait, not only while it sleeps, so newcomers see it and do
-// not overtake it (spec §9.1 fairness). It sleeps at once, without spinning: a spinning sender
-// would win every race for a freed slot against the sleeping ones. Every freed slot rings `space`
-// (its waiters are non-zero) and gives each blocked sender one attempt. No wake is lost: a sender
-// reads `seq` before it looks at the ring; a slot freed after the look bumps `seq` after its
-// seq_cst release (doorbell.hpp's Dekker pair), so futex_wait returns at once. A newcomer behind
-// blocked senders (`queue_behind`) skips its first look and waits for the next freed slot with
-// them; if none comes, the 10 ms re-check bounds its wait.
+// Each process owns kClaimLinesPerSender claim lines in every ring (shm/passive_ring.hpp), one per
+// thread that sends at a time; a thread holds its line for the whole send, its wait for space
+// included, since the line shows its ticket while it waits. A thread takes a free line from a
+// process-local mask: one mask per target would need a table sized at init, so targets share 64
+// masks by hash. A thread that finds every line of its mask taken waits (with the send's deadline)
+// for one of its own process's senders to finish.
+std::array<std::atomic<std::uint32_t>, 64> g_lines_in_use;
+
+class ClaimLine {
+public:
+  explicit ClaimLine(std::uint32_t target) noexcept : mask_(g_lines_in_use[target % g_lines_in_use.size()]) {}
+  ~ClaimLine() {
+    if (held_)
+      mask_.fetch_and(~(1u << bit_), std::memory_order_release);
+  }
+  ClaimLine(const ClaimLine &) = delete;
+  ClaimLine &operator=(const ClaimLine &) = delete;
+  // Takes a free line: false when every line stays taken until the deadline, or term began.
+  [[nodiscard]] bool take(const Deadline &deadline) noexcept {
+    constexpr std::uint32_t all = (1u << shm::kClaimLinesPerSender) - 1;
+    auto nap = std::chrono::microseconds(20);
+    std::uint32_t used = mask_.load(std::memory_order_relaxed);
+    for (;;) {
+      const std::uint32_t free = ~used & all;
+      if (free != 0) {
+        bit_ = static_cast<std::uint32_t>(__builtin_ctz(free));
+        if (mask_.compare_exchange_weak(used, used | (1u << bit_), std::memory_order_acquire,
+                                        std::memory_order_relaxed))
+          return held_ = true;
+        continue;
+      }
+      if (deadline.test_only() || deadline.expired() || rt().node.stopping())
+        return false;
+      // The holders are this process's other senders, blocked on a full ring: nap, growing.
+      timespec ts{0, static_cast<long>(std::chrono::nanoseconds(deadline.remaining(nap)).count())};
+      nanosleep(&ts, nullptr);
+      nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
+      used = mask_.load(std::memory_order_relaxed);
+    }
+  }
+  // This process's line number k in the ring.
+  [[nodiscard]] std::uint32_t line() const noexcept { return rt().local(rt().rank) * shm::kClaimLinesPerSender + bit_; }
+
+private:
+  std::atomic<std::uint32_t> &mask_;
+  std::uint32_t bit_ = 0;
+  bool held_ = false;
+};
+
+// Claims a slot, then (test hook) dies or publishes the message.
+bool push(shm::PassiveRing &ring, std::uint32_t line, const char *src, std::uint32_t size) {
+  std::uint64_t pos = 0;
+  if (!shm::passive_claim(ring, line, pos))
+    return false;
+  // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: the death that issue 9 item 19 is about, on demand.
+  if (__builtin_expect(rt().knobs.test_die_send == static_cast<std::int64_t>(rt().rank), 0))
+    raise(SIGKILL);
+  shm::passive_publish(ring, line, pos, rt().rank, src, size);
+  return true;
+}
+
+// A sender that found the ring full, or other senders blocked on it, takes a ticket and counts
+// itself in `space.waiters` for the whole of its wait, so every freed slot rings `space`. It looks
+// (pushes) only when passive_may_claim lets it: a freed slot goes to the oldest live blocked
+// sender (spec §9.1 fairness; shm/passive_ring.hpp). No wake is lost: a sender reads `seq` before
+// it looks; a slot freed, or an older ticket withdrawn, after the look bumps `seq` after its
+// seq_cst store (doorbell.hpp's Dekker pair), so futex_wait returns at once. The 10 ms re-check
+// notices a dead target or an older ticket holder that died.
 template <class Push>
-shm::WaitResult wait_for_space(shm::PassiveRing &ring, Push &&push, const Deadline &deadline, bool queue_behind,
+shm::WaitResult wait_for_space(shm::PassiveRing &ring, std::uint32_t line, Push &&push, const Deadline &deadline,
                                std::uint32_t target) {
+  auto alive = [](std::uint32_t s) { return rt().node.alive(s); };
   if (deadline.test_only())
-    return queue_behind && push() ? shm::WaitResult::ready : shm::WaitResult::timeout;
+    return shm::passive_may_claim(ring, line, alive) && push() ? shm::WaitResult::ready : shm::WaitResult::timeout;
   ring.space.waiters.fetch_add(1, std::memory_order_seq_cst);
+  shm::passive_wait_begin(ring, line);
   shm::WaitResult result = shm::WaitResult::timeout;
-  for (bool look = !queue_behind;; look = true) {
+  for (;;) {
     const std::uint32_t seen = ring.space.seq.load(std::memory_order_seq_cst);
     std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (look && push()) {
+    if (shm::passive_may_claim(ring, line, alive) && push()) {
       result = shm::WaitResult::ready;
       break;
     }
@@ -64,61 +124,15 @@ shm::WaitResult wait_for_space(shm::PassiveRing &ring, Push &&push, const Deadli
     rt().node.refresh_liveness();
     const auto left = deadline.remaining(std::chrono::milliseconds(10));
     if (left.count() == 0) {
-      if (push()) // one last look, as wait_until does
+      if (shm::passive_may_claim(ring, line, alive) && push()) // one last look, as wait_until does
         result = shm::WaitResult::ready;
       break;
     }
     shm::futex_wait(ring.space, seen, left);
   }
+  shm::passive_wait_end(ring, line);
   ring.space.waiters.fetch_sub(1, std::memory_order_seq_cst);
   return result;
-}
-
-// Each process owns kClaimLinesPerSender claim lines in every ring (shm/passive_ring.hpp), one per
-// thread that claims at a time. A thread takes a free line from a process-local mask: one mask per
-// target would need a table sized at init, so targets share 64 masks by hash, which costs at most
-// a short wait when more threads than lines send at once to targets with one mask.
-std::array<std::atomic<std::uint32_t>, 64> g_lines_in_use;
-
-class ClaimLine {
-public:
-  explicit ClaimLine(std::uint32_t target) noexcept : mask_(g_lines_in_use[target % g_lines_in_use.size()]) {
-    constexpr std::uint32_t all = (1u << shm::kClaimLinesPerSender) - 1;
-    std::uint32_t used = mask_.load(std::memory_order_relaxed);
-    for (;;) {
-      const std::uint32_t free = ~used & all;
-      if (free == 0) { // every line is in a claim that ends within a memcpy: let it finish
-        sched_yield();
-        used = mask_.load(std::memory_order_relaxed);
-        continue;
-      }
-      bit_ = static_cast<std::uint32_t>(__builtin_ctz(free));
-      if (mask_.compare_exchange_weak(used, used | (1u << bit_), std::memory_order_acquire, std::memory_order_relaxed))
-        return;
-    }
-  }
-  ~ClaimLine() { mask_.fetch_and(~(1u << bit_), std::memory_order_release); }
-  ClaimLine(const ClaimLine &) = delete;
-  ClaimLine &operator=(const ClaimLine &) = delete;
-  // This process's line number k in the ring.
-  [[nodiscard]] std::uint32_t line() const noexcept { return rt().local(rt().rank) * shm::kClaimLinesPerSender + bit_; }
-
-private:
-  std::atomic<std::uint32_t> &mask_;
-  std::uint32_t bit_ = 0;
-};
-
-// Claims a slot, then (test hook) dies or publishes the message.
-bool push(shm::PassiveRing &ring, std::uint32_t target, const char *src, std::uint32_t size) {
-  const ClaimLine claim(target);
-  std::uint64_t pos = 0;
-  if (!shm::passive_claim(ring, claim.line(), pos))
-    return false;
-  // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: the death that issue 9 item 19 is about, on demand.
-  if (__builtin_expect(rt().knobs.test_die_send == static_cast<std::int64_t>(rt().rank), 0))
-    raise(SIGKILL);
-  shm::passive_publish(ring, claim.line(), pos, rt().rank, src, size);
-  return true;
 }
 
 gaspi_return_t passive_size(const char *fn, std::uint64_t s) noexcept {
@@ -155,12 +169,20 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
                   static_cast<unsigned long>(ring->header.payload_max));
 
     const char *src = local->data + offset_local;
-    auto push = [&] { return ::push(*ring, target, src, static_cast<std::uint32_t>(size)); };
+    const Deadline deadline(timeout);
+    ClaimLine claim(target);
+    if (!claim.take(deadline)) {
+      if (!node.stopping())
+        return GASPI_TIMEOUT; // nothing was claimed, so nothing was sent
+      log::error(fn, "gaspi_proc_term was called while this call waited");
+      return GASPI_ERROR;
+    }
+    auto push = [&] { return ::push(*ring, claim.line(), src, static_cast<std::uint32_t>(size)); };
     // Fast path only when nobody is blocked: a newcomer must not take the slot that blocked
-    // senders were woken for. Otherwise it joins them (see "Fairness" above).
+    // senders were woken for. Otherwise it takes a ticket behind them (see "Fairness" above).
     const bool queue_behind = ring->space.waiters.load(std::memory_order_seq_cst) != 0;
     if (queue_behind || !push()) {
-      const shm::WaitResult w = wait_for_space(*ring, push, Deadline(timeout), queue_behind, target);
+      const shm::WaitResult w = wait_for_space(*ring, claim.line(), push, deadline, target);
       if (w == shm::WaitResult::timeout)
         return GASPI_TIMEOUT; // nothing was claimed, so nothing was sent
       if (w == shm::WaitResult::failed) {

@@ -39,9 +39,12 @@ void passive_ring_init(PassiveRing &ring, std::uint32_t rank, std::int32_t pid, 
                               passive_ring_bytes(slots, payload_max, senders),
                               senders,
                               0};
-  for (std::uint32_t line = 0; line < ring.claim_lines(); ++line)
+  for (std::uint32_t line = 0; line < ring.claim_lines(); ++line) {
     ring.claim(line).position.store(0, std::memory_order_relaxed);
+    ring.claim(line).waiting.store(0, std::memory_order_relaxed);
+  }
   ring.tail.store(0, std::memory_order_relaxed);
+  ring.tickets.store(0, std::memory_order_relaxed);
   ring.head.store(0, std::memory_order_relaxed);
   for (std::uint32_t i = 0; i < slots; ++i)
     ring.slot(i).sequence.store(i, std::memory_order_relaxed); // slot i is free for position i
@@ -102,6 +105,17 @@ bool passive_try_push(PassiveRing &ring, std::uint32_t line, std::uint32_t rank,
     return false;
   passive_publish(ring, line, pos, rank, data, size);
   return true;
+}
+
+void passive_wait_begin(PassiveRing &ring, std::uint32_t line) noexcept {
+  const std::uint64_t ticket = ring.tickets.fetch_add(1, std::memory_order_relaxed);
+  ring.claim(line).waiting.store(ticket + 1, std::memory_order_seq_cst);
+}
+
+void passive_wait_end(PassiveRing &ring, std::uint32_t line) noexcept {
+  ring.claim(line).waiting.store(0, std::memory_order_seq_cst);
+  // A younger sender may have deferred to this one while slots were free: let it look again.
+  shm::ring(ring.space);
 }
 
 bool passive_pending(PassiveRing &ring) noexcept {

@@ -22,6 +22,16 @@
 // claimant died: it skips the position (passive_skip_dead_claim). Nothing a live sender published
 // is ever skipped.
 //
+// Fairness (spec §9.1: "no sender should see its communication request delayed indefinitely"):
+// a sender that finds the ring full takes a ticket (`tickets`) and shows it in its claim line
+// (`waiting`) until it has claimed or given up. It may claim only while the free slots outnumber
+// the live blocked senders with older tickets (passive_may_claim), so a freed slot goes to the
+// oldest blocked sender, whichever thread the OS happens to run first. Without this, the freed
+// slot went to whoever looked first: a thread already on a CPU (one that just published and came
+// back) beat every sleeper, and a sleeper could lose for thousands of messages in a row. A
+// blocked sender that times out clears its line; one that died leaves a stale ticket, which
+// passive_may_claim ignores once the owner is dead, as passive_skip_dead_claim does.
+//
 // Slot count: passive_queue_size_max rounded up to a power of two, but at most kMaxPassiveSlots.
 // Each slot holds a whole message of passive_transfer_size_max bytes, and the object is backed
 // (fallocate) at creation, so the ring costs slots × passive_transfer_size_max per rank: with the
@@ -65,15 +75,18 @@ struct alignas(kCacheLine) PassiveHeader {
 };
 static_assert(sizeof(PassiveHeader) == kCacheLine);
 
-// A sender's announcement of the position it claims (see above). Only that sender writes it.
+// A sender's announcement of the position it claims (see above), and its place among the senders
+// blocked on a full ring (see "Fairness" below). Only the thread holding the line writes it.
 struct alignas(kCacheLine) PassiveClaim {
   std::atomic<std::uint64_t> position; // p + 1 while claiming or holding position p; 0 otherwise
+  std::atomic<std::uint64_t> waiting;  // t + 1 while blocked with ticket t; 0 otherwise
 };
 static_assert(sizeof(PassiveClaim) == kCacheLine);
 
 struct PassiveRing {
   PassiveHeader header;                                // line 0: written once by the owner
   alignas(kCacheLine) std::atomic<std::uint64_t> tail; // line 1: next position to claim (senders)
+  std::atomic<std::uint64_t> tickets;                  // next ticket of a sender that blocks (fairness)
   alignas(kCacheLine) std::atomic<std::uint64_t> head; // line 2: next position to consume (receivers)
   Doorbell space; // line 3: senders that found the ring full sleep here; rung when a slot frees
   // claim_lines() PassiveClaim lines follow, then the slots at header.slots_offset
@@ -144,6 +157,26 @@ namespace detail {
 // Frees position `pos` unread, if it is still the unpublished head.
 [[nodiscard]] bool passive_skip(PassiveRing &ring, std::uint64_t pos) noexcept;
 } // namespace detail
+
+// Takes the next ticket of a sender that blocks on the full ring and shows it in claim line `line`.
+void passive_wait_begin(PassiveRing &ring, std::uint32_t line) noexcept;
+// Withdraws it (claimed, timed out or failed); wakes the senders waiting behind it.
+void passive_wait_end(PassiveRing &ring, std::uint32_t line) noexcept;
+
+// True when the blocked sender of claim line `line` may try to claim: the free slots outnumber the
+// blocked senders with older tickets whose owner (node-local index) is alive.
+template <class Alive> bool passive_may_claim(PassiveRing &ring, std::uint32_t line, Alive &&alive) noexcept {
+  const std::uint64_t mine = ring.claim(line).waiting.load(std::memory_order_relaxed);
+  const std::uint64_t used = ring.tail.load(std::memory_order_seq_cst) - ring.head.load(std::memory_order_seq_cst);
+  const std::uint64_t free = used < ring.header.slots ? ring.header.slots - used : 0;
+  std::uint64_t older = 0;
+  for (std::uint32_t other = 0; other < ring.claim_lines() && older < free; ++other) {
+    const std::uint64_t t = ring.claim(other).waiting.load(std::memory_order_seq_cst);
+    if (other != line && t != 0 && (mine == 0 || t < mine) && alive(other / kClaimLinesPerSender))
+      ++older;
+  }
+  return older < free;
+}
 
 // Skips the head position if it was claimed by a sender that died before publishing it: the owner
 // of every line that announces it is dead (alive(node-local index) false). Returns true when it skipped one (the
