@@ -6,6 +6,9 @@
 #include <deque>
 #include <mutex>
 #include <sched.h>
+#include <type_traits>
+#include <utility>
+#include <variant>
 
 #include "core/log.hpp"
 
@@ -76,6 +79,29 @@ gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int c
   }
 }
 
+// Ends a step that leaves with GASPI_ERROR while its messages may still be posted (wait_all: the
+// group is broken for good). Its receive is cancelled, so it can neither take a later group's
+// message nor write into memory we free; MPI reads or writes the step's buffers until each request
+// completes, so `keep` (the buffers, or nothing when they are not heap memory of the state) goes
+// to a process-lifetime store when a request is still running (a send to a leader that left,
+// say): they are freed neither here nor at term. Bounded by the collectives that broke.
+template <class Buffers> void abandon(Env &env, MPI_Request (&requests)[2], Buffers &&keep) {
+  auto lock = env.lock();
+  if (requests[0] != MPI_REQUEST_NULL)
+    MPI_Cancel(&requests[0]);
+  int done = 0;
+  MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
+  if (done != 0)
+    return;
+  for (MPI_Request &request : requests)
+    if (request != MPI_REQUEST_NULL)
+      MPI_Request_free(&request); // completes in the background; its buffer stays alive below
+  static std::mutex mutex;
+  static std::deque<std::remove_cvref_t<Buffers>> kept;
+  std::lock_guard hold(mutex);
+  kept.push_back(std::forward<Buffers>(keep));
+}
+
 } // namespace
 
 void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leaders, std::uint32_t me) {
@@ -109,8 +135,14 @@ gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_ta
       MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n], tag, env.comm(), &state.requests[1]);
       state.posted = true;
     }
-    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline); rc != GASPI_SUCCESS)
+    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline);
+        rc != GASPI_SUCCESS) {
+      if (rc != GASPI_TIMEOUT) { // the tokens live in the group's route, which the runtime keeps
+        abandon(env, state.requests, std::monostate{});
+        state = LeaderBarrier{};
+      }
       return rc;
+    }
   }
   state = LeaderBarrier{};
   return GASPI_SUCCESS;
@@ -152,9 +184,14 @@ gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_
       state.posted = false;
     return rc;
   };
+  // A step that failed with its messages still posted (an abort notice, a broken group) must not
+  // free the buffers under them: abandon() keeps them alive until MPI is done with them.
   auto fail = [&](gaspi_return_t rc) {
-    if (rc != GASPI_TIMEOUT)
+    if (rc != GASPI_TIMEOUT) {
+      if (state.posted)
+        abandon(env, state.requests, std::pair{std::move(state.send), std::move(state.receive)});
       state = LeaderReduce{};
+    }
     return rc;
   };
 
