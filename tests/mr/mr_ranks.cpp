@@ -41,17 +41,26 @@ int main(int argc, char **argv) {
   mr_init(me, n);
   expect_states(n, n); // nobody dead
 
-  // Node-local numbering: HYGASPI_NODE_SIZE=k makes nodes of k consecutive ranks (hygaspi-run:
-  // one node of all).
+  // Node-local numbering: HYGASPI_NODE_SIZE=k makes nodes of k consecutive ranks under mpirun;
+  // without it mpirun's own placement counts (its OMPI_COMM_WORLD_LOCAL_* variables: real hosts,
+  // as in scripts/multihost.sh); hygaspi-run makes one node of all.
   const char *node_size_env = std::getenv("HYGASPI_NODE_SIZE");
-  const gaspi_rank_t k = node_size_env != nullptr && std::getenv("OMPI_COMM_WORLD_RANK") != nullptr
-                             ? static_cast<gaspi_rank_t>(std::atoi(node_size_env))
-                             : n;
+  const char *mpi_local_rank = std::getenv("OMPI_COMM_WORLD_LOCAL_RANK");
+  const char *mpi_local_size = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
+  const int k = node_size_env != nullptr ? std::atoi(node_size_env) : 0;
+  gaspi_rank_t expect_rank = me, expect_num = n;
+  if (std::getenv("OMPI_COMM_WORLD_RANK") != nullptr && k > 0) {
+    expect_rank = static_cast<gaspi_rank_t>(me % k);
+    expect_num = static_cast<gaspi_rank_t>(me / k == (n - 1) / k ? n - (n - 1) / k * k : k);
+  } else if (mpi_local_rank != nullptr && mpi_local_size != nullptr) {
+    expect_rank = static_cast<gaspi_rank_t>(std::atoi(mpi_local_rank));
+    expect_num = static_cast<gaspi_rank_t>(std::atoi(mpi_local_size));
+  }
   gaspi_rank_t local_rank = 0, local_num = 0;
   MR_OK(gaspi_proc_local_rank(&local_rank));
   MR_OK(gaspi_proc_local_num(&local_num));
-  MR_CHECK(local_rank == me % k);
-  MR_CHECK(local_num == (me / k == (n - 1) / k ? n - (n - 1) / k * k : k));
+  MR_CHECK(local_rank == expect_rank);
+  MR_CHECK(local_num == expect_num);
 
   if (!kill_mode) {
     mr_finish("mr_ranks");
