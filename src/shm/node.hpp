@@ -152,6 +152,10 @@ public:
       return true;
     });
   }
+  // A wait's outcome as a GASPI return code; the caller of a failed wait logs why.
+  static constexpr gaspi_return_t return_code(WaitResult w) noexcept {
+    return w == WaitResult::ready ? GASPI_SUCCESS : w == WaitResult::timeout ? GASPI_TIMEOUT : GASPI_ERROR;
+  }
   // Installs the progress function of another transport: waits then poll and drive it.
   void set_progress(bool (*progress)()) noexcept { progress_ = progress; }
   // wait() as a GASPI return code: GASPI_SUCCESS, GASPI_TIMEOUT, or GASPI_ERROR after logging
@@ -159,14 +163,8 @@ public:
   template <class Ready>
   gaspi_return_t await(const char *fn, Ready &&ready, const Deadline &deadline,
                        std::span<const std::uint32_t> partners) {
-    switch (wait(ready, deadline, partners)) {
-    case WaitResult::ready:
-      return GASPI_SUCCESS;
-    case WaitResult::timeout:
-      return GASPI_TIMEOUT;
-    case WaitResult::failed:
-      break;
-    }
+    if (const gaspi_return_t rc = return_code(wait(ready, deadline, partners)); rc != GASPI_ERROR)
+      return rc;
     if (stopping())
       log::error(fn, "gaspi_proc_term was called while this call waited");
     for (auto r : partners)

@@ -51,14 +51,8 @@ gaspi_return_t await_group(Node &node, const NodeGroup &g, const char *fn, Ready
         return false;
     return true;
   };
-  switch (node.wait_while(ready, deadline, healthy)) {
-  case WaitResult::ready:
-    return GASPI_SUCCESS;
-  case WaitResult::timeout:
-    return GASPI_TIMEOUT;
-  case WaitResult::failed:
-    break;
-  }
+  if (const gaspi_return_t rc = Node::return_code(node.wait_while(ready, deadline, healthy)); rc != GASPI_ERROR)
+    return rc;
   bool dead = false;
   for (auto m : g.members)
     if (!node.alive(m)) {
