@@ -235,6 +235,15 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   return GASPI_SUCCESS;
 }
 
+// A gaspi_proc_init that fails part-way: node peers fail at once, and the launcher reports the
+// failure (issue 9, item 4).
+gaspi_return_t abandon_init(Runtime &r, gaspi_return_t rc) {
+  r.node.abandon();
+  r.mpi.term();
+  log::set_rank(-1);
+  return rc;
+}
+
 } // namespace
 
 extern "C" {
@@ -283,12 +292,8 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
         mpi::wanted() ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
     if (rc == GASPI_TIMEOUT && r.node.resumable())
       return rc; // spec §5.3.1: not initialised yet; the next gaspi_proc_init continues
-    if (rc != GASPI_SUCCESS) {
-      r.node.abandon(); // node peers fail at once, and the launcher reports the failure
-      r.mpi.term();
-      log::set_rank(-1);
-      return rc;
-    }
+    if (rc != GASPI_SUCCESS)
+      return abandon_init(r, rc);
     if (!overruled.empty()) // one line, after set_rank so that it names the rank
       log::notice("gaspi_proc_init", "configuration overruled (proposed -> granted): %s", overruled.c_str());
     r.queues.reset(r.config.queue_num, r.config.queue_size_max);
@@ -301,12 +306,8 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     all.state = GroupState::committed;
     compute_route(GASPI_GROUP_ALL);
     r.reduce.clear();
-    if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS) {
-      r.node.abandon();
-      r.mpi.term();
-      log::set_rank(-1);
-      return area;
-    }
+    if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS)
+      return abandon_init(r, area);
     // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).
     r.node.refresh_liveness();
     stats::start(r.nranks); // per-rank counter arrays, all counters zero
