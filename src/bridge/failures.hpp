@@ -19,6 +19,7 @@
 #pragma once
 #include <vector>
 
+#include "core/log.hpp"
 #include "bridge/runtime.hpp"
 
 namespace hygaspi {

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "bridge/group_ops.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;

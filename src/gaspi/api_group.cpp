@@ -3,7 +3,7 @@
 
 #include "bridge/failures.hpp"
 #include "bridge/group_ops.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 #include "shm/node_barrier.hpp"
 

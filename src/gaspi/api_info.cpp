@@ -10,7 +10,7 @@
 #include <string>
 #include <x86intrin.h>
 
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;

@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "bridge/failures.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "bridge/group_ops.hpp"
 #include "core/statistics.hpp"
 #include "shm/reclaim.hpp"

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "bridge/failures.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;

@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "bridge/group_ops.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 
 using namespace hygaspi;
 

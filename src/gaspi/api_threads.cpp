@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 
 using namespace hygaspi;
 
