@@ -24,11 +24,15 @@ namespace detail {
 extern constinit thread_local const char *t_call __attribute__((tls_model("initial-exec")));
 } // namespace detail
 
-// Names the call in progress on this thread for as long as it lives. Nested scopes (an entry point
-// that calls another) restore the outer name when they end.
+// Names the call in progress on this thread for as long as it lives. The outermost scope wins: an
+// entry point that calls another (gaspi_threads_init -> gaspi_threads_init_user) reports every
+// message under the name the application called, and each scope restores what it found.
 class CallScope {
 public:
-  explicit CallScope(const char *call) noexcept : previous_(detail::t_call) { detail::t_call = call; }
+  explicit CallScope(const char *call) noexcept : previous_(detail::t_call) {
+    if (previous_ == nullptr)
+      detail::t_call = call;
+  }
   ~CallScope() { detail::t_call = previous_; }
   CallScope(const CallScope &) = delete;
   CallScope &operator=(const CallScope &) = delete;
