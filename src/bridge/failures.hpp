@@ -19,6 +19,7 @@
 #pragma once
 #include <vector>
 
+#include "core/log.hpp"
 #include "bridge/runtime.hpp"
 
 namespace hygaspi {
@@ -35,7 +36,7 @@ void acknowledge_deaths_outside(const std::vector<gaspi_rank_t> &members) noexce
 // Waits for ready() under the rule above (`passive`: the gaspi_passive_receive variant).
 // `slow()` runs at every slow-path look, whatever the timeout.
 template <class Ready, class Slow>
-gaspi_return_t await_any_partner(const char *fn, Ready &&ready, gaspi_timeout_t timeout, bool passive, Slow &&slow) {
+gaspi_return_t await_any_partner(Ready &&ready, gaspi_timeout_t timeout, bool passive, Slow &&slow) {
   shm::Node &node = rt().node;
   const bool block = timeout == GASPI_BLOCK;
   enum class Why { none, death, no_sender } why = Why::none;
@@ -56,12 +57,12 @@ gaspi_return_t await_any_partner(const char *fn, Ready &&ready, gaspi_timeout_t 
     break;
   }
   if (node.stopping())
-    log::error(fn, "gaspi_proc_term was called while this call waited");
+    log::error("gaspi_proc_term was called while this call waited");
   else if (why == Why::death)
-    log::error(fn, "a node peer died; GASPI_BLOCK waits that any rank may end fail until the application "
-                   "acknowledges the death (gaspi_state_vec_get, a purge, or a group without the dead rank)");
+    log::error("a node peer died; GASPI_BLOCK waits that any rank may end fail until the application "
+               "acknowledges the death (gaspi_state_vec_get, a purge, or a group without the dead rank)");
   else
-    log::error(fn, "every rank that could send has died or terminated");
+    log::error("every rank that could send has died or terminated");
   return GASPI_ERROR;
 }
 

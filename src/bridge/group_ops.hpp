@@ -7,10 +7,10 @@
 namespace hygaspi {
 
 // Checks that `group` is committed and contains this rank.
-gaspi_return_t check_committed_group(const char *fn, gaspi_group_t group) noexcept;
+gaspi_return_t check_committed_group(gaspi_group_t group) noexcept;
 
 // The barrier of `group`; resumable after GASPI_TIMEOUT (spec §11.2.1).
-gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_t timeout);
+gaspi_return_t group_barrier(gaspi_group_t group, gaspi_timeout_t timeout);
 
 // Works out how this rank reaches the members of a newly committed group (node part, leaders).
 void compute_route(gaspi_group_t group);
@@ -28,7 +28,7 @@ gaspi_return_t publish_commit(gaspi_group_t group);
 gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc);
 
 // A collective of a broken group fails at once with GASPI_ERROR.
-gaspi_return_t check_not_broken(const char *fn, gaspi_group_t group);
+gaspi_return_t check_not_broken(gaspi_group_t group);
 
 // What a leader step of `group` asks between its looks at MPI: is the group broken on this node, or
 // is gaspi_proc_term tearing this rank down?

@@ -51,7 +51,7 @@ void Control::serve_kill() {
   std::int32_t reply_tag = 0;
   if (MPI_Mrecv(&reply_tag, 1, MPI_INT32_T, &handle, MPI_STATUS_IGNORE) != MPI_SUCCESS || !valid_reply_tag(reply_tag))
     return; // malformed: nobody to answer, and no reason to die
-  log::debug("gaspi_proc_kill", "rank %d asked this rank to end", status.MPI_SOURCE);
+  log::debug("rank %d asked this rank to end", status.MPI_SOURCE);
   std::uint64_t reply[2] = {static_cast<std::uint64_t>(GASPI_SUCCESS), 0};
   MPI_Ssend(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, env_->comm());
   ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
@@ -91,6 +91,7 @@ bool Control::progress() {
 void Control::start_thread() {
   stop_.store(false);
   thread_ = std::thread([this] {
+    log::CallScope scope("progress");
     while (!stop_.load(std::memory_order_relaxed)) {
       progress();
       timespec nap{0, 50000};
@@ -137,8 +138,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
           p.request.offset == request.offset && p.request.a == request.a && p.request.b == request.b) {
         flight.emplace(std::move(p));
       } else {
-        log::warn("gaspi_atomic",
-                  "an atomic on rank %d (segment %u, offset %lu) that returned GASPI_TIMEOUT was not retried; it "
+        log::warn("an atomic on rank %d (segment %u, offset %lu) that returned GASPI_TIMEOUT was not retried; it "
                   "is applied at the target once, and its old value is discarded",
                   p.rank, p.request.segment, static_cast<unsigned long>(p.request.offset));
         std::lock_guard abandon(abandoned_mutex_);
@@ -156,7 +156,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
     if (rc != MPI_SUCCESS) {
       MPI_Cancel(&flight->flight.request);
       MPI_Request_free(&flight->flight.request);
-      return fail("gaspi_atomic", "MPI_Send", rc);
+      return fail("MPI_Send", rc);
     }
   }
   std::int64_t round = 0;
@@ -198,7 +198,7 @@ gaspi_return_t Control::kill(int rank, const Deadline &deadline) {
     if (rc != MPI_SUCCESS) {
       MPI_Cancel(&flight.request);
       MPI_Request_free(&flight.request);
-      return fail("gaspi_proc_kill", "MPI_Send", rc);
+      return fail("MPI_Send", rc);
     }
   }
   std::int64_t round = 0;
@@ -253,7 +253,7 @@ gaspi_return_t Control::passive_send(int rank, const void *data, std::uint64_t s
     // Complete once the target's MPI holds it: its progress moves it into its mailbox.
     int rc = MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, kTagPassive, env_->comm(), &send);
     if (rc != MPI_SUCCESS)
-      return fail("gaspi_passive_send", "MPI_Isend", rc);
+      return fail("MPI_Isend", rc);
   }
   std::int64_t round = 0;
   for (;;) {
@@ -293,8 +293,8 @@ gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int 
   std::copy(m.data.begin(), m.data.begin() + static_cast<long>(keep), static_cast<char *>(data));
   if (m.data.size() > size) {
     // As on the shm path: the message is consumed, what fits is kept, the truncation reported.
-    log::error("gaspi_passive_receive", "message of %zu bytes from rank %d is longer than size %lu", m.data.size(),
-               from, static_cast<unsigned long>(size));
+    log::error("message of %zu bytes from rank %d is longer than size %lu", m.data.size(), from,
+               static_cast<unsigned long>(size));
     return GASPI_ERROR;
   }
   return GASPI_SUCCESS;

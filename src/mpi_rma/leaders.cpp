@@ -69,7 +69,7 @@ gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int c
     if (done)
       return GASPI_SUCCESS;
     if ((round & 63) == 0 && ((abort.broken != nullptr && abort.broken(abort.ctx)) || abort_notice(env, group_tag))) {
-      log::error("gaspi collective", "another leader or a member of this node left it with an error");
+      log::error("another leader or a member of this node left it with an error");
       return GASPI_ERROR;
     }
     if (!first && (deadline.test_only() || deadline.expired()))

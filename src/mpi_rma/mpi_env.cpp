@@ -43,11 +43,11 @@ const char *chosen_osc() noexcept {
 // through one lock, which is what SERIALIZED asks for.
 int requested_thread_level() noexcept { return MPI_THREAD_SERIALIZED; }
 
-gaspi_return_t fail(const char *fn, const char *call, int mpi_error) noexcept {
+gaspi_return_t fail(const char *call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(mpi_error, text, &len);
-  log::error(fn, "%s failed: %.*s", call, len, text);
+  log::error("%s failed: %.*s", call, len, text);
   return GASPI_ERROR;
 }
 
@@ -68,7 +68,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
     const int want = requested_thread_level();
     int rc = MPI_Init_thread(nullptr, nullptr, want, &provided);
     if (rc != MPI_SUCCESS)
-      return fail("gaspi_proc_init", "MPI_Init_thread", rc);
+      return fail("MPI_Init_thread", rc);
     we_initialised_ = true;
     // MPI cannot be initialised twice in a process, and GASPI allows several life cycles: keep
     // MPI up until the process exits.
@@ -85,7 +85,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   MPI_Comm_rank(comm_, &rank_);
   MPI_Comm_size(comm_, &size_);
   if (size_ > 65535) {
-    log::error("gaspi_proc_init", "%d MPI ranks, but gaspi_rank_t holds at most 65535", size_);
+    log::error("%d MPI ranks, but gaspi_rank_t holds at most 65535", size_);
     return GASPI_ERR_ENV;
   }
 

@@ -72,6 +72,6 @@ const char *chosen_osc() noexcept;
 int requested_thread_level() noexcept;
 
 // Turns an MPI error code into a message; returns GASPI_ERROR.
-gaspi_return_t fail(const char *fn, const char *call, int mpi_error) noexcept;
+gaspi_return_t fail(const char *call, int mpi_error) noexcept;
 
 } // namespace hygaspi::mpi

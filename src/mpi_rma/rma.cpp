@@ -31,21 +31,20 @@ gaspi_return_t Rma::init(Env &env) {
   if (rc != MPI_SUCCESS) {
     // Typical in interop mode on Debian's Open MPI: the system file disables osc/ucx and
     // osc/pt2pt, and osc/rdma cannot serve this job (PLATFORM-FACTS.md).
-    log::error("gaspi_proc_init",
-               "no MPI one-sided component can serve this job (OMPI_MCA_osc=%s). Run with "
+    log::error("no MPI one-sided component can serve this job (OMPI_MCA_osc=%s). Run with "
                "OMPI_MCA_osc=sm,rdma,pt2pt and MPI_THREAD_SERIALIZED or lower, or with OMPI_MCA_pml=ucx "
                "OMPI_MCA_osc=ucx where UCX is available",
                env.osc());
-    return fail("gaspi_proc_init", "MPI_Win_create_dynamic", rc);
+    return fail("MPI_Win_create_dynamic", rc);
   }
   MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
   if ((rc = MPI_Win_attach(win_, table_.data(), static_cast<MPI_Aint>(table_.size() * sizeof(RemoteSegment)))) !=
       MPI_SUCCESS)
-    return fail("gaspi_proc_init", "MPI_Win_attach", rc);
+    return fail("MPI_Win_attach", rc);
   std::uint64_t mine = static_cast<std::uint64_t>(address_of(table_.data()));
   MPI_Allgather(&mine, 1, MPI_UINT64_T, table_at_.data(), 1, MPI_UINT64_T, env.comm());
   if ((rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win_)) != MPI_SUCCESS)
-    return fail("gaspi_proc_init", "MPI_Win_lock_all", rc);
+    return fail("MPI_Win_lock_all", rc);
   return GASPI_SUCCESS;
 }
 
@@ -70,7 +69,7 @@ gaspi_return_t Rma::attach(std::uint32_t seg, void *data, std::uint64_t size, vo
   if (rc == MPI_SUCCESS && data != nullptr)
     rc = MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size));
   if (rc != MPI_SUCCESS)
-    return fail("gaspi_segment_alloc", "MPI_Win_attach", rc);
+    return fail("MPI_Win_attach", rc);
   attached_[seg] = Attached{data, notifications};
   return GASPI_SUCCESS;
 }
@@ -92,7 +91,7 @@ gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegme
   int rc = MPI_Put(&entry, sizeof entry, MPI_BYTE, rank, static_cast<MPI_Aint>(slot), sizeof entry, MPI_BYTE, win_);
   if (rc == MPI_SUCCESS)
     rc = MPI_Win_flush(rank, win_);
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_segment_register", "MPI_Put", rc);
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Put", rc);
 }
 
 const RemoteSegment *Rma::remote(int rank, std::uint32_t seg) {
@@ -117,7 +116,7 @@ gaspi_return_t Rma::put(int rank, std::uint64_t address, const void *src, std::u
     const int n = static_cast<int>(std::min(kChunk, size - done));
     int rc = MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
     if (rc != MPI_SUCCESS)
-      return fail("gaspi_write", "MPI_Put", rc);
+      return fail("MPI_Put", rc);
   }
   return GASPI_SUCCESS;
 }
@@ -129,7 +128,7 @@ gaspi_return_t Rma::get(void *dst, int rank, std::uint64_t address, std::uint64_
     const int n = static_cast<int>(std::min(kChunk, size - done));
     int rc = MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
     if (rc != MPI_SUCCESS)
-      return fail("gaspi_read", "MPI_Get", rc);
+      return fail("MPI_Get", rc);
   }
   return GASPI_SUCCESS;
 }
@@ -144,19 +143,19 @@ gaspi_return_t Rma::notify(int rank, const RemoteSegment &seg, std::uint32_t id,
     if (rc == MPI_SUCCESS)
       rc = MPI_Win_flush(rank, win_);
   }
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_notify", "MPI_Put", rc);
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Put", rc);
 }
 
 gaspi_return_t Rma::flush(int rank) {
   auto lock = env_->lock();
   int rc = MPI_Win_flush(rank, win_);
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_wait", "MPI_Win_flush", rc);
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Win_flush", rc);
 }
 
 gaspi_return_t Rma::flush_all() {
   auto lock = env_->lock();
   int rc = MPI_Win_flush_all(win_);
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("gaspi_wait", "MPI_Win_flush_all", rc);
+  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Win_flush_all", rc);
 }
 
 } // namespace hygaspi::mpi

@@ -31,7 +31,7 @@ void mark_dead(JobBlock &job, std::uint32_t index, std::int32_t pid) noexcept {
   // seq_cst, then the bell: the producer half of the doorbell protocol (shm/doorbell.hpp).
   if (job.slot(index).state.compare_exchange_strong(expected, static_cast<std::uint32_t>(RankState::dead),
                                                     std::memory_order_seq_cst)) {
-    log::warn("failure detection", "node peer %u (pid %d) ended without gaspi_proc_term: marked dead", index, pid);
+    log::warn("failure detection: node peer %u (pid %d) ended without gaspi_proc_term: marked dead", index, pid);
     futex_wake_all(job.bell);
   }
 }

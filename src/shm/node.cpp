@@ -81,7 +81,7 @@ bool Node::create_object(const char *kind, std::uint64_t a, std::uint64_t b, std
     }
     if (!taken)
       return false;
-    log::warn("gaspi_proc_init", "shared memory name %s is taken by someone else; trying another", name.c_str());
+    log::warn("shared memory name %s is taken by someone else; trying another", name.c_str());
   }
   return false;
 }
@@ -131,7 +131,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
     // A process started without the launcher is a 1-rank job with a private, random job id.
     std::uint64_t id[2];
     if (getentropy(id, sizeof id) != 0) {
-      log::error("gaspi_proc_init", "getentropy failed: %s", std::strerror(errno));
+      log::error("getentropy failed: %s", std::strerror(errno));
       return GASPI_ERROR;
     }
     char hex[33];
@@ -140,7 +140,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
     job_ = hex;
     std::string name = "hygaspi-" + job_ + "-job";
     if (!ShmObject::create(name, JobBlock::bytes(1), job_object_, error)) {
-      log::error("gaspi_proc_init", "%s", error.c_str());
+      log::error("%s", error.c_str());
       return GASPI_ERR_MEMALLOC;
     }
     ShmObject::unlink(name);
@@ -151,15 +151,15 @@ gaspi_return_t Node::start(const NodeOptions &options) {
     if (kept_job_.mapped() && kept_job_id_ == job_) {
       job_object_ = std::move(kept_job_); // a later life cycle: the name is gone (see init)
     } else if (!ShmObject::open(job_name, JobBlock::bytes(nranks_), job_object_, error)) {
-      log::error("gaspi_proc_init", "%s (was the job started by hygaspi-run, and is it still running?)", error.c_str());
+      log::error("%s (was the job started by hygaspi-run, and is it still running?)", error.c_str());
       return GASPI_ERR_ENV;
     }
     kept_job_.reset();
     job_block_ = static_cast<JobBlock *>(job_object_.data());
     const JobHeader &h = job_block_->header;
     if (h.magic != kJobMagic || h.version != kLayoutVersion || h.nranks != nranks_) {
-      log::error("gaspi_proc_init", "job block %s does not match this library (version %u, %u ranks)", job_name.c_str(),
-                 h.version, h.nranks);
+      log::error("job block %s does not match this library (version %u, %u ranks)", job_name.c_str(), h.version,
+                 h.nranks);
       job_object_.reset();
       job_block_ = nullptr;
       return GASPI_ERR_ENV;
@@ -186,7 +186,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   std::uint64_t block_nonce = 0;
   std::string name;
   if (!create_object("r", epoch_, 0, sizeof(RankBlock), self.block_object, block_nonce, name, error)) {
-    log::error("gaspi_proc_init", "%s", error.c_str());
+    log::error("%s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
   if (!solo_)
@@ -209,7 +209,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   std::uint64_t ring_nonce = 0;
   if (!create_object("p", epoch_, 0, passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_),
                      passive_objects_[rank_], ring_nonce, name, error)) {
-    log::error("gaspi_proc_init", "passive receive ring: %s", error.c_str());
+    log::error("passive receive ring: %s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
   if (!solo_)
@@ -247,12 +247,12 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
     };
     WaitResult w = wait_until(arrived, job_block_->bell, deadline, wait_, [&] { return state() != RankState::dead; });
     if (w == WaitResult::timeout) {
-      log::error("gaspi_proc_init", "rank %u did not start in time", global_rank(r));
+      log::error("rank %u did not start in time", global_rank(r));
       return GASPI_TIMEOUT;
     }
     if (state() != RankState::ready) {
       const bool failed = (slot.flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;
-      log::error("gaspi_proc_init", "rank %u %s", global_rank(r),
+      log::error("rank %u %s", global_rank(r),
                  failed ? "failed in gaspi_proc_init" : "died or ended before it initialised");
       return GASPI_ERROR;
     }
@@ -260,14 +260,13 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
     const std::uint32_t epoch = slot.init_epoch.load(std::memory_order_acquire);
     const std::string name = object_name("r", r, epoch, 0, slot.block_nonce.load(std::memory_order_relaxed));
     if (!ShmObject::open(name, sizeof(RankBlock), peers_[r].block_object, error)) {
-      log::error("gaspi_proc_init", "%s", error.c_str());
+      log::error("%s", error.c_str());
       return GASPI_ERROR;
     }
     auto *block = static_cast<RankBlock *>(peers_[r].block_object.data());
     const RankHeader &h = block->header;
     if (h.magic != kRankMagic || h.version != kLayoutVersion || h.rank != r) {
-      log::error("gaspi_proc_init", "rank %u runs an incompatible HyGASPI (layout version %u)", global_rank(r),
-                 h.version);
+      log::error("rank %u runs an incompatible HyGASPI (layout version %u)", global_rank(r), h.version);
       peers_[r].block_object.reset();
       return GASPI_ERROR;
     }
@@ -286,7 +285,7 @@ gaspi_return_t Node::map_passive_ring(std::uint32_t r) {
   // Map the header first to learn the ring's size, which the owner's configuration decided.
   ShmObject header_object;
   if (!ShmObject::open(name, sizeof(PassiveRing), header_object, error)) {
-    log::error("gaspi_proc_init", "passive ring of rank %u: %s", global_rank(r), error.c_str());
+    log::error("passive ring of rank %u: %s", global_rank(r), error.c_str());
     return GASPI_ERROR;
   }
   const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
@@ -295,12 +294,11 @@ gaspi_return_t Node::map_passive_ring(std::uint32_t r) {
       (h.slots & (h.slots - 1)) != 0 || h.senders != nranks_ ||
       h.total_bytes != passive_ring_bytes(h.slots, h.payload_max, h.senders) ||
       h.slots_offset != h.total_bytes - std::size_t{h.slots} * h.slot_stride) {
-    log::error("gaspi_proc_init", "rank %u runs an incompatible HyGASPI (passive ring layout version %u)",
-               global_rank(r), h.version);
+    log::error("rank %u runs an incompatible HyGASPI (passive ring layout version %u)", global_rank(r), h.version);
     return GASPI_ERROR;
   }
   if (!ShmObject::open(name, h.total_bytes, passive_objects_[r], error)) {
-    log::error("gaspi_proc_init", "passive ring of rank %u: %s", global_rank(r), error.c_str());
+    log::error("passive ring of rank %u: %s", global_rank(r), error.c_str());
     return GASPI_ERROR;
   }
   passive_rings_[r].store(static_cast<PassiveRing *>(passive_objects_[r].data()), std::memory_order_release);
@@ -326,7 +324,7 @@ gaspi_return_t Node::handshake(const Deadline &deadline) {
     // A peer that is still mapping when the time is up has started: we cannot take our ready
     // back from it, so this is a failure, not a resumable timeout.
     const bool failed = (slot.flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;
-    log::error("gaspi_proc_init", "rank %u %s", r,
+    log::error("rank %u %s", r,
                w == WaitResult::timeout ? "did not finish its gaspi_proc_init in time"
                : failed                 ? "failed in gaspi_proc_init"
                                         : "died during gaspi_proc_init");
@@ -359,7 +357,7 @@ bool Node::slot_unclaimed(const std::string &job, std::uint32_t nranks, std::uin
 gaspi_return_t Node::create_job_block(const std::string &job, std::uint32_t nranks, ShmObject &out) {
   std::string error;
   if (!ShmObject::create("hygaspi-" + job + "-job", JobBlock::bytes(nranks), out, error)) {
-    log::error("gaspi_proc_init", "%s", error.c_str());
+    log::error("%s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
   // The creator stands in for a launcher: while it lives, reclaim_stale_objects() keeps the block.
@@ -429,8 +427,7 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   const bool user = user_memory != nullptr;
   SegmentBytes bytes;
   if (!segment_bytes(size, notification_num, user, bytes)) {
-    log::error("gaspi_segment_alloc", "segment %u: size %lu is beyond what this machine can map", seg,
-               static_cast<unsigned long>(size));
+    log::error("segment %u: size %lu is beyond what this machine can map", seg, static_cast<unsigned long>(size));
     return GASPI_ERR_INV_SEGSIZE;
   }
   const std::uint64_t notif_bytes = bytes.notifications;
@@ -443,13 +440,13 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
     place = [&](void *base, std::size_t, std::string &) {
       std::string why;
       if (!set_numa_policy(static_cast<char *>(base) + notif_bytes, bytes.data, alloc_policy, why))
-        log::warn("gaspi_segment_alloc", "segment %u: NUMA policy not applied: %s", seg, why.c_str());
+        log::warn("segment %u: NUMA policy not applied: %s", seg, why.c_str());
       return true;
     };
   std::uint64_t nonce = 0;
   std::string name;
   if (!create_object("s", seg, gen, bytes.object, m->object, nonce, name, error, place)) {
-    log::error("gaspi_segment_alloc", "segment %u: %s", seg, error.c_str());
+    log::error("segment %u: %s", seg, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
   char *base = static_cast<char *>(m->object.data());
@@ -517,11 +514,11 @@ const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
   // notification array must lie inside the space before the data.
   SegmentBytes bytes;
   if (!segment_bytes(m->size, m->notification_num, user, bytes) || entry.notif_bytes != bytes.notifications) {
-    log::error("segment lookup", "rank %u segment %u: inconsistent size entry", global_rank(rank), seg);
+    log::error("segment lookup: rank %u segment %u: inconsistent size entry", global_rank(rank), seg);
     return nullptr;
   }
   if (!ShmObject::open(object_name("s", rank, seg, gen, entry.nonce), bytes.object, m->object, error)) {
-    log::error("segment lookup", "rank %u segment %u: %s", global_rank(rank), seg, error.c_str());
+    log::error("segment lookup: rank %u segment %u: %s", global_rank(rank), seg, error.c_str());
     return nullptr;
   }
   char *base = static_cast<char *>(m->object.data());
@@ -537,8 +534,7 @@ const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
 PassiveRing *Node::passive_ring(std::uint32_t rank) {
   PassiveRing *ring = passive_rings_[rank].load(std::memory_order_acquire);
   if (ring == nullptr)
-    log::error("gaspi_passive_send", "rank %u has no passive ring (it did not finish gaspi_proc_init)",
-               global_rank(rank));
+    log::error("rank %u has no passive ring (it did not finish gaspi_proc_init)", global_rank(rank));
   return ring;
 }
 
@@ -555,7 +551,7 @@ gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_
     if (n <= 0) {
       if (n < 0 && errno == EINTR)
         continue;
-      log::error(what, "cross-memory access to bound memory of rank %u failed: %s", rank, std::strerror(errno));
+      log::error("cross-memory access to bound memory of rank %u failed (%s): %s", rank, what, std::strerror(errno));
       return GASPI_ERROR;
     }
     local += n;
@@ -574,8 +570,8 @@ gaspi_return_t Node::put(const MappedSegment &dst, std::uint32_t dst_rank, std::
   }
   const pid_t pid = pid_of(dst_rank);
   return cma_loop([pid](iovec *l, iovec *r) { return process_vm_writev(pid, l, 1, r, 1, 0); },
-                  const_cast<char *>(static_cast<const char *>(src)), dst.user_addr + dst_offset, size, "gaspi_write",
-                  global_rank(dst_rank));
+                  const_cast<char *>(static_cast<const char *>(src)), dst.user_addr + dst_offset, size,
+                  "process_vm_writev", global_rank(dst_rank));
 }
 
 gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
@@ -586,7 +582,7 @@ gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_
   }
   const pid_t pid = pid_of(src_rank);
   return cma_loop([pid](iovec *l, iovec *r) { return process_vm_readv(pid, l, 1, r, 1, 0); }, static_cast<char *>(dst),
-                  src.user_addr + src_offset, size, "gaspi_read", global_rank(src_rank));
+                  src.user_addr + src_offset, size, "process_vm_readv", global_rank(src_rank));
 }
 
 void Node::notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {

@@ -161,15 +161,14 @@ public:
   // wait() as a GASPI return code: GASPI_SUCCESS, GASPI_TIMEOUT, or GASPI_ERROR after logging
   // which partner died.
   template <class Ready>
-  gaspi_return_t await(const char *fn, Ready &&ready, const Deadline &deadline,
-                       std::span<const std::uint32_t> partners) {
+  gaspi_return_t await(Ready &&ready, const Deadline &deadline, std::span<const std::uint32_t> partners) {
     if (const gaspi_return_t rc = return_code(wait(ready, deadline, partners)); rc != GASPI_ERROR)
       return rc;
     if (stopping())
-      log::error(fn, "gaspi_proc_term was called while this call waited");
+      log::error("gaspi_proc_term was called while this call waited");
     for (auto r : partners)
       if (!alive(r))
-        log::error(fn, "rank %u died", global_rank(r));
+        log::error("rank %u died", global_rank(r));
     return GASPI_ERROR;
   }
   void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }

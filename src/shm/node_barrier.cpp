@@ -29,7 +29,7 @@ gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progr
       std::int32_t slot = find_slot(node, group, to);
       if (slot < 0) {
         auto found = [&] { return (slot = find_slot(node, group, to)) >= 0; };
-        if (gaspi_return_t rc = await_group(node, group, "gaspi_barrier", found, deadline); rc != GASPI_SUCCESS)
+        if (gaspi_return_t rc = await_group(node, group, found, deadline); rc != GASPI_SUCCESS)
           return leave(rc);
       }
       node.block(group.members[to]).groups[slot].round[progress.round].store(expect, std::memory_order_seq_cst);
@@ -42,7 +42,7 @@ gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progr
       std::uint64_t v = flag.load(std::memory_order_acquire);
       return (v >> 32) == tag && static_cast<std::int32_t>(static_cast<std::uint32_t>(v) - progress.seq) >= 0;
     };
-    if (gaspi_return_t rc = await_group(node, group, "gaspi_barrier", arrived, deadline); rc != GASPI_SUCCESS)
+    if (gaspi_return_t rc = await_group(node, group, arrived, deadline); rc != GASPI_SUCCESS)
       return leave(rc);
   }
   progress.active = false;

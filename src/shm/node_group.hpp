@@ -42,7 +42,7 @@ void mark_broken(Node &node, NodeGroup &g) noexcept;
 // Waits until ready(); GASPI_TIMEOUT at the deadline; GASPI_ERROR once a member on the node is
 // dead or the group is broken (looked at on the slow path of the wait, at least every 10 ms).
 template <class Ready>
-gaspi_return_t await_group(Node &node, const NodeGroup &g, const char *fn, Ready &&ready, const Deadline &deadline) {
+gaspi_return_t await_group(Node &node, const NodeGroup &g, Ready &&ready, const Deadline &deadline) {
   auto healthy = [&] {
     if (is_broken(node, g))
       return false;
@@ -56,11 +56,11 @@ gaspi_return_t await_group(Node &node, const NodeGroup &g, const char *fn, Ready
   bool dead = false;
   for (auto m : g.members)
     if (!node.alive(m)) {
-      log::error(fn, "node rank %u of the group died", static_cast<unsigned>(m));
+      log::error("node rank %u of the group died", static_cast<unsigned>(m));
       dead = true;
     }
   if (!dead)
-    log::error(fn, "another member left this collective with an error");
+    log::error("another member left this collective with an error");
   return GASPI_ERROR;
 }
 

@@ -29,7 +29,7 @@ gaspi_return_t NodeReduce::create(Node &node, const NodeGroup &group, std::uint6
   std::string name;
   std::string error;
   if (!node.create_object("c", group.tag, 0, area.layout.bytes(), area.object, area.nonce, name, error)) {
-    log::error("gaspi_group_commit", "group %u: %s", group.slot, error.c_str());
+    log::error("group %u: %s", group.slot, error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
   auto *header = reinterpret_cast<ReduceHeader *>(area.at(0));
@@ -60,7 +60,7 @@ gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t sl
   // member normally finds it at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init
   // without a barrier.
   if (gaspi_return_t rc = await_group(
-          node, group, "gaspi_allreduce", [&] { return find_slot(node, group, 0) >= 0; }, deadline);
+          node, group, [&] { return find_slot(node, group, 0) >= 0; }, deadline);
       rc != GASPI_SUCCESS)
     return rc;
   const auto members = static_cast<std::uint32_t>(group.members.size());
@@ -71,12 +71,12 @@ gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t sl
   const auto leader_slot = static_cast<std::uint32_t>(find_slot(node, group, 0));
   const std::uint64_t nonce = node.block(leader).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
   if (!ShmObject::open(node.object_name("c", leader, group.tag, 0, nonce), area.layout.bytes(), area.object, error)) {
-    log::error("gaspi_allreduce", "group %u: %s", group.slot, error.c_str());
+    log::error("group %u: %s", group.slot, error.c_str());
     return GASPI_ERROR;
   }
   const auto *header = reinterpret_cast<const ReduceHeader *>(area.at(0));
   if (header->magic != kReduceMagic || header->members != members || header->slot_bytes != area.layout.slot_bytes) {
-    log::error("gaspi_allreduce", "group %u: the leader's reduce area does not match this rank's group", group.slot);
+    log::error("group %u: the leader's reduce area does not match this rank's group", group.slot);
     area = ReduceArea{};
     return GASPI_ERROR;
   }
@@ -107,7 +107,7 @@ gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t
     for (std::uint32_t i = 1; i < n; ++i) {
       // On GASPI_TIMEOUT the phase stays `contributed`; the next call waits on.
       if (gaspi_return_t rc = await_group(
-              node, group, "gaspi_allreduce", [&] { return reached(area.arrived(i), progress.seq); }, deadline);
+              node, group, [&] { return reached(area.arrived(i), progress.seq); }, deadline);
           rc != GASPI_SUCCESS)
         return abandon(progress, rc);
     }
@@ -130,7 +130,7 @@ gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t
   }
 
   if (gaspi_return_t rc = await_group(
-          node, group, "gaspi_allreduce", [&] { return reached(area.result_seq(), progress.seq); }, deadline);
+          node, group, [&] { return reached(area.result_seq(), progress.seq); }, deadline);
       rc != GASPI_SUCCESS)
     return abandon(progress, rc);
   std::memcpy(receive, area.at(area.layout.result_offset()), bytes);

@@ -74,7 +74,7 @@ std::size_t reclaim_stale_objects() noexcept {
     const bool stale = job ? job_block_stale(name) : (pid > 0 && !process_exists(pid));
     if (stale && shm_unlink(("/" + name).c_str()) == 0) {
       ++removed;
-      log::debug("gaspi_proc_init", "removed %s, left behind by a process that no longer exists", name.c_str());
+      log::debug("removed %s, left behind by a process that no longer exists", name.c_str());
     }
   }
   closedir(dir);

@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "bridge/group_ops.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -93,7 +93,7 @@ gaspi_return_t combine_user(void *ctx, void *acc, const void *other) {
   auto &u = *static_cast<User *>(ctx);
   gaspi_return_t rc = u.fn(acc, const_cast<void *>(other), u.scratch.data(), u.state, u.num, u.element_size, u.timeout);
   if (rc != GASPI_SUCCESS) {
-    log::error("gaspi_allreduce_user", "the user's reduce operation returned %d", static_cast<int>(rc));
+    log::error("the user's reduce operation returned %d", static_cast<int>(rc));
     return rc;
   }
   std::memcpy(acc, u.scratch.data(), u.scratch.size());
@@ -107,14 +107,14 @@ std::uint64_t slot_bytes() {
                                  rt().config.allreduce_buf_size);
 }
 
-gaspi_return_t run(const char *fn, gaspi_group_t group, const void *send, void *receive, std::size_t bytes,
-                   shm::Combine combine, void *ctx, gaspi_timeout_t timeout) {
-  HYGASPI_TRY(check_committed_group(fn, group));
+gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::size_t bytes, shm::Combine combine,
+                   void *ctx, gaspi_timeout_t timeout) {
+  HYGASPI_TRY(check_committed_group(group));
   Group &g = rt().groups.groups[group];
   std::unique_lock lock(g.reducing, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  HYGASPI_TRY(check_not_broken(fn, group));
+  HYGASPI_TRY(check_not_broken(group));
   GroupRoute &route = rt().routes[group];
   // The node leader's inter-node step: allreduce of the node's partial result among the leaders.
   struct Leaders {
@@ -154,20 +154,19 @@ gaspi_return_t pgaspi_allreduce(gaspi_pointer_t const buffer_send, gaspi_pointer
                                 const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce", [&] {
     stats::Timer timer(stats::collective_us);
-    const char *fn = "gaspi_allreduce";
-    InFlight call(fn); // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+    InFlight call; // gaspi_proc_term in another thread wakes it (issue 9 item 2)
     HYGASPI_TRY(call.status());
-    HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
-    HYGASPI_TRY(check::not_null(fn, buffer_receive, "buffer_receive"));
-    HYGASPI_CHECK(num > 0 && num <= rt().config.allreduce_elem_max, GASPI_ERR_INV_NUM, fn,
+    HYGASPI_TRY(check::not_null(buffer_send, "buffer_send"));
+    HYGASPI_TRY(check::not_null(buffer_receive, "buffer_receive"));
+    HYGASPI_CHECK(num > 0 && num <= rt().config.allreduce_elem_max, GASPI_ERR_INV_NUM,
                   "%u elements outside [1, allreduce_elem_max=%u]", num, rt().config.allreduce_elem_max);
-    HYGASPI_CHECK(operation >= GASPI_OP_MIN && operation <= GASPI_OP_SUM, GASPI_ERROR, fn, "unknown operation %d",
+    HYGASPI_CHECK(operation >= GASPI_OP_MIN && operation <= GASPI_OP_SUM, GASPI_ERROR, "unknown operation %d",
                   static_cast<int>(operation));
-    HYGASPI_CHECK(datatype >= GASPI_TYPE_INT && datatype <= GASPI_TYPE_ULONG, GASPI_ERROR, fn, "unknown datatype %d",
+    HYGASPI_CHECK(datatype >= GASPI_TYPE_INT && datatype <= GASPI_TYPE_ULONG, GASPI_ERROR, "unknown datatype %d",
                   static_cast<int>(datatype));
     Builtin ctx{operation, datatype, num};
     // num <= allreduce_elem_max <= INT_MAX / 8 (core/limits.hpp), so this fits the reduce slot.
-    return run(fn, group, buffer_send, buffer_receive, std::size_t{num} * type_size(datatype), combine_builtin, &ctx,
+    return run(group, buffer_send, buffer_receive, std::size_t{num} * type_size(datatype), combine_builtin, &ctx,
                timeout);
   });
 }
@@ -179,19 +178,18 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
                                      const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce_user", [&] {
     stats::Timer timer(stats::collective_us);
-    const char *fn = "gaspi_allreduce_user";
-    InFlight call(fn); // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+    InFlight call; // gaspi_proc_term in another thread wakes it (issue 9 item 2)
     HYGASPI_TRY(call.status());
-    HYGASPI_TRY(check::not_null(fn, buffer_send, "buffer_send"));
-    HYGASPI_TRY(check::not_null(fn, buffer_receive, "buffer_receive"));
-    HYGASPI_CHECK(reduce_operation != nullptr, GASPI_ERR_NULLPTR, fn, "reduce_operation is NULL");
+    HYGASPI_TRY(check::not_null(buffer_send, "buffer_send"));
+    HYGASPI_TRY(check::not_null(buffer_receive, "buffer_receive"));
+    HYGASPI_CHECK(reduce_operation != nullptr, GASPI_ERR_NULLPTR, "reduce_operation is NULL");
     gaspi_size_t bytes = 0; // num * element_size may wrap around 2^64: checked, never assumed
     HYGASPI_CHECK(num > 0 && element_size > 0 && !__builtin_mul_overflow(gaspi_size_t{num}, element_size, &bytes) &&
                       bytes <= rt().config.allreduce_buf_size,
-                  GASPI_ERR_INV_SIZE, fn, "%u elements of %lu bytes outside [1, allreduce_buf_size=%lu] bytes", num,
+                  GASPI_ERR_INV_SIZE, "%u elements of %lu bytes outside [1, allreduce_buf_size=%lu] bytes", num,
                   element_size, rt().config.allreduce_buf_size);
     User ctx{reduce_operation, reduce_state, num, element_size, timeout, std::vector<char>(bytes)};
-    return run(fn, group, buffer_send, buffer_receive, bytes, combine_user, &ctx, timeout);
+    return run(group, buffer_send, buffer_receive, bytes, combine_user, &ctx, timeout);
   });
 }
 

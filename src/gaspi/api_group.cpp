@@ -3,7 +3,7 @@
 
 #include "bridge/failures.hpp"
 #include "bridge/group_ops.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 #include "shm/node_barrier.hpp"
 
@@ -11,10 +11,10 @@ using namespace hygaspi;
 
 namespace hygaspi {
 
-gaspi_return_t check_committed_group(const char *fn, gaspi_group_t group) noexcept {
-  HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, fn, "group %u >= group_max %u", group,
+gaspi_return_t check_committed_group(gaspi_group_t group) noexcept {
+  HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max %u", group,
                 rt().config.group_max);
-  HYGASPI_CHECK(rt().groups.groups[group].state == GroupState::committed, GASPI_ERR_INV_GROUP, fn,
+  HYGASPI_CHECK(rt().groups.groups[group].state == GroupState::committed, GASPI_ERR_INV_GROUP,
                 "group %u is not committed", group);
   return GASPI_SUCCESS;
 }
@@ -58,8 +58,8 @@ gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc) {
   return rc;
 }
 
-gaspi_return_t check_not_broken(const char *fn, gaspi_group_t group) {
-  HYGASPI_CHECK(!shm::is_broken(rt().node, rt().routes[group].node), GASPI_ERROR, fn,
+gaspi_return_t check_not_broken(gaspi_group_t group) {
+  HYGASPI_CHECK(!shm::is_broken(rt().node, rt().routes[group].node), GASPI_ERROR,
                 "group %u is broken: a member left an earlier collective of it with an error", group);
   return GASPI_SUCCESS;
 }
@@ -96,13 +96,13 @@ gaspi_return_t barrier_steps(Group &g, GroupRoute &route, const Deadline &deadli
 }
 } // namespace
 
-gaspi_return_t group_barrier(const char *fn, gaspi_group_t group, gaspi_timeout_t timeout) {
-  HYGASPI_TRY(check_committed_group(fn, group));
+gaspi_return_t group_barrier(gaspi_group_t group, gaspi_timeout_t timeout) {
+  HYGASPI_TRY(check_committed_group(group));
   Group &g = rt().groups.groups[group];
   std::unique_lock lock(g.collective, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  HYGASPI_TRY(check_not_broken(fn, group));
+  HYGASPI_TRY(check_not_broken(group));
   GroupRoute &route = rt().routes[group];
   gaspi_return_t rc = barrier_steps(g, route, Deadline(timeout));
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT)
@@ -116,8 +116,8 @@ extern "C" {
 
 gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
   return guarded("gaspi_group_create", [&] {
-    HYGASPI_TRY(check::init("gaspi_group_create"));
-    HYGASPI_TRY(check::not_null("gaspi_group_create", group, "group"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(group, "group"));
     GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
     for (std::uint32_t id = 0; id < rt().config.group_max; ++id) {
@@ -130,23 +130,22 @@ gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
       *group = static_cast<gaspi_group_t>(id);
       return GASPI_SUCCESS;
     }
-    log::error("gaspi_group_create", "all %u groups are in use (group_max)", rt().config.group_max);
+    log::error("all %u groups are in use (group_max)", rt().config.group_max);
     return GASPI_ERR_MANY_GRP;
   });
 }
 
 gaspi_return_t pgaspi_group_add(const gaspi_group_t group, const gaspi_rank_t rank) {
   return guarded("gaspi_group_add", [&] {
-    HYGASPI_TRY(check::init("gaspi_group_add"));
-    HYGASPI_CHECK(rank < rt().nranks, GASPI_ERR_INV_RANK, "gaspi_group_add", "rank %u out of range", rank);
+    HYGASPI_TRY(check::init());
+    HYGASPI_CHECK(rank < rt().nranks, GASPI_ERR_INV_RANK, "rank %u out of range", rank);
     GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
     HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state == GroupState::created, GASPI_ERR_INV_GROUP,
-                  "gaspi_group_add", "group %u is not a created, uncommitted group", group);
+                  "group %u is not a created, uncommitted group", group);
     auto &m = t.groups[group].members;
     auto at = std::lower_bound(m.begin(), m.end(), rank);
-    HYGASPI_CHECK(at == m.end() || *at != rank, GASPI_ERROR, "gaspi_group_add", "rank %u is already in group %u", rank,
-                  group);
+    HYGASPI_CHECK(at == m.end() || *at != rank, GASPI_ERROR, "rank %u is already in group %u", rank, group);
     m.insert(at, rank);
     return GASPI_SUCCESS;
   });
@@ -154,26 +153,24 @@ gaspi_return_t pgaspi_group_add(const gaspi_group_t group, const gaspi_rank_t ra
 
 gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeout_t timeout) {
   return guarded("gaspi_group_commit", [&] {
-    InFlight call("gaspi_group_commit"); // gaspi_proc_term in another thread wakes it
+    InFlight call; // gaspi_proc_term in another thread wakes it
     HYGASPI_TRY(call.status());
-    HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "gaspi_group_commit", "group %u >= group_max",
-                  group);
+    HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max", group);
     GroupTable &t = rt().groups;
     Group &g = t.groups[group];
     {
       std::lock_guard lock(t.mutex);
-      HYGASPI_CHECK(g.state != GroupState::free, GASPI_ERR_INV_GROUP, "gaspi_group_commit", "group %u was not created",
-                    group);
+      HYGASPI_CHECK(g.state != GroupState::free, GASPI_ERR_INV_GROUP, "group %u was not created", group);
       if (g.state == GroupState::created) {
         auto me = std::lower_bound(g.members.begin(), g.members.end(), static_cast<gaspi_rank_t>(rt().rank));
-        HYGASPI_CHECK(me != g.members.end() && *me == rt().rank, GASPI_ERR_INV_GROUP, "gaspi_group_commit",
+        HYGASPI_CHECK(me != g.members.end() && *me == rt().rank, GASPI_ERR_INV_GROUP,
                       "this rank is not a member of group %u", group);
         g.my_index = static_cast<std::uint32_t>(me - g.members.begin());
         // spec §6.3: handles are local, so node peers and leaders meet under the commit tag.
         const std::uint32_t tag = t.next_tag(g.members);
         for (std::uint32_t other = 0; other < limits::kMaxGroups; ++other)
           HYGASPI_CHECK(t.groups[other].state != GroupState::committed || t.groups[other].tag != tag, GASPI_ERROR,
-                        "gaspi_group_commit", "group %u: its commit tag %08x is taken by group %u", group, tag, other);
+                        "group %u: its commit tag %08x is taken by group %u", group, tag, other);
         g.tag = tag;
         g.barrier = {};
         g.reduce = {};
@@ -187,7 +184,7 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
       }
     }
     // The commit completes when every member has committed: a barrier of the new group.
-    gaspi_return_t rc = group_barrier("gaspi_group_commit", group, timeout);
+    gaspi_return_t rc = group_barrier(group, timeout);
     if (rc != GASPI_TIMEOUT)
       g.committing = false;
     if (rc == GASPI_SUCCESS)
@@ -198,13 +195,12 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
 
 gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
   return guarded("gaspi_group_delete", [&] {
-    HYGASPI_TRY(check::init("gaspi_group_delete"));
-    HYGASPI_CHECK(group != GASPI_GROUP_ALL, GASPI_ERR_INV_GROUP, "gaspi_group_delete",
-                  "GASPI_GROUP_ALL cannot be deleted");
+    HYGASPI_TRY(check::init());
+    HYGASPI_CHECK(group != GASPI_GROUP_ALL, GASPI_ERR_INV_GROUP, "GASPI_GROUP_ALL cannot be deleted");
     GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
     HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state != GroupState::free, GASPI_ERR_INV_GROUP,
-                  "gaspi_group_delete", "group %u does not exist", group);
+                  "group %u does not exist", group);
     Group &g = t.groups[group];
     std::lock_guard busy(g.collective);
     std::lock_guard reducing(g.reducing);
@@ -223,8 +219,8 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
 
 gaspi_return_t pgaspi_group_num(gaspi_number_t *const group_num) {
   return guarded("gaspi_group_num", [&] {
-    HYGASPI_TRY(check::init("gaspi_group_num"));
-    HYGASPI_TRY(check::not_null("gaspi_group_num", group_num, "group_num"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(group_num, "group_num"));
     std::lock_guard lock(rt().groups.mutex);
     *group_num = static_cast<gaspi_number_t>(std::count_if(rt().groups.groups.begin(), rt().groups.groups.end(),
                                                            [](const Group &g) { return g.state != GroupState::free; }));
@@ -234,11 +230,11 @@ gaspi_return_t pgaspi_group_num(gaspi_number_t *const group_num) {
 
 gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t *const group_size) {
   return guarded("gaspi_group_size", [&] {
-    HYGASPI_TRY(check::init("gaspi_group_size"));
-    HYGASPI_TRY(check::not_null("gaspi_group_size", group_size, "group_size"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(group_size, "group_size"));
     std::lock_guard lock(rt().groups.mutex);
     HYGASPI_CHECK(group < rt().config.group_max && rt().groups.groups[group].state != GroupState::free,
-                  GASPI_ERR_INV_GROUP, "gaspi_group_size", "group %u does not exist", group);
+                  GASPI_ERR_INV_GROUP, "group %u does not exist", group);
     *group_size = static_cast<gaspi_number_t>(rt().groups.groups[group].members.size());
     return GASPI_SUCCESS;
   });
@@ -246,11 +242,11 @@ gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t *cons
 
 gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t *const group_ranks) {
   return guarded("gaspi_group_ranks", [&] {
-    HYGASPI_TRY(check::init("gaspi_group_ranks"));
-    HYGASPI_TRY(check::not_null("gaspi_group_ranks", group_ranks, "group_ranks"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(group_ranks, "group_ranks"));
     std::lock_guard lock(rt().groups.mutex);
     HYGASPI_CHECK(group < rt().config.group_max && rt().groups.groups[group].state != GroupState::free,
-                  GASPI_ERR_INV_GROUP, "gaspi_group_ranks", "group %u does not exist", group);
+                  GASPI_ERR_INV_GROUP, "group %u does not exist", group);
     std::copy(rt().groups.groups[group].members.begin(), rt().groups.groups[group].members.end(), group_ranks);
     return GASPI_SUCCESS;
   });
@@ -259,9 +255,9 @@ gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t *const
 gaspi_return_t pgaspi_barrier(const gaspi_group_t group, const gaspi_timeout_t timeout) {
   return guarded("gaspi_barrier", [&] {
     stats::Timer timer(stats::collective_us);
-    InFlight call("gaspi_barrier"); // gaspi_proc_term in another thread wakes it
+    InFlight call; // gaspi_proc_term in another thread wakes it
     HYGASPI_TRY(call.status());
-    return group_barrier("gaspi_barrier", group, timeout);
+    return group_barrier(group, timeout);
   });
 }
 

@@ -18,7 +18,7 @@
 #include <thread>
 #include <vector>
 
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 
 using namespace hygaspi;
 
@@ -53,8 +53,7 @@ public:
       if (globals == parties_) {
         rc = gaspi_barrier(group, timeout);
       } else if (globals != 0) {
-        log::error("gaspi_threads_sync_all",
-                   "%u of %u threads called gaspi_threads_sync_all, the others "
+        log::error("%u of %u threads called gaspi_threads_sync_all, the others "
                    "gaspi_threads_sync, in the same round",
                    globals, parties_);
         rc = GASPI_ERROR;
@@ -116,9 +115,9 @@ struct Registration {
 };
 thread_local Registration t_reg;
 
-bool team_exists(const char *fn) noexcept {
+bool team_exists() noexcept {
   if (g_team.next_tid.load(std::memory_order_acquire) < 0) {
-    log::error(fn, "no thread team: call gaspi_threads_init or gaspi_threads_init_user first");
+    log::error("no thread team: call gaspi_threads_init or gaspi_threads_init_user first");
     return false;
   }
   return true;
@@ -143,7 +142,7 @@ std::vector<unsigned> choose_pus(std::int32_t total) {
   if (const char *text = std::getenv("HYGASPI_THREADS_PIN")) {
     auto value = parse_int(text, -1, 1);
     if (!value)
-      log::error("gaspi_threads_init", "HYGASPI_THREADS_PIN='%s' is not -1, 0 or 1; not binding threads", text);
+      log::error("HYGASPI_THREADS_PIN='%s' is not -1, 0 or 1; not binding threads", text);
     mode = value.value_or(0);
   }
   std::vector<unsigned> pus;
@@ -183,7 +182,7 @@ void bind_self(unsigned pu) noexcept {
   CPU_ZERO(&one);
   CPU_SET(pu, &one);
   if (int rc = pthread_setaffinity_np(pthread_self(), sizeof one, &one); rc != 0)
-    log::warn("gaspi_threads_run", "cannot bind thread to CPU %u (error %d); it runs unbound", pu, rc);
+    log::warn("cannot bind thread to CPU %u (error %d); it runs unbound", pu, rc);
 }
 
 } // namespace
@@ -191,10 +190,11 @@ void bind_self(unsigned pu) noexcept {
 extern "C" {
 
 gaspi_return_t gaspi_threads_get_num_cores(gaspi_int *const cores) {
-  HYGASPI_CHECK(cores != nullptr, GASPI_ERR_NULLPTR, "gaspi_threads_get_num_cores", "cores is NULL");
+  log::CallScope scope("gaspi_threads_get_num_cores");
+  HYGASPI_CHECK(cores != nullptr, GASPI_ERR_NULLPTR, "cores is NULL");
   const std::int32_t n = cpus_of_process();
   if (n <= 0) {
-    log::error("gaspi_threads_get_num_cores", "sched_getaffinity failed");
+    log::error("sched_getaffinity failed");
     return GASPI_ERROR;
   }
   *cores = n;
@@ -203,14 +203,13 @@ gaspi_return_t gaspi_threads_get_num_cores(gaspi_int *const cores) {
 
 gaspi_return_t gaspi_threads_init_user(const unsigned int use_nr_of_threads) {
   return guarded("gaspi_threads_init_user", [&] {
-    const char *fn = "gaspi_threads_init_user";
     std::lock_guard lock(g_team.lifecycle);
     if (g_team.next_tid.load(std::memory_order_relaxed) >= 0) {
-      log::error(fn, "a thread team exists already (call gaspi_threads_term first)");
+      log::error("a thread team exists already (call gaspi_threads_term first)");
       return GASPI_ERROR;
     }
     if (use_nr_of_threads < 1 || use_nr_of_threads > static_cast<unsigned>(INT_MAX)) {
-      log::error(fn, "%u threads: the team needs at least 1 and at most %d", use_nr_of_threads, INT_MAX);
+      log::error("%u threads: the team needs at least 1 and at most %d", use_nr_of_threads, INT_MAX);
       return GASPI_ERROR;
     }
     const auto total = static_cast<std::int32_t>(use_nr_of_threads);
@@ -224,7 +223,8 @@ gaspi_return_t gaspi_threads_init_user(const unsigned int use_nr_of_threads) {
 }
 
 gaspi_return_t gaspi_threads_init(gaspi_int *const num) {
-  HYGASPI_CHECK(num != nullptr, GASPI_ERR_NULLPTR, "gaspi_threads_init", "num is NULL");
+  log::CallScope scope("gaspi_threads_init"); // the calls below report as gaspi_threads_init
+  HYGASPI_CHECK(num != nullptr, GASPI_ERR_NULLPTR, "num is NULL");
   gaspi_int cores = 0;
   HYGASPI_TRY(gaspi_threads_get_num_cores(&cores));
   HYGASPI_TRY(gaspi_threads_init_user(static_cast<unsigned>(cores)));
@@ -237,7 +237,7 @@ gaspi_return_t gaspi_threads_term(void) {
     std::vector<std::thread> started;
     {
       std::lock_guard lock(g_team.lifecycle);
-      if (!team_exists("gaspi_threads_term"))
+      if (!team_exists())
         return GASPI_ERROR;
       started.swap(g_team.started);
     }
@@ -259,10 +259,9 @@ gaspi_return_t gaspi_threads_term(void) {
 
 gaspi_return_t gaspi_threads_run(void *(*function)(void *), void *arg) {
   return guarded("gaspi_threads_run", [&] {
-    const char *fn = "gaspi_threads_run";
-    HYGASPI_CHECK(function != nullptr, GASPI_ERR_NULLPTR, fn, "function is NULL");
+    HYGASPI_CHECK(function != nullptr, GASPI_ERR_NULLPTR, "function is NULL");
     std::lock_guard lock(g_team.lifecycle);
-    if (!team_exists(fn))
+    if (!team_exists())
       return GASPI_ERROR;
     // Started thread k (1, 2, ...) takes the k-th PU: the caller, thread 0 of the team in the
     // usual pattern, keeps its own CPU set.
@@ -276,7 +275,7 @@ gaspi_return_t gaspi_threads_run(void *(*function)(void *), void *arg) {
         (void)function(arg);
       });
     } catch (const std::system_error &e) {
-      log::error(fn, "cannot start a thread: %s", e.what());
+      log::error("cannot start a thread: %s", e.what());
       return GASPI_ERROR;
     }
     return GASPI_SUCCESS;
@@ -284,9 +283,9 @@ gaspi_return_t gaspi_threads_run(void *(*function)(void *), void *arg) {
 }
 
 gaspi_return_t gaspi_threads_register(gaspi_int *tid) {
-  const char *fn = "gaspi_threads_register";
-  HYGASPI_CHECK(tid != nullptr, GASPI_ERR_NULLPTR, fn, "tid is NULL");
-  if (!team_exists(fn))
+  log::CallScope scope("gaspi_threads_register");
+  HYGASPI_CHECK(tid != nullptr, GASPI_ERR_NULLPTR, "tid is NULL");
+  if (!team_exists())
     return GASPI_ERROR;
   if (std::int32_t mine = my_tid(); mine >= 0) {
     *tid = mine; // registering again keeps the id
@@ -295,11 +294,11 @@ gaspi_return_t gaspi_threads_register(gaspi_int *tid) {
   std::int32_t next = g_team.next_tid.load(std::memory_order_acquire);
   do {
     if (next < 0) {
-      log::error(fn, "the thread team ended while this thread registered");
+      log::error("the thread team ended while this thread registered");
       return GASPI_ERROR;
     }
     if (const std::int32_t total = g_team.total.load(std::memory_order_relaxed); next >= total) {
-      log::error(fn, "the team has %d threads and all of them registered already", total);
+      log::error("the team has %d threads and all of them registered already", total);
       return GASPI_ERROR;
     }
   } while (!g_team.next_tid.compare_exchange_weak(next, next + 1, std::memory_order_acq_rel));
@@ -309,13 +308,13 @@ gaspi_return_t gaspi_threads_register(gaspi_int *tid) {
 }
 
 gaspi_return_t gaspi_threads_get_tid(gaspi_int *const tid) {
-  const char *fn = "gaspi_threads_get_tid";
-  HYGASPI_CHECK(tid != nullptr, GASPI_ERR_NULLPTR, fn, "tid is NULL");
-  if (!team_exists(fn))
+  log::CallScope scope("gaspi_threads_get_tid");
+  HYGASPI_CHECK(tid != nullptr, GASPI_ERR_NULLPTR, "tid is NULL");
+  if (!team_exists())
     return GASPI_ERROR;
   const std::int32_t mine = my_tid();
   if (mine < 0) {
-    log::error(fn, "this thread has not called gaspi_threads_register");
+    log::error("this thread has not called gaspi_threads_register");
     return GASPI_ERROR;
   }
   *tid = mine;
@@ -323,30 +322,31 @@ gaspi_return_t gaspi_threads_get_tid(gaspi_int *const tid) {
 }
 
 gaspi_return_t gaspi_threads_get_total(gaspi_int *const num) {
-  const char *fn = "gaspi_threads_get_total";
-  HYGASPI_CHECK(num != nullptr, GASPI_ERR_NULLPTR, fn, "num is NULL");
-  if (!team_exists(fn))
+  log::CallScope scope("gaspi_threads_get_total");
+  HYGASPI_CHECK(num != nullptr, GASPI_ERR_NULLPTR, "num is NULL");
+  if (!team_exists())
     return GASPI_ERROR;
   *num = g_team.total.load(std::memory_order_relaxed);
   return GASPI_SUCCESS;
 }
 
 void gaspi_threads_sync(void) {
-  if (!team_exists("gaspi_threads_sync"))
+  log::CallScope scope("gaspi_threads_sync");
+  if (!team_exists())
     return;
   if (my_tid() < 0) {
-    log::error("gaspi_threads_sync", "this thread has not called gaspi_threads_register; not waiting");
+    log::error("this thread has not called gaspi_threads_register; not waiting");
     return;
   }
   (void)g_team.barrier.arrive(false, 0, GASPI_BLOCK);
 }
 
 gaspi_return_t gaspi_threads_sync_all(const gaspi_group_t g, const gaspi_timeout_t timeout_ms) {
-  const char *fn = "gaspi_threads_sync_all";
-  if (!team_exists(fn))
+  log::CallScope scope("gaspi_threads_sync_all");
+  if (!team_exists())
     return GASPI_ERROR;
   if (my_tid() < 0) {
-    log::error(fn, "this thread has not called gaspi_threads_register");
+    log::error("this thread has not called gaspi_threads_register");
     return GASPI_ERROR;
   }
   return g_team.barrier.arrive(true, g, timeout_ms);

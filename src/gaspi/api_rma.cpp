@@ -2,7 +2,7 @@
 // Node-local operations complete while they are posted (a copy into or out of the peer's
 // mapping), so queue entries only count towards GASPI_QUEUE_FULL until gaspi_wait releases them.
 // Every argument is checked before the queue is touched: a rejected call posts nothing.
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -14,22 +14,22 @@ struct Transfer {
   RemoteRef remote;
 };
 
-gaspi_return_t check_transfer(const char *fn, gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
+gaspi_return_t check_transfer(gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
                               gaspi_segment_id_t seg_r, gaspi_offset_t off_r, gaspi_size_t size, Transfer &t) {
-  HYGASPI_TRY(check::rank(fn, rank));
-  HYGASPI_TRY(check::size(fn, size));
-  HYGASPI_TRY(check::local_segment(fn, seg_l, off_l, size, t.local));
-  return check::remote_segment(fn, rank, seg_r, off_r, size, t.remote);
+  HYGASPI_TRY(check::rank(rank));
+  HYGASPI_TRY(check::size(size));
+  HYGASPI_TRY(check::local_segment(seg_l, off_l, size, t.local));
+  return check::remote_segment(rank, seg_r, off_r, size, t.remote);
 }
 
-gaspi_return_t check_list(const char *fn, gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l,
+gaspi_return_t check_list(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l,
                           gaspi_segment_id_t *seg_r, gaspi_offset_t *off_r, gaspi_size_t *size) {
-  HYGASPI_TRY(check::list_num(fn, num));
-  HYGASPI_TRY(check::not_null(fn, seg_l, "segment_id_local"));
-  HYGASPI_TRY(check::not_null(fn, off_l, "offset_local"));
-  HYGASPI_TRY(check::not_null(fn, seg_r, "segment_id_remote"));
-  HYGASPI_TRY(check::not_null(fn, off_r, "offset_remote"));
-  return check::not_null(fn, size, "size");
+  HYGASPI_TRY(check::list_num(num));
+  HYGASPI_TRY(check::not_null(seg_l, "segment_id_local"));
+  HYGASPI_TRY(check::not_null(off_l, "offset_local"));
+  HYGASPI_TRY(check::not_null(seg_r, "segment_id_remote"));
+  HYGASPI_TRY(check::not_null(off_r, "offset_remote"));
+  return check::not_null(size, "size");
 }
 
 // A transfer on `queue`: node peers complete it now, other nodes at gaspi_wait (MPI flush).
@@ -55,15 +55,15 @@ gaspi_return_t notify_after_read(const RemoteRef &from, gaspi_rank_t rank, const
 // A list operation: every element is checked before the queue is touched and anything moves.
 class ListPlan {
 public:
-  gaspi_return_t check(const char *fn, gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l,
-                       gaspi_rank_t rank, gaspi_segment_id_t *seg_r, gaspi_offset_t *off_r, gaspi_size_t *size) {
-    HYGASPI_TRY(check_list(fn, num, seg_l, off_l, seg_r, off_r, size));
+  gaspi_return_t check(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l, gaspi_rank_t rank,
+                       gaspi_segment_id_t *seg_r, gaspi_offset_t *off_r, gaspi_size_t *size) {
+    HYGASPI_TRY(check_list(num, seg_l, off_l, seg_r, off_r, size));
     if (num > kOnStack) {
       heap_ = std::make_unique<Transfer[]>(num);
       t_ = heap_.get();
     }
     for (gaspi_number_t i = 0; i < num; ++i)
-      HYGASPI_TRY(check_transfer(fn, seg_l[i], off_l[i], rank, seg_r[i], off_r[i], size[i], t_[i]));
+      HYGASPI_TRY(check_transfer(seg_l[i], off_l[i], rank, seg_r[i], off_r[i], size[i], t_[i]));
     return GASPI_SUCCESS;
   }
 
@@ -91,11 +91,10 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
                             const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
                             const gaspi_timeout_t) {
   return guarded("gaspi_write", [&] {
-    HYGASPI_TRY(check::init("gaspi_write"));
-    HYGASPI_TRY(check::queue("gaspi_write", queue));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
     Transfer t;
-    HYGASPI_TRY(
-        check_transfer("gaspi_write", segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, rank, offset_remote, size));
   });
@@ -106,11 +105,10 @@ gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gasp
                            const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
                            const gaspi_timeout_t) {
   return guarded("gaspi_read", [&] {
-    HYGASPI_TRY(check::init("gaspi_read"));
-    HYGASPI_TRY(check::queue("gaspi_read", queue));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
     Transfer t;
-    HYGASPI_TRY(
-        check_transfer("gaspi_read", segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, rank, offset_remote, size));
   });
@@ -121,13 +119,13 @@ gaspi_return_t pgaspi_notify(const gaspi_segment_id_t segment_id_remote, const g
                              const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                              const gaspi_timeout_t) {
   return guarded("gaspi_notify", [&] {
-    HYGASPI_TRY(check::init("gaspi_notify"));
-    HYGASPI_TRY(check::queue("gaspi_notify", queue));
-    HYGASPI_TRY(check::rank("gaspi_notify", rank));
-    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "gaspi_notify", "notification value 0");
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_TRY(check::rank(rank));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
     RemoteRef seg;
-    HYGASPI_TRY(check::remote_segment("gaspi_notify", rank, segment_id_remote, 0, 0, seg));
-    HYGASPI_TRY(check::notification("gaspi_notify", seg.notification_num, notification_id));
+    HYGASPI_TRY(check::remote_segment(rank, segment_id_remote, 0, 0, seg));
+    HYGASPI_TRY(check::notification(seg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
     return stats::posted(rank, 0, stats::notify, route_notify(seg, rank, notification_id, notification_value));
   });
@@ -140,13 +138,12 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
                                    const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                    const gaspi_timeout_t) {
   return guarded("gaspi_write_notify", [&] {
-    HYGASPI_TRY(check::init("gaspi_write_notify"));
-    HYGASPI_TRY(check::queue("gaspi_write_notify", queue));
-    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "gaspi_write_notify", "notification value 0");
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
     Transfer t;
-    HYGASPI_TRY(check_transfer("gaspi_write_notify", segment_id_local, offset_local, rank, segment_id_remote,
-                               offset_remote, size, t));
-    HYGASPI_TRY(check::notification("gaspi_write_notify", t.remote.notification_num, notification_id));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check::notification(t.remote.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
     HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
     stats::posted(rank, size, stats::write);
@@ -160,12 +157,11 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *c
                                  gaspi_segment_id_t *const segment_id_remote, gaspi_offset_t *const offset_remote,
                                  gaspi_size_t *const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
   return guarded("gaspi_write_list", [&] {
-    const char *fn = "gaspi_write_list";
-    HYGASPI_TRY(check::init(fn));
-    HYGASPI_TRY(check::queue(fn, queue));
-    HYGASPI_TRY(check::rank(fn, rank));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_TRY(check::rank(rank));
     ListPlan plan;
-    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
     return stats::posted_list(rank, num, size, stats::write);
@@ -181,16 +177,15 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
                                         const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                         const gaspi_timeout_t) {
   return guarded("gaspi_write_list_notify", [&] {
-    const char *fn = "gaspi_write_list_notify";
-    HYGASPI_TRY(check::init(fn));
-    HYGASPI_TRY(check::queue(fn, queue));
-    HYGASPI_TRY(check::rank(fn, rank));
-    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, fn, "notification value 0");
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_TRY(check::rank(rank));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
     ListPlan plan;
-    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     RemoteRef nseg;
-    HYGASPI_TRY(check::remote_segment(fn, rank, segment_id_notification, 0, 0, nseg));
-    HYGASPI_TRY(check::notification(fn, nseg.notification_num, notification_id));
+    HYGASPI_TRY(check::remote_segment(rank, segment_id_notification, 0, 0, nseg));
+    HYGASPI_TRY(check::notification(nseg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
     stats::posted_list(rank, num, size, stats::write);
@@ -204,12 +199,11 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
                                   const gaspi_notification_id_t notification_id, const gaspi_queue_id_t queue,
                                   const gaspi_timeout_t) {
   return guarded("gaspi_read_notify", [&] {
-    HYGASPI_TRY(check::init("gaspi_read_notify"));
-    HYGASPI_TRY(check::queue("gaspi_read_notify", queue));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
     Transfer t;
-    HYGASPI_TRY(check_transfer("gaspi_read_notify", segment_id_local, offset_local, rank, segment_id_remote,
-                               offset_remote, size, t));
-    HYGASPI_TRY(check::notification("gaspi_read_notify", t.local->notification_num, notification_id));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check::notification(t.local->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
     HYGASPI_TRY((Mover{queue, true}(t, offset_local, rank, offset_remote, size)));
     stats::posted(rank, size, stats::read);
@@ -223,12 +217,11 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t *co
                                 gaspi_segment_id_t *const segment_id_remote, gaspi_offset_t *const offset_remote,
                                 gaspi_size_t *const size, const gaspi_queue_id_t queue, const gaspi_timeout_t) {
   return guarded("gaspi_read_list", [&] {
-    const char *fn = "gaspi_read_list";
-    HYGASPI_TRY(check::init(fn));
-    HYGASPI_TRY(check::queue(fn, queue));
-    HYGASPI_TRY(check::rank(fn, rank));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_TRY(check::rank(rank));
     ListPlan plan;
-    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
     return stats::posted_list(rank, num, size, stats::read);
@@ -242,20 +235,19 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
                                        const gaspi_notification_id_t notification_id, const gaspi_queue_id_t queue,
                                        const gaspi_timeout_t) {
   return guarded("gaspi_read_list_notify", [&] {
-    const char *fn = "gaspi_read_list_notify";
-    HYGASPI_TRY(check::init(fn));
-    HYGASPI_TRY(check::queue(fn, queue));
-    HYGASPI_TRY(check::rank(fn, rank));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_TRY(check::rank(rank));
     ListPlan plan;
-    HYGASPI_TRY(plan.check(fn, num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     const shm::MappedSegment *nseg = nullptr;
-    HYGASPI_TRY(check::local_segment(fn, segment_id_notification, 0, 0, nseg));
-    HYGASPI_TRY(check::notification(fn, nseg->notification_num, notification_id));
+    HYGASPI_TRY(check::local_segment(segment_id_notification, 0, 0, nseg));
+    HYGASPI_TRY(check::notification(nseg->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
     HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
     stats::posted_list(rank, num, size, stats::read);
     RemoteRef from;
-    HYGASPI_TRY(check::remote_segment(fn, rank, segment_id_remote[0], 0, 0, from));
+    HYGASPI_TRY(check::remote_segment(rank, segment_id_remote[0], 0, 0, from));
     return notify_after_read(from, rank, *nseg, notification_id);
   });
 }

@@ -5,7 +5,7 @@
 #include <cstdint>
 
 #include "bridge/failures.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -14,9 +14,9 @@ namespace {
 
 // Drops the entries that were posted to `q` before this call. Node-local operations are already
 // complete when their post returns, so nothing else is left to do.
-gaspi_return_t drain(const char *fn, gaspi_queue_id_t q, gaspi_timeout_t timeout) {
-  HYGASPI_TRY(check::init(fn));
-  HYGASPI_TRY(check::queue(fn, q));
+gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout) {
+  HYGASPI_TRY(check::init());
+  HYGASPI_TRY(check::queue(q));
   Queue &queue = rt().queues[q];
   std::unique_lock lock(queue.waiting, std::defer_lock);
   if (!lock_for(lock, timeout))
@@ -36,13 +36,13 @@ extern "C" {
 gaspi_return_t pgaspi_wait(const gaspi_queue_id_t queue, const gaspi_timeout_t timeout) {
   return guarded("gaspi_wait", [&] {
     stats::Timer timer(stats::wait_us);
-    return drain("gaspi_wait", queue, timeout);
+    return drain(queue, timeout);
   });
 }
 
 gaspi_return_t pgaspi_queue_purge(const gaspi_queue_id_t queue, const gaspi_timeout_t timeout) {
   return guarded("gaspi_queue_purge", [&] {
-    HYGASPI_TRY(drain("gaspi_queue_purge", queue, timeout));
+    HYGASPI_TRY(drain(queue, timeout));
     acknowledge_deaths(); // spec §8.5.3: purge is the answer to a detected failure
     return GASPI_SUCCESS;
   });
@@ -50,9 +50,9 @@ gaspi_return_t pgaspi_queue_purge(const gaspi_queue_id_t queue, const gaspi_time
 
 gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *const queue_size) {
   return guarded("gaspi_queue_size", [&] {
-    HYGASPI_TRY(check::init("gaspi_queue_size"));
-    HYGASPI_TRY(check::queue("gaspi_queue_size", queue));
-    HYGASPI_TRY(check::not_null("gaspi_queue_size", queue_size, "queue_size"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_TRY(check::not_null(queue_size, "queue_size"));
     // One oversized post into an empty queue may hold more entries than gaspi_number_t counts.
     *queue_size = static_cast<gaspi_number_t>(
         std::min<std::uint64_t>(rt().queues[queue].posted.load(std::memory_order_acquire), UINT32_MAX));
@@ -62,11 +62,10 @@ gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *c
 
 gaspi_return_t pgaspi_queue_create(gaspi_queue_id_t *const queue, const gaspi_timeout_t) {
   return guarded("gaspi_queue_create", [&] {
-    HYGASPI_TRY(check::init("gaspi_queue_create"));
-    HYGASPI_TRY(check::not_null("gaspi_queue_create", queue, "queue"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(queue, "queue"));
     std::uint32_t q = rt().queues.create();
-    HYGASPI_CHECK(q < limits::kMaxQueues, GASPI_ERROR, "gaspi_queue_create", "all %u queues exist (gaspi_queue_max)",
-                  limits::kMaxQueues);
+    HYGASPI_CHECK(q < limits::kMaxQueues, GASPI_ERROR, "all %u queues exist (gaspi_queue_max)", limits::kMaxQueues);
     *queue = static_cast<gaspi_queue_id_t>(q);
     return GASPI_SUCCESS;
   });
@@ -74,13 +73,12 @@ gaspi_return_t pgaspi_queue_create(gaspi_queue_id_t *const queue, const gaspi_ti
 
 gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
   return guarded("gaspi_queue_delete", [&] {
-    HYGASPI_TRY(check::init("gaspi_queue_delete"));
-    HYGASPI_TRY(check::queue("gaspi_queue_delete", queue));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
     Queue &q = rt().queues[queue];
     std::lock_guard lock(q.waiting);
-    HYGASPI_CHECK(q.posted.load() == 0, GASPI_ERROR, "gaspi_queue_delete",
-                  "queue %u still holds %lu posted requests; call gaspi_wait first", queue,
-                  static_cast<unsigned long>(q.posted.load()));
+    HYGASPI_CHECK(q.posted.load() == 0, GASPI_ERROR, "queue %u still holds %lu posted requests; call gaspi_wait first",
+                  queue, static_cast<unsigned long>(q.posted.load()));
     rt().queues.destroy(queue);
     return GASPI_SUCCESS;
   });
@@ -91,18 +89,17 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
                                       gaspi_notification_id_t *const first_id, const gaspi_timeout_t timeout) {
   return guarded("gaspi_notify_waitsome", [&] {
     stats::Timer timer(stats::notify_wait_us);
-    const char *fn = "gaspi_notify_waitsome";
-    InFlight call(fn);
+    InFlight call;
     HYGASPI_TRY(call.status());
-    HYGASPI_TRY(check::not_null(fn, first_id, "first_id"));
+    HYGASPI_TRY(check::not_null(first_id, "first_id"));
     const shm::MappedSegment *seg = nullptr;
-    HYGASPI_TRY(check::local_segment(fn, segment_id_local, 0, 0, seg));
+    HYGASPI_TRY(check::local_segment(segment_id_local, 0, 0, seg));
     // spec §8.3.3: with num 0 there is nothing to wait for; return at once (as GPI-2).
     if (num == 0)
       return GASPI_SUCCESS;
     HYGASPI_CHECK(notification_begin < seg->notification_num && num <= seg->notification_num - notification_begin,
-                  GASPI_ERR_INV_NOTIF_ID, fn, "notifications [%u, %u + %u) beyond notification_num %u",
-                  notification_begin, notification_begin, num, seg->notification_num);
+                  GASPI_ERR_INV_NOTIF_ID, "notifications [%u, %u + %u) beyond notification_num %u", notification_begin,
+                  notification_begin, num, seg->notification_num);
     std::uint32_t *const first = seg->notifications + notification_begin;
     // spec §8.3.3: returns once at least one notification in the range is non-zero. Acquire
     // loads pair with the notifier's store, so the data written before it is visible now.
@@ -115,7 +112,7 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
       return false;
     };
     // Any rank may notify, so no partner is known: bridge/failures.hpp says when GASPI_BLOCK fails.
-    return await_any_partner(fn, found, timeout, false, [] {});
+    return await_any_partner(found, timeout, false, [] {});
   });
 }
 
@@ -123,11 +120,10 @@ gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
                                    const gaspi_notification_id_t notification_id,
                                    gaspi_notification_t *const old_notification_val) {
   return guarded("gaspi_notify_reset", [&] {
-    const char *fn = "gaspi_notify_reset";
-    HYGASPI_TRY(check::init(fn));
+    HYGASPI_TRY(check::init());
     const shm::MappedSegment *seg = nullptr;
-    HYGASPI_TRY(check::local_segment(fn, segment_id_local, 0, 0, seg));
-    HYGASPI_TRY(check::notification(fn, seg->notification_num, notification_id));
+    HYGASPI_TRY(check::local_segment(segment_id_local, 0, 0, seg));
+    HYGASPI_TRY(check::notification(seg->notification_num, notification_id));
     // An atomic exchange: of several threads resetting one id, exactly one gets the value.
     gaspi_notification_t old =
         std::atomic_ref<std::uint32_t>(seg->notifications[notification_id]).exchange(0, std::memory_order_acq_rel);

@@ -26,7 +26,7 @@
 #include <ctime>
 
 #include "bridge/failures.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -135,8 +135,8 @@ shm::WaitResult wait_for_space(shm::PassiveRing &ring, std::uint32_t line, Push 
   return result;
 }
 
-gaspi_return_t passive_size(const char *fn, std::uint64_t s) noexcept {
-  HYGASPI_CHECK(s > 0 && s <= rt().config.passive_transfer_size_max, GASPI_ERR_INV_COMMSIZE, fn,
+gaspi_return_t passive_size(std::uint64_t s) noexcept {
+  HYGASPI_CHECK(s > 0 && s <= rt().config.passive_transfer_size_max, GASPI_ERR_INV_COMMSIZE,
                 "size %lu outside [1, passive_transfer_size_max=%lu]", static_cast<unsigned long>(s),
                 static_cast<unsigned long>(rt().config.passive_transfer_size_max));
   return GASPI_SUCCESS;
@@ -149,13 +149,12 @@ extern "C" {
 gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
                                    const gaspi_rank_t rank, const gaspi_size_t size, const gaspi_timeout_t timeout) {
   return guarded("gaspi_passive_send", [&] {
-    const char *fn = "gaspi_passive_send";
-    InFlight call(fn);
+    InFlight call;
     HYGASPI_TRY(call.status());
-    HYGASPI_TRY(check::rank(fn, rank));
-    HYGASPI_TRY(passive_size(fn, size));
+    HYGASPI_TRY(check::rank(rank));
+    HYGASPI_TRY(passive_size(size));
     const shm::MappedSegment *local = nullptr;
-    HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
+    HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
     if (!rt().on_node(rank)) // another node: an MPI message, delivered once matched
       return stats::passive_sent(rank, size,
                                  rt().control.passive_send(rank, local->data + offset_local, size, Deadline(timeout)));
@@ -164,7 +163,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     shm::PassiveRing *ring = node.passive_ring(target);
     if (ring == nullptr)
       return GASPI_ERROR; // passive_ring() said why
-    HYGASPI_CHECK(size <= ring->header.payload_max, GASPI_ERR_INV_COMMSIZE, fn,
+    HYGASPI_CHECK(size <= ring->header.payload_max, GASPI_ERR_INV_COMMSIZE,
                   "size %lu exceeds rank %u's passive_transfer_size_max %lu", static_cast<unsigned long>(size), rank,
                   static_cast<unsigned long>(ring->header.payload_max));
 
@@ -174,7 +173,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     if (!claim.take(deadline)) {
       if (!node.stopping())
         return GASPI_TIMEOUT; // nothing was claimed, so nothing was sent
-      log::error(fn, "gaspi_proc_term was called while this call waited");
+      log::error("gaspi_proc_term was called while this call waited");
       return GASPI_ERROR;
     }
     auto push = [&] { return ::push(*ring, claim.line(), src, static_cast<std::uint32_t>(size)); };
@@ -187,9 +186,9 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
         return GASPI_TIMEOUT; // nothing was claimed, so nothing was sent
       if (w == shm::WaitResult::failed) {
         if (node.stopping())
-          log::error(fn, "gaspi_proc_term was called while this call waited");
+          log::error("gaspi_proc_term was called while this call waited");
         else
-          log::error(fn, "rank %u died while its passive receive ring was full", rank);
+          log::error("rank %u died while its passive receive ring was full", rank);
         return GASPI_ERROR;
       }
     }
@@ -202,13 +201,12 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
                                       gaspi_rank_t *const rem_rank, const gaspi_size_t size,
                                       const gaspi_timeout_t timeout) {
   return guarded("gaspi_passive_receive", [&] {
-    const char *fn = "gaspi_passive_receive";
-    InFlight call(fn);
+    InFlight call;
     HYGASPI_TRY(call.status());
-    HYGASPI_TRY(check::not_null(fn, rem_rank, "rank"));
-    HYGASPI_TRY(passive_size(fn, size));
+    HYGASPI_TRY(check::not_null(rem_rank, "rank"));
+    HYGASPI_TRY(passive_size(size));
     const shm::MappedSegment *local = nullptr;
-    HYGASPI_TRY(check::local_segment(fn, segment_id_local, offset_local, size, local));
+    HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
     shm::Node &node = rt().node;
     shm::PassiveRing &ring = node.my_passive_ring();
     char *dst = local->data + offset_local;
@@ -244,13 +242,13 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     // here, for GASPI_TEST callers, and at every slow-path look of the wait.
     auto skip_dead = [&] {
       while (shm::passive_skip_dead_claim(ring, [&](std::uint32_t s) { return node.alive(s); }))
-        log::warn(fn, "skipped a receive slot that a sender claimed and never filled before it died");
+        log::warn("skipped a receive slot that a sender claimed and never filled before it died");
     };
     skip_dead();
-    HYGASPI_TRY(await_any_partner(fn, take, timeout, true, skip_dead));
+    HYGASPI_TRY(await_any_partner(take, timeout, true, skip_dead));
     if (from_mpi == GASPI_ERROR)
       return GASPI_ERROR; // truncated; control.cpp said so
-    HYGASPI_CHECK(msg.size <= size, GASPI_ERROR, fn,
+    HYGASPI_CHECK(msg.size <= size, GASPI_ERROR,
                   "message of %u bytes from rank %u is longer than size %lu: truncated, the rest is discarded",
                   msg.size, msg.sender, static_cast<unsigned long>(size));
     *rem_rank = static_cast<gaspi_rank_t>(msg.sender);
@@ -267,7 +265,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
 // because it died, and acknowledges the deaths it was called for (bridge/failures.hpp).
 gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
   return guarded("gaspi_passive_queue_purge", [&] {
-    InFlight call("gaspi_passive_queue_purge");
+    InFlight call;
     HYGASPI_TRY(call.status());
     shm::Node &node = rt().node;
     node.refresh_liveness();
@@ -280,8 +278,7 @@ gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
       ++discarded;
     if (rt().rma.active())
       rt().control.passive_purge();
-    log::debug("gaspi_passive_queue_purge", "discarded %lu pending passive messages",
-               static_cast<unsigned long>(discarded));
+    log::debug("discarded %lu pending passive messages", static_cast<unsigned long>(discarded));
     return GASPI_SUCCESS;
   });
 }

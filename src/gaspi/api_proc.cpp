@@ -11,7 +11,7 @@
 #include <thread>
 
 #include "bridge/failures.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "bridge/group_ops.hpp"
 #include "core/statistics.hpp"
 #include "shm/reclaim.hpp"
@@ -80,8 +80,7 @@ bool takes_launcher_rank(const Knobs &knobs) {
 // One node, started by hygaspi-run (or alone): global rank = node-local index.
 gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline) {
   if (!takes_launcher_rank(knobs)) {
-    log::debug("gaspi_proc_init",
-               "HYGASPI_JOB is inherited from rank %lld (pid %lld) of another job: running as a standalone 1-rank job",
+    log::debug("HYGASPI_JOB is inherited from rank %lld (pid %lld) of another job: running as a standalone 1-rank job",
                static_cast<long long>(knobs.rank), static_cast<long long>(knobs.launched_pid));
     knobs.job.clear();
     knobs.rank = 0;
@@ -173,12 +172,12 @@ gaspi_return_t agree(Runtime &r, gaspi_return_t mine) {
   {
     auto lock = r.mpi.lock();
     if (int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r.mpi.comm()); rc != MPI_SUCCESS)
-      return mpi::fail("gaspi_proc_init", "MPI_Allreduce", rc);
+      return mpi::fail("MPI_Allreduce", rc);
   }
   if (mine != GASPI_SUCCESS)
     return mine;
   if (all == 0) {
-    log::error("gaspi_proc_init", "another rank failed its gaspi_proc_init");
+    log::error("another rank failed its gaspi_proc_init");
     return GASPI_ERROR;
   }
   return GASPI_SUCCESS;
@@ -228,8 +227,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
       if (r.mpi.progress_thread_allowed())
         r.control.start_thread();
       else if (knobs.progress_thread == 1)
-        log::warn("gaspi_proc_init",
-                  "HYGASPI_PROGRESS_THREAD=1 ignored: the application started MPI without MPI_THREAD_MULTIPLE");
+        log::warn("HYGASPI_PROGRESS_THREAD=1 ignored: the application started MPI without MPI_THREAD_MULTIPLE");
     }
   }
   return GASPI_SUCCESS;
@@ -250,7 +248,7 @@ extern "C" {
 
 gaspi_return_t pgaspi_config_get(gaspi_config_t *const config) {
   return guarded("gaspi_config_get", [&] {
-    HYGASPI_TRY(check::not_null("gaspi_config_get", config, "config"));
+    HYGASPI_TRY(check::not_null(config, "config"));
     *config = rt().config;
     return GASPI_SUCCESS;
   });
@@ -259,13 +257,13 @@ gaspi_return_t pgaspi_config_get(gaspi_config_t *const config) {
 gaspi_return_t pgaspi_config_set(const gaspi_config_t new_config) {
   return guarded("gaspi_config_set", [&] {
     std::lock_guard lock(rt().lifecycle);
-    HYGASPI_CHECK(!rt().initialized.load(), GASPI_ERR_INITED, "gaspi_config_set",
+    HYGASPI_CHECK(!rt().initialized.load(), GASPI_ERR_INITED,
                   "the configuration is fixed once gaspi_proc_init has run");
     // spec §5.2.1: a proposal. Only an impossible value fails here; what the machine cannot give
     // is overruled by gaspi_proc_init, which says so, so the proposal is kept as it is.
     gaspi_config_t probe = new_config;
     std::string error;
-    HYGASPI_CHECK(sanitize_config(probe, error), GASPI_ERR_CONFIG, "gaspi_config_set", "%s", error.c_str());
+    HYGASPI_CHECK(sanitize_config(probe, error), GASPI_ERR_CONFIG, "%s", error.c_str());
     rt().config = new_config;
     return GASPI_SUCCESS;
   });
@@ -275,14 +273,13 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_init", [&] {
     Runtime &r = rt();
     std::lock_guard lock(r.lifecycle);
-    HYGASPI_CHECK(!r.initialized.load(), GASPI_ERR_INITED, "gaspi_proc_init", "already initialised");
+    HYGASPI_CHECK(!r.initialized.load(), GASPI_ERR_INITED, "already initialised");
     Knobs knobs;
     std::string error;
-    HYGASPI_CHECK(read_knobs(knobs, error), GASPI_ERR_ENV, "gaspi_proc_init", "%s", error.c_str());
+    HYGASPI_CHECK(read_knobs(knobs, error), GASPI_ERR_ENV, "%s", error.c_str());
     log::set_level(static_cast<log::Level>(knobs.log_level));
     std::string overruled;
-    HYGASPI_CHECK(sanitize_config(r.config, error, &overruled), GASPI_ERR_CONFIG, "gaspi_proc_init", "%s",
-                  error.c_str());
+    HYGASPI_CHECK(sanitize_config(r.config, error, &overruled), GASPI_ERR_CONFIG, "%s", error.c_str());
     r.knobs = knobs;
     // GASPI_BLOCK would wait forever for a peer that never starts; cap it (HYGASPI_INIT_TIMEOUT_MS).
     const gaspi_timeout_t wait_ms =
@@ -295,7 +292,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     if (rc != GASPI_SUCCESS)
       return abandon_init(r, rc);
     if (!overruled.empty()) // one line, after set_rank so that it names the rank
-      log::notice("gaspi_proc_init", "configuration overruled (proposed -> granted): %s", overruled.c_str());
+      log::notice("configuration overruled (proposed -> granted): %s", overruled.c_str());
     r.queues.reset(r.config.queue_num, r.config.queue_size_max);
     r.groups.clear();
     Group &all = r.groups.groups[GASPI_GROUP_ALL];
@@ -328,7 +325,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
       r.finalized_by_mpi = false;
       return GASPI_SUCCESS;
     }
-    HYGASPI_TRY(check::init("gaspi_proc_term"));
+    HYGASPI_TRY(check::init());
     teardown(r);
     return GASPI_SUCCESS;
   });
@@ -336,8 +333,8 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
 
 gaspi_return_t pgaspi_proc_num(gaspi_rank_t *const proc_num) {
   return guarded("gaspi_proc_num", [&] {
-    HYGASPI_TRY(check::init("gaspi_proc_num"));
-    HYGASPI_TRY(check::not_null("gaspi_proc_num", proc_num, "proc_num"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(proc_num, "proc_num"));
     *proc_num = static_cast<gaspi_rank_t>(rt().nranks);
     return GASPI_SUCCESS;
   });
@@ -345,8 +342,8 @@ gaspi_return_t pgaspi_proc_num(gaspi_rank_t *const proc_num) {
 
 gaspi_return_t pgaspi_proc_rank(gaspi_rank_t *const rank) {
   return guarded("gaspi_proc_rank", [&] {
-    HYGASPI_TRY(check::init("gaspi_proc_rank"));
-    HYGASPI_TRY(check::not_null("gaspi_proc_rank", rank, "rank"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(rank, "rank"));
     *rank = static_cast<gaspi_rank_t>(rt().rank);
     return GASPI_SUCCESS;
   });
@@ -357,9 +354,9 @@ gaspi_return_t pgaspi_proc_rank(gaspi_rank_t *const rank) {
 // SIGKILL itself (mpi_rma/control.hpp), which it does when it next makes progress.
 gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_kill", [&] {
-    HYGASPI_TRY(check::init("gaspi_proc_kill"));
-    HYGASPI_TRY(check::rank("gaspi_proc_kill", rank));
-    HYGASPI_CHECK(rank != rt().rank, GASPI_ERR_INV_RANK, "gaspi_proc_kill", "a rank cannot kill itself");
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::rank(rank));
+    HYGASPI_CHECK(rank != rt().rank, GASPI_ERR_INV_RANK, "a rank cannot kill itself");
     if (!rt().on_node(rank)) {
       const gaspi_return_t rc = rt().control.kill(rank, Deadline(timeout));
       if (rc == GASPI_SUCCESS)
@@ -368,8 +365,8 @@ gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t t
     }
     // An intended death (issue 9, item 22): Node::kill marks it so, and the launcher lets the job
     // go on, as GPI-2 does; the survivors see the rank GASPI_STATE_CORRUPT.
-    HYGASPI_CHECK(rt().node.kill(rt().local(rank)), GASPI_ERROR, "gaspi_proc_kill", "cannot kill rank %u (pid %d): %s",
-                  rank, rt().node.pid_of(rt().local(rank)), std::strerror(errno));
+    HYGASPI_CHECK(rt().node.kill(rt().local(rank)), GASPI_ERROR, "cannot kill rank %u (pid %d): %s", rank,
+                  rt().node.pid_of(rt().local(rank)), std::strerror(errno));
     return GASPI_SUCCESS;
   });
 }
@@ -377,22 +374,22 @@ gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t t
 // Node peers are connected from gaspi_proc_init on; connect and disconnect only validate.
 gaspi_return_t pgaspi_connect(const gaspi_rank_t rank, const gaspi_timeout_t) {
   return guarded("gaspi_connect", [&] {
-    HYGASPI_TRY(check::init("gaspi_connect"));
-    return check::rank("gaspi_connect", rank);
+    HYGASPI_TRY(check::init());
+    return check::rank(rank);
   });
 }
 
 gaspi_return_t pgaspi_disconnect(const gaspi_rank_t rank, const gaspi_timeout_t) {
   return guarded("gaspi_disconnect", [&] {
-    HYGASPI_TRY(check::init("gaspi_disconnect"));
-    return check::rank("gaspi_disconnect", rank);
+    HYGASPI_TRY(check::init());
+    return check::rank(rank);
   });
 }
 
 gaspi_return_t pgaspi_state_vec_get(gaspi_state_vector_t state_vector) {
   return guarded("gaspi_state_vec_get", [&] {
-    HYGASPI_TRY(check::init("gaspi_state_vec_get"));
-    HYGASPI_TRY(check::not_null("gaspi_state_vec_get", state_vector, "state_vector"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(state_vector, "state_vector"));
     rt().node.refresh_liveness(); // under mpirun nobody else marks a dead node peer
     // Acknowledged before the vector is read, so every death acknowledged is also reported (one
     // that comes in between is reported but stays unacknowledged: bridge/failures.hpp).

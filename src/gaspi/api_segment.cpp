@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "bridge/group_ops.hpp"
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 
 using namespace hygaspi;
 
@@ -18,26 +18,26 @@ std::array<std::atomic<bool>, limits::kMaxSegments> g_pending_collective{};
 constexpr gaspi_alloc_t kKnownPolicies = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
 
 // GASPI_ALLOC_NUMA_LOCAL and GASPI_ALLOC_NUMA_INTERLEAVE place the same pages two ways.
-gaspi_return_t check_numa_policy(const char *fn, gaspi_alloc_t policy) {
+gaspi_return_t check_numa_policy(gaspi_alloc_t policy) {
   constexpr gaspi_alloc_t both = GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
-  HYGASPI_CHECK((policy & both) != both, GASPI_ERROR, fn,
+  HYGASPI_CHECK((policy & both) != both, GASPI_ERROR,
                 "GASPI_ALLOC_NUMA_LOCAL and GASPI_ALLOC_NUMA_INTERLEAVE exclude each other");
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t allocate(const char *fn, gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory,
+gaspi_return_t allocate(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory,
                         gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
-  HYGASPI_TRY(check::init(fn));
-  HYGASPI_TRY(check::segment_id(fn, seg));
-  HYGASPI_CHECK(size > 0, GASPI_ERR_INV_SEGSIZE, fn, "segment %u: size 0", seg);
+  HYGASPI_TRY(check::init());
+  HYGASPI_TRY(check::segment_id(seg));
+  HYGASPI_CHECK(size > 0, GASPI_ERR_INV_SEGSIZE, "segment %u: size 0", seg);
   std::uintptr_t user_end = 0; // bound memory must not wrap around the address space
   HYGASPI_CHECK(user_memory == nullptr ||
                     !__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(user_memory), size - 1, &user_end),
-                GASPI_ERR_INV_SEGSIZE, fn, "segment %u: %lu bytes at %p wrap around the address space", seg,
+                GASPI_ERR_INV_SEGSIZE, "segment %u: %lu bytes at %p wrap around the address space", seg,
                 static_cast<unsigned long>(size), user_memory);
   std::lock_guard lock(rt().segments);
   // The spec leaves the code open; GPI-2 returns GASPI_ERR_INV_SEG.
-  HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERR_INV_SEG, fn, "segment %u already exists", seg);
+  HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERR_INV_SEG, "segment %u already exists", seg);
   HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory, alloc_policy));
   if (rt().rma.active()) {
     const shm::MappedSegment &m = *rt().node.local(seg);
@@ -75,21 +75,20 @@ gaspi_return_t register_with(gaspi_segment_id_t seg, gaspi_rank_t rank) {
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t collective(const char *fn, gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory,
-                          gaspi_group_t group, gaspi_timeout_t timeout,
-                          gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
-  InFlight call(fn); // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory, gaspi_group_t group,
+                          gaspi_timeout_t timeout, gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
+  InFlight call; // gaspi_proc_term in another thread wakes it (issue 9 item 2)
   HYGASPI_TRY(call.status());
-  HYGASPI_TRY(check::segment_id(fn, seg));
-  HYGASPI_TRY(check_committed_group(fn, group));
+  HYGASPI_TRY(check::segment_id(seg));
+  HYGASPI_TRY(check_committed_group(group));
   if (!g_pending_collective[seg].load()) {
-    HYGASPI_TRY(allocate(fn, seg, size, user_memory, alloc_policy));
+    HYGASPI_TRY(allocate(seg, size, user_memory, alloc_policy));
     for (gaspi_rank_t member : rt().groups.groups[group].members)
       HYGASPI_TRY(register_with(seg, member));
     g_pending_collective[seg].store(true);
   }
   // The barrier makes sure every member's segment exists and is registered before anyone returns.
-  gaspi_return_t rc = group_barrier(fn, group, timeout);
+  gaspi_return_t rc = group_barrier(group, timeout);
   if (rc != GASPI_TIMEOUT)
     g_pending_collective[seg].store(false);
   return rc;
@@ -102,21 +101,20 @@ extern "C" {
 gaspi_return_t pgaspi_segment_alloc(const gaspi_segment_id_t segment_id, const gaspi_size_t size,
                                     const gaspi_alloc_t alloc_policy) {
   return guarded("gaspi_segment_alloc", [&] {
-    HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "gaspi_segment_alloc",
-                  "unknown allocation policy %lu", alloc_policy);
-    HYGASPI_TRY(check_numa_policy("gaspi_segment_alloc", alloc_policy));
+    HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "unknown allocation policy %lu", alloc_policy);
+    HYGASPI_TRY(check_numa_policy(alloc_policy));
     // A new shm object is zero-filled, so GASPI_MEM_INITIALIZED costs nothing extra.
-    return allocate("gaspi_segment_alloc", segment_id, size, nullptr, alloc_policy);
+    return allocate(segment_id, size, nullptr, alloc_policy);
   });
 }
 
 gaspi_return_t pgaspi_segment_register(const gaspi_segment_id_t segment_id, const gaspi_rank_t rank,
                                        const gaspi_timeout_t) {
   return guarded("gaspi_segment_register", [&] {
-    HYGASPI_TRY(check::init("gaspi_segment_register"));
-    HYGASPI_TRY(check::rank("gaspi_segment_register", rank));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::rank(rank));
     const shm::MappedSegment *seg = nullptr;
-    HYGASPI_TRY(check::local_segment("gaspi_segment_register", segment_id, 0, 0, seg));
+    HYGASPI_TRY(check::local_segment(segment_id, 0, 0, seg));
     return register_with(segment_id, rank);
   });
 }
@@ -125,18 +123,17 @@ gaspi_return_t pgaspi_segment_create(const gaspi_segment_id_t segment_id, const 
                                      const gaspi_group_t group, const gaspi_timeout_t timeout,
                                      const gaspi_alloc_t alloc_policy) {
   return guarded("gaspi_segment_create", [&] {
-    HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "gaspi_segment_create",
-                  "unknown allocation policy %lu", alloc_policy);
-    HYGASPI_TRY(check_numa_policy("gaspi_segment_create", alloc_policy));
-    return collective("gaspi_segment_create", segment_id, size, nullptr, group, timeout, alloc_policy);
+    HYGASPI_CHECK((alloc_policy & ~kKnownPolicies) == 0, GASPI_ERROR, "unknown allocation policy %lu", alloc_policy);
+    HYGASPI_TRY(check_numa_policy(alloc_policy));
+    return collective(segment_id, size, nullptr, group, timeout, alloc_policy);
   });
 }
 
 gaspi_return_t pgaspi_segment_bind(const gaspi_segment_id_t segment_id, const gaspi_pointer_t pointer,
                                    const gaspi_size_t size, const gaspi_memory_description_t) {
   return guarded("gaspi_segment_bind", [&] {
-    HYGASPI_TRY(check::not_null("gaspi_segment_bind", pointer, "pointer"));
-    return allocate("gaspi_segment_bind", segment_id, size, pointer);
+    HYGASPI_TRY(check::not_null(pointer, "pointer"));
+    return allocate(segment_id, size, pointer);
   });
 }
 
@@ -144,18 +141,17 @@ gaspi_return_t pgaspi_segment_use(const gaspi_segment_id_t segment_id, const gas
                                   const gaspi_size_t size, const gaspi_group_t group, const gaspi_timeout_t timeout,
                                   const gaspi_memory_description_t) {
   return guarded("gaspi_segment_use", [&] {
-    HYGASPI_TRY(check::not_null("gaspi_segment_use", pointer, "pointer"));
-    return collective("gaspi_segment_use", segment_id, size, pointer, group, timeout);
+    HYGASPI_TRY(check::not_null(pointer, "pointer"));
+    return collective(segment_id, size, pointer, group, timeout);
   });
 }
 
 gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
   return guarded("gaspi_segment_delete", [&] {
-    HYGASPI_TRY(check::init("gaspi_segment_delete"));
-    HYGASPI_TRY(check::segment_id("gaspi_segment_delete", segment_id));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::segment_id(segment_id));
     std::lock_guard lock(rt().segments);
-    HYGASPI_CHECK(rt().node.local(segment_id) != nullptr, GASPI_ERR_INV_SEG, "gaspi_segment_delete",
-                  "segment %u does not exist", segment_id);
+    HYGASPI_CHECK(rt().node.local(segment_id) != nullptr, GASPI_ERR_INV_SEG, "segment %u does not exist", segment_id);
     g_pending_collective[segment_id].store(false);
     if (rt().rma.active()) {
       // Peers of other nodes must not reach into memory that is about to be freed.
@@ -170,8 +166,8 @@ gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
 
 gaspi_return_t pgaspi_segment_num(gaspi_number_t *const segment_num) {
   return guarded("gaspi_segment_num", [&] {
-    HYGASPI_TRY(check::init("gaspi_segment_num"));
-    HYGASPI_TRY(check::not_null("gaspi_segment_num", segment_num, "segment_num"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(segment_num, "segment_num"));
     gaspi_number_t n = 0;
     for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
       n += rt().node.local(s) != nullptr ? 1 : 0;
@@ -182,8 +178,8 @@ gaspi_return_t pgaspi_segment_num(gaspi_number_t *const segment_num) {
 
 gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_list) {
   return guarded("gaspi_segment_list", [&] {
-    HYGASPI_TRY(check::init("gaspi_segment_list"));
-    HYGASPI_TRY(check::not_null("gaspi_segment_list", segment_id_list, "segment_id_list"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(segment_id_list, "segment_id_list"));
     gaspi_number_t n = 0;
     for (std::uint32_t s = 0; s < limits::kMaxSegments && n < num; ++s)
       if (rt().node.local(s) != nullptr)
@@ -194,10 +190,10 @@ gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t 
 
 gaspi_return_t pgaspi_segment_ptr(const gaspi_segment_id_t segment_id, gaspi_pointer_t *ptr) {
   return guarded("gaspi_segment_ptr", [&] {
-    HYGASPI_TRY(check::init("gaspi_segment_ptr"));
-    HYGASPI_TRY(check::not_null("gaspi_segment_ptr", ptr, "ptr"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(ptr, "ptr"));
     const shm::MappedSegment *seg = nullptr;
-    HYGASPI_TRY(check::local_segment("gaspi_segment_ptr", segment_id, 0, 0, seg));
+    HYGASPI_TRY(check::local_segment(segment_id, 0, 0, seg));
     *ptr = seg->data;
     return GASPI_SUCCESS;
   });
@@ -205,14 +201,14 @@ gaspi_return_t pgaspi_segment_ptr(const gaspi_segment_id_t segment_id, gaspi_poi
 
 gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t *const avail_seg_id) {
   return guarded("gaspi_segment_avail_local", [&] {
-    HYGASPI_TRY(check::init("gaspi_segment_avail_local"));
-    HYGASPI_TRY(check::not_null("gaspi_segment_avail_local", avail_seg_id, "avail_seg_id"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(avail_seg_id, "avail_seg_id"));
     for (std::uint32_t s = 0; s < rt().config.segment_max; ++s)
       if (rt().node.local(s) == nullptr) {
         *avail_seg_id = static_cast<gaspi_segment_id_t>(s);
         return GASPI_SUCCESS;
       }
-    log::error("gaspi_segment_avail_local", "all %u segment ids are in use", rt().config.segment_max);
+    log::error("all %u segment ids are in use", rt().config.segment_max);
     return GASPI_ERR_MANY_SEG;
   });
 }
@@ -220,11 +216,11 @@ gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t *const avail_seg_id
 gaspi_return_t pgaspi_segment_size(const gaspi_segment_id_t segment_id, const gaspi_rank_t rank,
                                    gaspi_size_t *const size) {
   return guarded("gaspi_segment_size", [&] {
-    HYGASPI_TRY(check::init("gaspi_segment_size"));
-    HYGASPI_TRY(check::not_null("gaspi_segment_size", size, "size"));
-    HYGASPI_TRY(check::rank("gaspi_segment_size", rank));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(size, "size"));
+    HYGASPI_TRY(check::rank(rank));
     RemoteRef seg;
-    HYGASPI_TRY(check::remote_segment("gaspi_segment_size", rank, segment_id, 0, 0, seg));
+    HYGASPI_TRY(check::remote_segment(rank, segment_id, 0, 0, seg));
     *size = seg.size;
     return GASPI_SUCCESS;
   });

@@ -10,7 +10,7 @@
 #include <string>
 #include <x86intrin.h>
 
-#include "bridge/runtime.hpp"
+#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -87,10 +87,10 @@ const char *error_text(const gaspi_return_t &error_code) noexcept {
   return "unknown error code";
 }
 
-template <class T, class V> gaspi_return_t get_value(const char *fn, T *out, V value, bool needs_init = true) {
+template <class T, class V> gaspi_return_t get_value(T *out, V value, bool needs_init = true) {
   if (needs_init)
-    HYGASPI_TRY(check::init(fn));
-  HYGASPI_TRY(check::not_null(fn, out, "output"));
+    HYGASPI_TRY(check::init());
+  HYGASPI_TRY(check::not_null(out, "output"));
   *out = static_cast<T>(value);
   return GASPI_SUCCESS;
 }
@@ -100,7 +100,7 @@ template <class T, class V> gaspi_return_t get_value(const char *fn, T *out, V v
 // Config getters: before init they report the proposal, after it what was granted.
 #define HYGASPI_GETTER(name, type, expr)                                                                               \
   extern "C" gaspi_return_t p##name(type *const out) {                                                                 \
-    return guarded(#name, [&] { return get_value(#name, out, (expr), false); });                                       \
+    return guarded(#name, [&] { return get_value(out, (expr), false); });                                              \
   }                                                                                                                    \
   HYGASPI_ALIAS(name)
 
@@ -128,26 +128,24 @@ HYGASPI_GETTER(gaspi_statistic_counter_max, gaspi_number_t, stats::counter_count
 extern "C" {
 
 gaspi_return_t pgaspi_proc_local_rank(gaspi_rank_t *const local_rank) {
-  return guarded("gaspi_proc_local_rank",
-                 [&] { return get_value("gaspi_proc_local_rank", local_rank, rt().node.rank()); });
+  return guarded("gaspi_proc_local_rank", [&] { return get_value(local_rank, rt().node.rank()); });
 }
 
 gaspi_return_t pgaspi_proc_local_num(gaspi_rank_t *const local_num) {
-  return guarded("gaspi_proc_local_num",
-                 [&] { return get_value("gaspi_proc_local_num", local_num, rt().node.nranks()); });
+  return guarded("gaspi_proc_local_num", [&] { return get_value(local_num, rt().node.nranks()); });
 }
 
 gaspi_return_t pgaspi_proc_ping(const gaspi_rank_t rank, const gaspi_timeout_t) {
   return guarded("gaspi_proc_ping", [&] {
-    HYGASPI_TRY(check::init("gaspi_proc_ping"));
-    return check::rank("gaspi_proc_ping", rank);
+    HYGASPI_TRY(check::init());
+    return check::rank(rank);
   });
 }
 
 gaspi_return_t pgaspi_time_get(gaspi_time_t *const wtime) {
   return guarded("gaspi_time_get", [&] {
-    HYGASPI_TRY(check::init("gaspi_time_get"));
-    HYGASPI_TRY(check::not_null("gaspi_time_get", wtime, "wtime"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(wtime, "wtime"));
     std::chrono::duration<float, std::milli> ms = std::chrono::steady_clock::now() - rt().start;
     *wtime = ms.count();
     return GASPI_SUCCESS;
@@ -155,12 +153,12 @@ gaspi_return_t pgaspi_time_get(gaspi_time_t *const wtime) {
 }
 
 gaspi_return_t pgaspi_time_ticks(gaspi_cycles_t *const ticks) {
-  return guarded("gaspi_time_ticks", [&] { return get_value("gaspi_time_ticks", ticks, __rdtsc(), false); });
+  return guarded("gaspi_time_ticks", [&] { return get_value(ticks, __rdtsc(), false); });
 }
 
 gaspi_return_t pgaspi_cpu_frequency(gaspi_float *const cpu_mhz) {
   return guarded("gaspi_cpu_frequency", [&] {
-    HYGASPI_TRY(check::not_null("gaspi_cpu_frequency", cpu_mhz, "cpu_mhz"));
+    HYGASPI_TRY(check::not_null(cpu_mhz, "cpu_mhz"));
     std::ifstream info("/proc/cpuinfo");
     std::string line;
     while (std::getline(info, line))
@@ -168,14 +166,14 @@ gaspi_return_t pgaspi_cpu_frequency(gaspi_float *const cpu_mhz) {
         *cpu_mhz = std::stof(line.substr(line.find(':') + 1));
         return GASPI_SUCCESS;
       }
-    log::error("gaspi_cpu_frequency", "no 'cpu MHz' line in /proc/cpuinfo");
+    log::error("no 'cpu MHz' line in /proc/cpuinfo");
     return GASPI_ERROR;
   });
 }
 
 gaspi_return_t pgaspi_print_error(const gaspi_return_t error_code, gaspi_string_t *const error_message) {
   return guarded("gaspi_print_error", [&] {
-    HYGASPI_TRY(check::not_null("gaspi_print_error", error_message, "error_message"));
+    HYGASPI_TRY(check::not_null(error_message, "error_message"));
     *error_message = const_cast<char *>(error_text(error_code));
     return GASPI_SUCCESS;
   });
@@ -197,15 +195,14 @@ gaspi_return_t pgaspi_statistic_counter_info(const gaspi_statistic_counter_t cou
                                              gaspi_string_t *const counter_description,
                                              gaspi_number_t *const verbosity_level) {
   return guarded("gaspi_statistic_counter_info", [&] {
-    const char *fn = "gaspi_statistic_counter_info";
     if (counter >= stats::counter_count) { // the spec's answer, so not one of the optional checks
-      log::error(fn, "counter %u does not exist (counter_max %u)", counter, unsigned{stats::counter_count});
+      log::error("counter %u does not exist (counter_max %u)", counter, unsigned{stats::counter_count});
       return GASPI_ERROR;
     }
-    HYGASPI_TRY(check::not_null(fn, counter_argument, "counter_argument"));
-    HYGASPI_TRY(check::not_null(fn, counter_name, "counter_name"));
-    HYGASPI_TRY(check::not_null(fn, counter_description, "counter_description"));
-    HYGASPI_TRY(check::not_null(fn, verbosity_level, "verbosity_level"));
+    HYGASPI_TRY(check::not_null(counter_argument, "counter_argument"));
+    HYGASPI_TRY(check::not_null(counter_name, "counter_name"));
+    HYGASPI_TRY(check::not_null(counter_description, "counter_description"));
+    HYGASPI_TRY(check::not_null(verbosity_level, "verbosity_level"));
     const stats::CounterInfo &info = stats::info(static_cast<stats::Counter>(counter));
     *counter_argument = info.argument;
     *counter_name = const_cast<char *>(info.name);
@@ -223,11 +220,10 @@ gaspi_return_t pgaspi_statistic_verbosity_level(const gaspi_number_t verbosity_l
 gaspi_return_t pgaspi_statistic_counter_get(const gaspi_statistic_counter_t counter, const gaspi_number_t argument,
                                             gaspi_ulong *const value) {
   return guarded("gaspi_statistic_counter_get", [&] {
-    const char *fn = "gaspi_statistic_counter_get";
-    HYGASPI_TRY(check::not_null(fn, value, "value"));
+    HYGASPI_TRY(check::not_null(value, "value"));
     std::uint64_t v = 0;
     if (!stats::get(counter, argument, v)) {
-      log::error(fn, "counter %u does not exist, or its rank argument %u is out of range", counter, argument);
+      log::error("counter %u does not exist, or its rank argument %u is out of range", counter, argument);
       return GASPI_ERROR;
     }
     *value = v;
@@ -236,9 +232,10 @@ gaspi_return_t pgaspi_statistic_counter_get(const gaspi_statistic_counter_t coun
 }
 
 gaspi_return_t pgaspi_statistic_counter_reset(const gaspi_statistic_counter_t counter) {
+  log::CallScope scope("gaspi_statistic_counter_reset");
   if (stats::reset(counter))
     return GASPI_SUCCESS;
-  log::error("gaspi_statistic_counter_reset", "counter %u does not exist", counter);
+  log::error("counter %u does not exist", counter);
   return GASPI_ERROR;
 }
 
@@ -247,12 +244,11 @@ gaspi_return_t pgaspi_statistic_counter_reset(const gaspi_statistic_counter_t co
 // the CPU the rank runs on.
 gaspi_return_t pgaspi_numa_socket(gaspi_uchar *const socket) {
   return guarded("gaspi_numa_socket", [&] {
-    const char *fn = "gaspi_numa_socket";
-    HYGASPI_TRY(check::init(fn));
-    HYGASPI_TRY(check::not_null(fn, socket, "socket"));
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::not_null(socket, "socket"));
     const char *numa = std::getenv("GASPI_SET_NUMA_SOCKET");
     if (numa == nullptr || std::strcmp(numa, "1") != 0) {
-      log::error(fn, "NUMA was not enabled (-N option of gaspi_run)");
+      log::error("NUMA was not enabled (-N option of gaspi_run)");
       return GASPI_ERR_ENV;
     }
     unsigned cpu = 0, node = 0;
@@ -262,7 +258,8 @@ gaspi_return_t pgaspi_numa_socket(gaspi_uchar *const socket) {
 }
 
 gaspi_return_t pgaspi_set_socket_affinity(const gaspi_uchar socket) {
-  HYGASPI_CHECK(socket == 0, GASPI_ERROR, "gaspi_set_socket_affinity", "socket %u does not exist", socket);
+  log::CallScope scope("gaspi_set_socket_affinity");
+  HYGASPI_CHECK(socket == 0, GASPI_ERROR, "socket %u does not exist", socket);
   return GASPI_SUCCESS;
 }
 
