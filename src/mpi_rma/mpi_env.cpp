@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <unistd.h>
 
 #include "core/log.hpp"
@@ -47,7 +48,7 @@ gaspi_return_t fail(const char *call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
   MPI_Error_string(mpi_error, text, &len);
-  log::error("%s failed: %.*s", call, len, text);
+  log::error("%.*s failed: %.*s", static_cast<int>(std::strcspn(call, "(")), call, len, text);
   return GASPI_ERROR;
 }
 

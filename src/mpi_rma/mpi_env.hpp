@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "mpi_rma/mpi_call.hpp"
+
 namespace hygaspi::mpi {
 
 // True when this process was started by an MPI launcher or MPI is already initialised.
@@ -71,7 +73,5 @@ private:
 const char *chosen_osc() noexcept;
 int requested_thread_level() noexcept;
 
-// Turns an MPI error code into a message; returns GASPI_ERROR.
-gaspi_return_t fail(const char *call, int mpi_error) noexcept;
 
 } // namespace hygaspi::mpi
