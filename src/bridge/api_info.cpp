@@ -250,8 +250,7 @@ gaspi_return_t pgaspi_numa_socket(gaspi_uchar *const socket) {
     const char *fn = "gaspi_numa_socket";
     HYGASPI_TRY(check::init(fn));
     HYGASPI_TRY(check::not_null(fn, socket, "socket"));
-    const char *numa = std::getenv("GASPI_SET_NUMA_SOCKET");
-    if (numa == nullptr || std::strcmp(numa, "1") != 0) {
+    if (!rt().knobs.numa_socket) {
       log::error(fn, "NUMA was not enabled (-N option of gaspi_run)");
       return GASPI_ERR_ENV;
     }
