@@ -11,7 +11,8 @@ scripts/deps.sh
 BUILD_DIR=build-fuzz
 root=$PWD
 CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-  -DHYGASPI_FUZZ=ON -DHYGASPI_BUILD_TESTS=OFF -DHYGASPI_BUILD_BENCH=OFF >/dev/null
+  -DHYGASPI_FUZZ=ON -DHYGASPI_BUILD_TESTS=OFF -DHYGASPI_BUILD_BENCH=OFF \
+  ${HYGASPI_WERROR:+-DHYGASPI_WERROR=$HYGASPI_WERROR} >/dev/null
 cmake --build "$BUILD_DIR" --target fuzzers
 targets=("$@")
 if ((${#targets[@]} == 0)); then

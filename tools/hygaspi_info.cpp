@@ -1,8 +1,9 @@
 // hygaspi-info: what this HyGASPI was built with and what it would do on this host. Prints the
-// version and build options, every environment knob (from the one table, core/knobs.cpp), the
+// version and build options, every environment knob (from the one table, core/knobs.hpp), the
 // configuration defaults and hard limits, the hwloc topology, and the MPI library with the thread
 // level and osc component the library asks for when it starts MPI (mpi_rma/mpi_env.cpp).
 // MPI is initialised only under mpirun or with --mpi-init; MPI_Get_library_version needs no init.
+// --knobs-markdown prints the knob table as README.md has it (ctest knobs_readme compares them).
 #include <GASPI.h>
 #include <GPI2_VERSION.h>
 #include <hwloc.h>
@@ -37,24 +38,35 @@ namespace {
 using namespace hygaspi;
 
 void usage(std::FILE *to) {
-  std::fprintf(to, "usage: hygaspi-info [--mpi-init]\n"
+  std::fprintf(to, "usage: hygaspi-info [--mpi-init | --knobs-markdown]\n"
                    "Prints the version, build options, environment knobs, limits, hwloc topology and\n"
                    "MPI library of this HyGASPI.\n"
-                   "  --mpi-init  initialise MPI (a singleton outside mpirun) to report the thread level\n"
-                   "              MPI grants; under mpirun this happens anyway, and rank 0 prints\n"
-                   "  -h, --help  this text\n");
+                   "  --mpi-init        initialise MPI (a singleton outside mpirun) to report the thread\n"
+                   "                    level MPI grants; under mpirun this happens anyway, and rank 0 prints\n"
+                   "  --knobs-markdown  print only the knob table, in Markdown (README.md's)\n"
+                   "  -h, --help        this text\n");
 }
 
-const char *type_name(KnobType type) {
-  switch (type) {
+// "integer in [-1, 1]", "boolean 0 or 1", "hex id of at most 32 digits".
+std::string type_and_range(const Knob &k) {
+  switch (k.type) {
   case KnobType::integer:
-    return "integer";
+    return "integer in [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
   case KnobType::boolean:
-    return "boolean";
-  case KnobType::string:
+    return "boolean 0 or 1";
+  case KnobType::hex_id:
     break;
   }
-  return "string";
+  return "hex id of at most " + std::to_string(k.max) + " digits";
+}
+
+// The environment's knobs, each read on its own, so that every malformed one can be shown.
+Knobs knobs_now() {
+  Knobs knobs;
+  std::string error;
+  for (const Knob &k : kKnobs)
+    (void)read_knob(knobs, k.member, error);
+  return knobs;
 }
 
 const char *thread_level_name(int level) {
@@ -93,13 +105,28 @@ void print_build() {
 
 void print_knobs() {
   std::printf("== Environment knobs\n");
-  for (const KnobInfo *k = knob_table(); k->name != nullptr; ++k) {
-    std::printf("  %s (%s, default \"%s\")", k->name, type_name(k->type), k->default_value);
-    if (const char *now = std::getenv(k->name))
-      std::printf(" now \"%s\"", now);
-    std::printf("\n      %s\n", k->meaning);
+  for (const Knob &k : kKnobs) {
+    std::printf("  %.*s (%s, default \"%.*s\")", static_cast<int>(k.name.size()), k.name.data(),
+                type_and_range(k).c_str(), static_cast<int>(k.default_value.size()), k.default_value.data());
+    if (const char *now = knob_env(k)) {
+      Knobs scratch;
+      std::string error;
+      std::printf(" now \"%s\"%s", now,
+                  read_knob(scratch, k.member, error) ? "" : " (malformed: gaspi_proc_init fails)");
+    }
+    std::printf("\n      %.*s\n", static_cast<int>(k.doc.size()), k.doc.data());
   }
   std::printf("\n");
+}
+
+// README.md's table, byte for byte: ctest knobs_readme diffs the two.
+void print_knobs_markdown() {
+  std::printf("| knob | default | meaning |\n|---|---|---|\n");
+  for (const Knob &k : kKnobs) {
+    const std::string_view def = k.default_value.empty() ? std::string_view("(unset)") : k.default_value;
+    std::printf("| `%.*s` | %.*s | %.*s |\n", static_cast<int>(k.name.size()), k.name.data(),
+                static_cast<int>(def.size()), def.data(), static_cast<int>(k.doc.size()), k.doc.data());
+  }
 }
 
 void print_limits() {
@@ -175,10 +202,10 @@ int print_mpi(std::FILE *out, bool force_init) {
   std::fprintf(out, "  thread level:     requests %s (the progress thread shares the library's MPI lock)\n",
                thread_level_name(mpi::requested_thread_level()));
   std::fprintf(out, "  osc component:    OMPI_MCA_osc=%s%s\n", mpi::chosen_osc(),
-               std::getenv("OMPI_MCA_osc") != nullptr ? " (from the environment)"
+               env_foreign("OMPI_MCA_osc") != nullptr ? " (from the environment)"
                                                       : " (set by the library when it starts MPI)");
   int rank = 0;
-  if (force_init || mpi::wanted()) {
+  if (force_init || mpi::wanted(knobs_now())) {
     int initialised = 0;
     MPI_Initialized(&initialised);
     if (!initialised) {
@@ -212,6 +239,9 @@ int main(int argc, char **argv) {
       return 0;
     } else if (arg == "--mpi-init") {
       force_init = true;
+    } else if (arg == "--knobs-markdown") {
+      print_knobs_markdown();
+      return 0;
     } else {
       std::fprintf(stderr, "hygaspi-info: unknown option %s\n", argv[i]);
       usage(stderr);

@@ -1,46 +1,201 @@
-// Every environment knob of HyGASPI lives in one table (STYLE.md: Sandia OpenSHMEM's
-// shmem_env_defs.h). hygaspi-info prints it; init parses and validates it.
+// Every environment variable HyGASPI reads is a knob of one table, kKnobs below (STYLE.md: Sandia
+// OpenSHMEM's shmem_env_defs.h). Parsing, range checks, defaults, hygaspi-info and README.md's knob
+// table (hygaspi-info --knobs-markdown, compared with the README by ctest knobs_readme) all loop
+// over it: a new knob is one member of Knobs and one entry of kKnobs. Variables that belong to
+// others (MPI launchers, Open MPI's MCA parameters) are read through env_foreign(). knobs.cpp holds
+// the only getenv calls of src/ and tools/.
 #pragma once
 #include <cstdint>
+#include <iterator>
+#include <limits>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <variant>
 
 namespace hygaspi {
 
-enum class KnobType { integer, boolean, string };
-
-struct KnobInfo {
-  const char *name;
-  KnobType type;
-  const char *default_value;
-  const char *meaning;
-};
-
-// The table, terminated by a nullptr name.
-const KnobInfo *knob_table() noexcept;
-
-// Parsed values. Parsing fails with a message naming the knob and the bad value.
+// Parsed values. A default-constructed Knobs holds every knob's default from kKnobs (the zeros
+// below are placeholders that the constructor overwrites).
 struct Knobs {
-  std::string job;                      // HYGASPI_JOB: job id set by the launcher ("" = standalone)
-  std::int64_t rank = 0;                // HYGASPI_RANK
-  std::int64_t nranks = 1;              // HYGASPI_NRANKS
-  std::int64_t launched_pid = 0;        // HYGASPI_PID: the process hygaspi-run started (0: unknown)
-  std::int64_t spin = 2000;             // HYGASPI_SPIN: busy-poll iterations before yielding
-  std::int64_t yields = 50;             // HYGASPI_YIELDS: sched_yield calls before sleeping on a futex
-  std::int64_t log_level = 1;           // HYGASPI_LOG: 0 none, 1 errors, 2 warnings, 3 debug
-  std::int64_t init_timeout_ms = 60000; // HYGASPI_INIT_TIMEOUT_MS
-  std::int64_t node_size = 0;           // HYGASPI_NODE_SIZE: virtual nodes of k ranks (MPI jobs); 0 = real nodes
-  bool shm = true;                      // HYGASPI_SHM: 0 sends everything through MPI
-  std::int64_t progress_thread = -1;    // HYGASPI_PROGRESS_THREAD: -1 auto, 0 off, 1 on
-  std::int64_t threads_pin = -1;        // HYGASPI_THREADS_PIN: gaspi_threads_run binding, -1 auto, 0 off, 1 on
-  std::int64_t test_die_send = -1;      // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
+  constexpr Knobs();
+
+  std::string job;                // HYGASPI_JOB: job id set by the launcher ("" = standalone)
+  std::int64_t rank{};            // HYGASPI_RANK
+  std::int64_t nranks{};          // HYGASPI_NRANKS
+  std::int64_t launched_pid{};    // HYGASPI_PID: the process hygaspi-run started (0: unknown)
+  std::int64_t spin{};            // HYGASPI_SPIN: busy-poll iterations before yielding
+  std::int64_t yields{};          // HYGASPI_YIELDS: sched_yield calls before sleeping on a futex
+  std::int64_t log_level{};       // HYGASPI_LOG: 0 none, 1 errors, 2 warnings, 3 debug
+  std::int64_t init_timeout_ms{}; // HYGASPI_INIT_TIMEOUT_MS
+  std::int64_t node_size{};       // HYGASPI_NODE_SIZE: virtual nodes of k ranks (MPI jobs); 0 = real nodes
+  bool shm{};                     // HYGASPI_SHM: false sends everything through MPI
+  std::int64_t progress_thread{}; // HYGASPI_PROGRESS_THREAD: -1 auto, 0 off, 1 on
+  std::int64_t threads_pin{};     // HYGASPI_THREADS_PIN: gaspi_threads_run binding, -1 auto, 0 off, 1 on
+  std::int64_t test_die_send{};   // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
+  bool numa_socket{};             // GASPI_SET_NUMA_SOCKET (GPI-2's): gaspi_numa_socket answers
+
+  std::uint64_t from_env = 0; // bit i: the environment set kKnobs[i] (read_knobs, read_knob)
+
+  // True when the environment set the knob of `member` (a knob left at its default reads false).
+  template <class T> [[nodiscard]] constexpr bool given(T Knobs::*member) const noexcept;
 };
 
-// Parses a decimal integer in [lo, hi]; nullopt on any malformation.
-std::optional<std::int64_t> parse_int(std::string_view text, std::int64_t lo, std::int64_t hi) noexcept;
+// integer: a decimal in [min, max]. boolean: 0 or 1. hex_id: at most `max` lower-case hex digits.
+enum class KnobType : std::uint8_t { integer, boolean, hex_id };
+using KnobMember = std::variant<std::int64_t Knobs::*, bool Knobs::*, std::string Knobs::*>;
 
-// Reads the environment. Returns false and fills `error` on a malformed value.
+struct Knob {
+  std::string_view name; // from a literal, so name.data() is NUL-terminated
+  KnobType type;
+  std::string_view default_value; // as it would be written in the environment
+  std::int64_t min, max;          // integer: value range; boolean: 0, 1; hex_id: length range
+  KnobMember member;
+  std::string_view doc; // one line of Markdown, no '|' (README.md's table cell)
+};
+
+// One helper per type, so that each entry of the table states its type once.
+namespace knob {
+constexpr Knob integer(std::string_view name, std::string_view def, std::int64_t min, std::int64_t max,
+                       std::int64_t Knobs::*member, std::string_view doc) {
+  return {name, KnobType::integer, def, min, max, member, doc};
+}
+constexpr Knob boolean(std::string_view name, std::string_view def, bool Knobs::*member, std::string_view doc) {
+  return {name, KnobType::boolean, def, 0, 1, member, doc};
+}
+constexpr Knob hex_id(std::string_view name, std::string_view def, std::int64_t max_digits, std::string Knobs::*member,
+                      std::string_view doc) {
+  return {name, KnobType::hex_id, def, 0, max_digits, member, doc};
+}
+} // namespace knob
+
+// The table. Its order is the order of hygaspi-info, of the README, and of the checks in
+// read_knobs (the first malformed knob is the one reported).
+inline constexpr Knob kKnobs[] = {
+    knob::hex_id("HYGASPI_JOB", "", 32, &Knobs::job, "job id; set by hygaspi-run. Unset: a 1-rank job"),
+    knob::integer("HYGASPI_RANK", "0", 0, 65534, &Knobs::rank,
+                  "this process's rank, below `HYGASPI_NRANKS`; set by hygaspi-run"),
+    knob::integer("HYGASPI_NRANKS", "1", 1, 65535, &Knobs::nranks,
+                  "number of ranks; set by hygaspi-run. Above 1 only with `HYGASPI_JOB`"),
+    knob::integer("HYGASPI_PID", "0", 0, std::numeric_limits<std::int32_t>::max(), &Knobs::launched_pid,
+                  "pid of the process hygaspi-run started for the rank; set by hygaspi-run. Another process "
+                  "that inherits `HYGASPI_JOB` (a program the rank starts) runs as a standalone 1-rank job"),
+    knob::integer("HYGASPI_SPIN", "2000", 0, 1 << 30, &Knobs::spin,
+                  "busy-poll iterations before a wait yields the CPU (unset: 0 when the node has more ranks "
+                  "than CPUs)"),
+    knob::integer("HYGASPI_YIELDS", "50", 0, 1 << 30, &Knobs::yields,
+                  "`sched_yield` calls before a wait sleeps on a futex"),
+    knob::integer("HYGASPI_LOG", "1", 0, 3, &Knobs::log_level, "diagnostics: 0 none, 1 errors, 2 warnings, 3 debug"),
+    knob::integer("HYGASPI_INIT_TIMEOUT_MS", "60000", 1, std::int64_t{1} << 40, &Knobs::init_timeout_ms,
+                  "how long `gaspi_proc_init(GASPI_BLOCK)` waits for its node peers"),
+    knob::integer("HYGASPI_NODE_SIZE", "0", 0, 65535, &Knobs::node_size,
+                  "MPI jobs: split the ranks of a host into virtual nodes of k ranks (1: every pair crosses MPI)"),
+    knob::boolean("HYGASPI_SHM", "1", &Knobs::shm, "MPI jobs: 0 sends all traffic through MPI, even on one host"),
+    knob::integer("HYGASPI_PROGRESS_THREAD", "-1", -1, 1, &Knobs::progress_thread,
+                  "MPI jobs: a thread that drives MPI progress, so that operations aimed at a rank that computes "
+                  "(or spins on local memory) complete: -1 on when the job spans nodes, 0 off, 1 on. Never "
+                  "beside an application's own MPI calls unless MPI grants `MPI_THREAD_MULTIPLE`"),
+    knob::integer("HYGASPI_THREADS_PIN", "-1", -1, 1, &Knobs::threads_pin,
+                  "`gaspi_threads_run`: bind each started thread to a core of the process's CPU set; -1 only "
+                  "when a launcher narrowed that set and it has a core per thread, 0 never, 1 always. Read "
+                  "by each `gaspi_threads_init`"),
+    knob::integer("HYGASPI_TEST_DIE_IN_PASSIVE_SEND", "-1", -1, 65535, &Knobs::test_die_send,
+                  "testing only: the rank with this number kills itself (SIGKILL) inside its first node-local "
+                  "`gaspi_passive_send`, between claiming a ring slot and filling it; -1 never"),
+    knob::boolean("GASPI_SET_NUMA_SOCKET", "0", &Knobs::numa_socket,
+                  "GPI-2's: 1 (`gaspi_run -N` sets it) makes `gaspi_numa_socket` report the NUMA node of the "
+                  "rank's CPU; 0: it returns `GASPI_ERR_ENV`"),
+};
+inline constexpr std::size_t kKnobCount = std::size(kKnobs);
+
+// Parses a decimal integer (optional '-', digits only) in [lo, hi]; nullopt on any malformation.
+[[nodiscard]] constexpr std::optional<std::int64_t> parse_int(std::string_view text, std::int64_t lo,
+                                                              std::int64_t hi) noexcept {
+  const bool negative = !text.empty() && text.front() == '-';
+  const std::string_view digits = text.substr(negative ? 1 : 0);
+  if (digits.empty())
+    return std::nullopt;
+  // Accumulated as a negative number, whose range includes INT64_MIN.
+  constexpr std::int64_t kMin = std::numeric_limits<std::int64_t>::min();
+  std::int64_t value = 0;
+  for (char c : digits) {
+    if (c < '0' || c > '9')
+      return std::nullopt;
+    const int digit = c - '0';
+    if (value < (kMin + digit) / 10) // value * 10 - digit would fall below INT64_MIN
+      return std::nullopt;
+    value = value * 10 - digit;
+  }
+  if (!negative) {
+    if (value == kMin)
+      return std::nullopt;
+    value = -value;
+  }
+  if (value < lo || value > hi)
+    return std::nullopt;
+  return value;
+}
+
+// Parses `text` as the value of `k` into its member of `out`. False, with `out` unchanged, when the
+// text is malformed or out of range.
+[[nodiscard]] constexpr bool store_knob(const Knob &k, std::string_view text, Knobs &out) {
+  switch (k.type) {
+  case KnobType::integer:
+  case KnobType::boolean: {
+    const auto value = parse_int(text, k.min, k.max);
+    if (!value)
+      return false;
+    if (k.type == KnobType::integer)
+      out.*std::get<std::int64_t Knobs::*>(k.member) = *value;
+    else
+      out.*std::get<bool Knobs::*>(k.member) = *value == 1;
+    return true;
+  }
+  case KnobType::hex_id:
+    if (text.size() < static_cast<std::uint64_t>(k.min) || text.size() > static_cast<std::uint64_t>(k.max))
+      return false;
+    for (char c : text)
+      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+        return false;
+    out.*std::get<std::string Knobs::*>(k.member) = std::string(text);
+    return true;
+  }
+  return false;
+}
+
+// The index of the knob of `member` in kKnobs (kKnobCount if none: not a knob).
+[[nodiscard]] constexpr std::size_t knob_index(KnobMember member) noexcept {
+  for (std::size_t i = 0; i < kKnobCount; ++i)
+    if (kKnobs[i].member == member)
+      return i;
+  return kKnobCount;
+}
+
+constexpr Knobs::Knobs() {
+  for (const Knob &k : kKnobs)
+    (void)store_knob(k, k.default_value, *this); // valid: checked at compile time in knobs.cpp
+}
+
+template <class T> constexpr bool Knobs::given(T Knobs::*member) const noexcept {
+  const std::size_t i = knob_index(member);
+  return i < kKnobCount && ((from_env >> i) & 1) != 0;
+}
+
+// Reads every knob from the environment into `out`, then the checks between knobs (a rank below
+// the number of ranks, several ranks only with a job id). Returns false and fills `error`, naming
+// the knob and its bad value, on the first malformed one.
 bool read_knobs(Knobs &out, std::string &error);
+
+// Reads one knob now (for knobs read again where they are used, e.g. HYGASPI_THREADS_PIN at each
+// gaspi_threads_init). Leaves `out` unchanged when unset; false and `error` when malformed.
+bool read_knob(Knobs &out, KnobMember member, std::string &error);
+
+// The environment's text for a knob, nullptr when unset (hygaspi-info shows it beside the default).
+const char *knob_env(const Knob &k) noexcept;
+
+// The one way to read a variable that is not a knob of ours: another program's (launcher
+// detection: OMPI_COMM_WORLD_SIZE, PMIX_RANK, PMI_RANK; Open MPI's OMPI_MCA_osc). nullptr when unset.
+// Our own knobs go through the table (a knob's name here is a programming error, asserted).
+const char *env_foreign(const char *name) noexcept;
 
 } // namespace hygaspi

@@ -246,8 +246,7 @@ gaspi_return_t pgaspi_numa_socket(gaspi_uchar *const socket) {
   return guarded("gaspi_numa_socket", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(socket, "socket"));
-    const char *numa = std::getenv("GASPI_SET_NUMA_SOCKET");
-    if (numa == nullptr || std::strcmp(numa, "1") != 0) {
+    if (!rt().knobs.numa_socket) {
       log::error("NUMA was not enabled (-N option of gaspi_run)");
       return GASPI_ERR_ENV;
     }

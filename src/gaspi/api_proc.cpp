@@ -34,7 +34,7 @@ namespace {
 // although every rank has a core of its own (measured: treating that as oversubscribed turned a
 // 323 ns write_notify into 1167 ns).
 std::int64_t effective_spin(const Knobs &knobs, std::uint32_t node_ranks) {
-  if (std::getenv("HYGASPI_SPIN") != nullptr)
+  if (knobs.given(&Knobs::spin))
     return knobs.spin;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
   return static_cast<long>(node_ranks) > cpus ? 0 : knobs.spin;
@@ -286,7 +286,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
     r.finalized_by_mpi = false;
     gaspi_return_t rc =
-        mpi::wanted() ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
+        mpi::wanted(knobs) ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
     if (rc == GASPI_TIMEOUT && r.node.resumable())
       return rc; // spec §5.3.1: not initialised yet; the next gaspi_proc_init continues
     if (rc != GASPI_SUCCESS)

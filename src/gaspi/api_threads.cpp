@@ -138,13 +138,13 @@ std::int32_t cpus_of_process() noexcept {
 // the machine (a launcher bound the rank) and has a core for each thread of the team.
 // Returns the PU of each started thread (1..n-1: thread 0 is the caller's), one per core first.
 std::vector<unsigned> choose_pus(std::int32_t total) {
-  std::int64_t mode = -1;
-  if (const char *text = std::getenv("HYGASPI_THREADS_PIN")) {
-    auto value = parse_int(text, -1, 1);
-    if (!value)
-      log::error("HYGASPI_THREADS_PIN='%s' is not -1, 0 or 1; not binding threads", text);
-    mode = value.value_or(0);
+  Knobs knobs; // read here, not at gaspi_proc_init: the team may come first, or the knob change between teams
+  std::string error;
+  if (!read_knob(knobs, &Knobs::threads_pin, error)) {
+    log::error("%s; not binding threads", error.c_str());
+    knobs.threads_pin = 0;
   }
+  const std::int64_t mode = knobs.threads_pin;
   std::vector<unsigned> pus;
   if (mode == 0 || total < 2)
     return pus;

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <unistd.h>
 
+#include "core/knobs.hpp"
 #include "core/log.hpp"
 
 namespace hygaspi::mpi {
@@ -13,7 +14,7 @@ namespace {
 // Launchers announce themselves in the environment: Open MPI's mpirun, PMIx, Slurm/MPICH PMI.
 bool launched_by_mpirun() noexcept {
   for (const char *var : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK"})
-    if (std::getenv(var) != nullptr)
+    if (env_foreign(var) != nullptr)
       return true;
   return false;
 }
@@ -35,7 +36,7 @@ void finalize_at_exit() {
 } // namespace
 
 const char *chosen_osc() noexcept {
-  const char *user = std::getenv("OMPI_MCA_osc");
+  const char *user = env_foreign("OMPI_MCA_osc");
   return user != nullptr ? user : "sm,rdma,pt2pt";
 }
 
@@ -52,8 +53,8 @@ gaspi_return_t fail(const char *call, int mpi_error) noexcept {
   return GASPI_ERROR;
 }
 
-bool wanted() noexcept {
-  if (std::getenv("HYGASPI_JOB") != nullptr)
+bool wanted(const Knobs &knobs) noexcept {
+  if (knobs.given(&Knobs::job))
     return false; // started by hygaspi-run: shared memory only
   int initialised = 0;
   MPI_Initialized(&initialised);
@@ -128,7 +129,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   MPI_Comm_free(&node_comm);
   node_job = job;
 
-  const char *osc = std::getenv("OMPI_MCA_osc");
+  const char *osc = env_foreign("OMPI_MCA_osc");
   osc_ = osc != nullptr ? osc : "Open MPI default";
   at_finalize_ = options.at_finalize;
   if (at_finalize_ != nullptr) {

@@ -14,10 +14,15 @@
 
 #include "mpi_rma/mpi_call.hpp"
 
+namespace hygaspi {
+struct Knobs;
+}
+
 namespace hygaspi::mpi {
 
-// True when this process was started by an MPI launcher or MPI is already initialised.
-bool wanted() noexcept;
+// True when this process was started by an MPI launcher or MPI is already initialised, and not
+// by hygaspi-run (HYGASPI_JOB set).
+bool wanted(const Knobs &knobs) noexcept;
 
 struct EnvOptions {
   std::int64_t node_size = 0; // HYGASPI_NODE_SIZE: 0 = the real shared-memory node

@@ -1,5 +1,7 @@
 #include "shm/node_barrier.hpp"
 
+#include "core/sequence.hpp"
+
 namespace hygaspi::shm {
 
 gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progress, const Deadline &deadline) {
@@ -40,7 +42,7 @@ gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progr
     // A faster partner may already be one barrier ahead: accept any later sequence of this tag.
     auto arrived = [&] {
       std::uint64_t v = flag.load(std::memory_order_acquire);
-      return (v >> 32) == tag && static_cast<std::int32_t>(static_cast<std::uint32_t>(v) - progress.seq) >= 0;
+      return (v >> 32) == tag && seq_reached(static_cast<std::uint32_t>(v), progress.seq);
     };
     if (gaspi_return_t rc = await_group(node, group, arrived, deadline); rc != GASPI_SUCCESS)
       return leave(rc);

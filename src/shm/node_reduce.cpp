@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "core/log.hpp"
+#include "core/sequence.hpp"
 
 namespace hygaspi::shm {
 
@@ -17,7 +18,7 @@ gaspi_return_t abandon(ReduceProgress &progress, gaspi_return_t rc) noexcept {
 }
 
 bool reached(const ReduceFlag &flag, std::uint32_t seq) noexcept {
-  return static_cast<std::int32_t>(flag.seq.load(std::memory_order_acquire) - seq) >= 0;
+  return seq_reached(flag.seq.load(std::memory_order_acquire), seq);
 }
 } // namespace
 

@@ -3,6 +3,7 @@
 #include <bit>
 #include <cstring>
 
+#include "core/sequence.hpp"
 #include "shm/doorbell.hpp"
 
 namespace hygaspi::shm {
@@ -59,7 +60,7 @@ bool passive_claim(PassiveRing &ring, std::uint32_t line, std::uint64_t &claimed
     // acquire: pairs with the consumer's release of the slot, so our payload stores cannot race
     // with its copy out of the previous lap's message.
     const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
-    const auto diff = static_cast<std::int64_t>(seq - pos);
+    const std::int64_t diff = seq_distance(seq, pos);
     if (diff == 0) {
       // Announce, then claim. Release CAS: a receiver that reads tail past pos (acquire; later
       // claims extend the release sequence) sees the announcement of whoever claimed pos.
@@ -129,7 +130,7 @@ bool passive_try_pop(PassiveRing &ring, void *dst, std::uint64_t capacity, Passi
     PassiveSlot &slot = ring.slot(pos);
     // acquire: pairs with the sender's publication, so the payload is complete.
     const std::uint64_t seq = slot.sequence.load(std::memory_order_acquire);
-    const auto diff = static_cast<std::int64_t>(seq - (pos + 1));
+    const std::int64_t diff = seq_distance(seq, pos + 1);
     if (diff == 0) {
       if (ring.head.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
         out.sender = slot.sender;
@@ -163,7 +164,7 @@ bool passive_head_claimed(PassiveRing &ring, std::uint64_t &pos) noexcept {
   if (ring.slot(pos).sequence.load(std::memory_order_acquire) != pos)
     return false; // published (pos + 1), or not yet freed by a receiver of the previous lap
   // acquire: pairs with the claimant's release CAS, so its announcement is visible.
-  return static_cast<std::int64_t>(ring.tail.load(std::memory_order_acquire) - pos) > 0;
+  return seq_distance(ring.tail.load(std::memory_order_acquire), pos) > 0;
 }
 
 bool passive_skip(PassiveRing &ring, std::uint64_t pos) noexcept {

@@ -1,4 +1,4 @@
-// libFuzzer target: the HYGASPI_* environment knobs (src/core/knobs.cpp).
+// libFuzzer target: the environment knobs (the table kKnobs, src/core/knobs.hpp).
 //
 // Input: NUL-separated entries. Each entry's first byte picks a knob of the table (or, past its
 // end, an unknown name, which read_knobs must ignore); the rest is the value given to setenv.
@@ -23,8 +23,8 @@ namespace {
 
 std::vector<const char *> knob_names() {
   std::vector<const char *> names;
-  for (const KnobInfo *k = knob_table(); k->name != nullptr; ++k)
-    names.push_back(k->name);
+  for (const Knob &k : kKnobs)
+    names.push_back(k.name.data());
   return names;
 }
 
@@ -99,5 +99,10 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   FUZZ_CHECK(knobs.log_level >= 0 && knobs.log_level <= 3);
   FUZZ_CHECK(knobs.init_timeout_ms >= 1 && knobs.init_timeout_ms <= (1ll << 40));
   FUZZ_CHECK(knobs.node_size >= 0 && knobs.node_size <= 65535);
+  for (const Knob &k : kKnobs) // every integer knob in its range, whether set or not
+    if (k.type == KnobType::integer) {
+      const std::int64_t value = knobs.*std::get<std::int64_t Knobs::*>(k.member);
+      FUZZ_CHECK(value >= k.min && value <= k.max);
+    }
   return 0;
 }

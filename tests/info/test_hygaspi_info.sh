@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# hygaspi-info prints every section, and every knob of the table in src/core/knobs.cpp (read from
+# hygaspi-info prints every section, and every knob of the table in src/core/knobs.hpp (read from
 # the source, so that a knob added there and missing from the output fails here).
-# Usage: test_hygaspi_info.sh path/to/hygaspi-info path/to/src/core/knobs.cpp
+# Usage: test_hygaspi_info.sh path/to/hygaspi-info path/to/src/core/knobs.hpp
 set -euo pipefail
-INFO=${1:?usage: $0 hygaspi-info knobs.cpp}
-KNOBS=${2:?usage: $0 hygaspi-info knobs.cpp}
+INFO=${1:?usage: $0 hygaspi-info knobs.hpp}
+KNOBS=${2:?usage: $0 hygaspi-info knobs.hpp}
 out=$("$INFO")
 failed=0
 need() {  # need DESCRIPTION FIXED-STRING
@@ -17,7 +17,7 @@ done
 need "build type" "build type:"
 need "sanitizers" "sanitizers:"
 need "argument checks" "argument checks:"
-names=$(grep -o '{"HYGASPI_[A-Z0-9_]*"' "$KNOBS" | tr -d '{"')
+names=$(sed -nE 's/.*knob::[a-z_]+\("([A-Z0-9_]+)".*/\1/p' "$KNOBS")
 [ -n "$names" ] || { echo "FAIL no knob names found in $KNOBS"; exit 1; }
 for name in $names; do
   need "knob $name" "  $name ("

@@ -18,8 +18,12 @@ static int squatted;
 
 int shm_open(const char *name, int oflag, mode_t mode) {
   static int (*real)(const char *, int, mode_t);
-  if (real == NULL)
-    real = (int (*)(const char *, int, mode_t))dlsym(RTLD_NEXT, "shm_open");
+  if (real == NULL) {
+    /* POSIX guarantees dlsym's object pointer holds a function's address; ISO C has no cast for
+     * it (-Wpedantic), so the bytes are copied. */
+    void *symbol = dlsym(RTLD_NEXT, "shm_open");
+    memcpy(&real, &symbol, sizeof real);
+  }
   const char *limit = getenv("HYGASPI_TEST_SQUAT");
   const int max = limit != NULL ? atoi(limit) : 2;
   const size_t len = strlen(name);
