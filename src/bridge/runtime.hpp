@@ -12,30 +12,16 @@
 #include <mutex>
 #include <vector>
 
+#include "bridge/collectives/group_record.hpp"
 #include "core/config.hpp"
-#include "core/groups.hpp"
 #include "core/knobs.hpp"
 #include "core/queues.hpp"
 #include "mpi_rma/control.hpp"
-#include "mpi_rma/leaders.hpp"
 #include "mpi_rma/mpi_env.hpp"
 #include "mpi_rma/rma.hpp"
 #include "shm/node.hpp"
-#include "shm/node_group.hpp"
-#include "shm/node_reduce.hpp"
 
 namespace hygaspi {
-
-// How this rank reaches the members of a committed group: node-local members through shm, the
-// other nodes through their leaders (the lowest member of each node) over MPI.
-struct GroupRoute {
-  shm::NodeGroup node;               // the members on my node (node-local indices), slots, tag
-  std::vector<int> leaders;          // global rank of each node's leader, ascending
-  std::int32_t my_leader_index = -1; // my position in leaders, -1 if I lead no node
-  int barrier_phase = 0;             // 0 node arrive, 1 leaders, 2 node release
-  mpi::LeaderBarrier leader_barrier;
-  mpi::LeaderReduce leader_reduce;
-};
 
 struct Runtime {
   std::mutex lifecycle; // serialises init and term
@@ -48,7 +34,6 @@ struct Runtime {
   std::uint32_t nranks = 1;
   std::chrono::steady_clock::time_point start{};
   shm::Node node;
-  shm::NodeReduce reduce;
   mpi::Env mpi; // inactive under hygaspi-run and for a standalone process
   mpi::Rma rma;
   mpi::Control control;
@@ -57,7 +42,6 @@ struct Runtime {
   std::vector<std::int32_t> local_of;
   std::vector<std::uint32_t> global_of;
   std::array<std::atomic<bool>, limits::kMaxQueues> queue_uses_mpi{}; // gaspi_wait must flush
-  std::array<GroupRoute, limits::kMaxGroups> routes;
 
   // Ranks of other nodes that this rank knows to be dead (it killed them: gaspi_proc_kill).
   std::vector<std::atomic<bool>> known_dead;
@@ -73,7 +57,7 @@ struct Runtime {
     return on_node(r) ? node.alive(local(r)) : !known_dead[r].load(std::memory_order_acquire);
   }
   QueueTable queues;
-  GroupTable groups;
+  GroupTable groups;   // one record per group (bridge/collectives/group_record.hpp)
   std::mutex segments; // serialises segment creation and deletion
 };
 

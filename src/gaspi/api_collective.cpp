@@ -1,10 +1,12 @@
-// Allreduce (spec §11.3) and user-defined allreduce (spec §11.4) on the node-local shared-buffer
-// reduction (shm/node_reduce.hpp). Both are resumable after GASPI_TIMEOUT; GASPI_TEST makes one
-// step. A barrier may run beside an allreduce on the same group: they keep separate state.
+// Allreduce (spec §11.3) and user-defined allreduce (spec §11.4): the argument checks and the
+// combine functions; the hierarchical step machine is bridge/collectives/allreduce.cpp. Both are
+// resumable after GASPI_TIMEOUT; GASPI_TEST makes one step. A barrier may run beside an allreduce
+// on the same group: they keep separate state.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "bridge/collectives/collectives.hpp"
 #include "bridge/group_ops.hpp"
 #include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
@@ -100,49 +102,24 @@ gaspi_return_t combine_user(void *ctx, void *acc, const void *other) {
   return GASPI_SUCCESS;
 }
 
-// Bytes of one member's slot in the reduce area: the largest allreduce the configuration allows.
-// Both terms are at most INT_MAX (core/limits.hpp), so no product here can wrap.
-std::uint64_t slot_bytes() {
-  return std::max<std::uint64_t>(std::uint64_t{rt().config.allreduce_elem_max} * sizeof(double),
-                                 rt().config.allreduce_buf_size);
-}
-
-gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::size_t bytes, shm::Combine combine,
-                   void *ctx, gaspi_timeout_t timeout) {
+gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::size_t bytes,
+                   collectives::Combine combine, void *ctx, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check_committed_group(group));
-  Group &g = rt().groups.groups[group];
+  GroupRecord &g = rt().groups.groups[group];
   std::unique_lock lock(g.reducing, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  HYGASPI_TRY(check_not_broken(group));
-  GroupRoute &route = rt().routes[group];
-  // The node leader's inter-node step: allreduce of the node's partial result among the leaders.
-  struct Leaders {
-    GroupRoute *route;
-    shm::Combine combine;
-    void *ctx;
-    static gaspi_return_t step(void *self, void *acc, std::size_t bytes, const Deadline &deadline) {
-      auto &l = *static_cast<Leaders *>(self);
-      return mpi::leader_allreduce(rt().mpi, rt().control, l.route->node.tag, l.route->leaders,
-                                   static_cast<std::uint32_t>(l.route->my_leader_index), acc, bytes, l.combine, l.ctx,
-                                   l.route->leader_reduce, leader_abort_check(l.route->node.slot), deadline);
-    }
-  } leaders{&route, combine, ctx};
-  shm::InterNode inter;
-  if (route.leaders.size() > 1)
-    inter = shm::InterNode{&Leaders::step, &leaders};
-  return end_collective(group, rt().reduce.allreduce(rt().node, route.node, slot_bytes(), g.reduce, send, receive,
-                                                     bytes, combine, ctx, inter, Deadline(timeout)));
+  HYGASPI_TRY(collectives::check_not_broken(g));
+  return collectives::allreduce(g, send, receive, bytes, combine, ctx, allreduce_slot_bytes(), Deadline(timeout));
 }
 
 } // namespace
 
 namespace hygaspi {
-gaspi_return_t publish_reduce_area(gaspi_group_t group) {
-  const GroupRoute &route = rt().routes[group];
-  if (route.node.my_index != 0)
-    return GASPI_SUCCESS;
-  return rt().reduce.create(rt().node, route.node, slot_bytes());
+// Both terms are at most INT_MAX (core/limits.hpp), so no product here can wrap.
+std::uint64_t allreduce_slot_bytes() noexcept {
+  return std::max<std::uint64_t>(std::uint64_t{rt().config.allreduce_elem_max} * sizeof(double),
+                                 rt().config.allreduce_buf_size);
 }
 } // namespace hygaspi
 

@@ -2,10 +2,10 @@
 #include <algorithm>
 
 #include "bridge/failures.hpp"
+#include "bridge/collectives/collectives.hpp"
 #include "bridge/group_ops.hpp"
 #include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
-#include "shm/node_barrier.hpp"
 
 using namespace hygaspi;
 
@@ -19,95 +19,20 @@ gaspi_return_t check_committed_group(gaspi_group_t group) noexcept {
   return GASPI_SUCCESS;
 }
 
-void compute_route(gaspi_group_t group) {
-  const Group &g = rt().groups.groups[group];
-  GroupRoute &route = rt().routes[group];
-  route = GroupRoute{};
-  route.node.slot = group;
-  route.node.tag = g.tag;
-  std::vector<int> seen_nodes;
-  for (gaspi_rank_t m : g.members) {
-    if (rt().on_node(m)) {
-      if (m == rt().rank)
-        route.node.my_index = static_cast<std::uint32_t>(route.node.members.size());
-      route.node.members.push_back(static_cast<gaspi_rank_t>(rt().local(m)));
-    }
-    const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
-    if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {
-      seen_nodes.push_back(node); // members ascend, so the first one met on a node leads it
-      if (m == rt().rank)
-        route.my_leader_index = static_cast<std::int32_t>(route.leaders.size());
-      route.leaders.push_back(m);
-    }
-  }
-}
-
 gaspi_return_t publish_commit(gaspi_group_t group) {
-  HYGASPI_TRY(publish_reduce_area(group));
-  shm::publish_group(rt().node, rt().routes[group].node);
-  return GASPI_SUCCESS;
+  GroupRecord &g = rt().groups.groups[group];
+  collectives::plan(g, group);
+  return collectives::publish(g, allreduce_slot_bytes());
 }
-
-gaspi_return_t end_collective(gaspi_group_t group, gaspi_return_t rc) {
-  if (rc == GASPI_SUCCESS || rc == GASPI_TIMEOUT)
-    return rc;
-  GroupRoute &route = rt().routes[group];
-  shm::mark_broken(rt().node, route.node);
-  if (route.my_leader_index >= 0 && route.leaders.size() > 1)
-    mpi::leader_abort(rt().mpi, route.node.tag, route.leaders, static_cast<std::uint32_t>(route.my_leader_index));
-  return rc;
-}
-
-gaspi_return_t check_not_broken(gaspi_group_t group) {
-  HYGASPI_CHECK(!shm::is_broken(rt().node, rt().routes[group].node), GASPI_ERROR,
-                "group %u is broken: a member left an earlier collective of it with an error", group);
-  return GASPI_SUCCESS;
-}
-
-mpi::Abort leader_abort_check(gaspi_group_t group) {
-  return mpi::Abort{[](void *node_group) {
-                      return rt().node.stopping() ||
-                             shm::is_broken(rt().node, *static_cast<shm::NodeGroup *>(node_group));
-                    },
-                    &rt().routes[group].node};
-}
-
-namespace {
-// Hierarchical and resumable: the node's members meet in shm, the node leaders meet over MPI,
-// and the node meets again so that nobody leaves before every node has arrived.
-gaspi_return_t barrier_steps(Group &g, GroupRoute &route, const Deadline &deadline) {
-  auto node_part = [&] { return shm::node_barrier(rt().node, route.node, g.barrier, deadline); };
-  if (route.leaders.size() == 1)
-    return node_part();
-  if (route.barrier_phase == 0) {
-    HYGASPI_TRY(node_part());
-    route.barrier_phase = 1;
-  }
-  if (route.barrier_phase == 1) {
-    if (route.my_leader_index >= 0)
-      HYGASPI_TRY(mpi::leader_barrier(rt().mpi, rt().control, g.tag, route.leaders,
-                                      static_cast<std::uint32_t>(route.my_leader_index), route.leader_barrier,
-                                      leader_abort_check(route.node.slot), deadline));
-    route.barrier_phase = 2;
-  }
-  HYGASPI_TRY(node_part());
-  route.barrier_phase = 0;
-  return GASPI_SUCCESS;
-}
-} // namespace
 
 gaspi_return_t group_barrier(gaspi_group_t group, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check_committed_group(group));
-  Group &g = rt().groups.groups[group];
+  GroupRecord &g = rt().groups.groups[group];
   std::unique_lock lock(g.collective, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  HYGASPI_TRY(check_not_broken(group));
-  GroupRoute &route = rt().routes[group];
-  gaspi_return_t rc = barrier_steps(g, route, Deadline(timeout));
-  if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT)
-    route.barrier_phase = 0; // an error abandons this barrier
-  return end_collective(group, rc);
+  HYGASPI_TRY(collectives::check_not_broken(g));
+  return collectives::barrier(g, Deadline(timeout));
 }
 
 } // namespace hygaspi
@@ -121,7 +46,7 @@ gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
     GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
     for (std::uint32_t id = 0; id < rt().config.group_max; ++id) {
-      Group &g = t.groups[id];
+      GroupRecord &g = t.groups[id];
       if (g.state != GroupState::free)
         continue;
       g.state = GroupState::created;
@@ -157,7 +82,7 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
     HYGASPI_TRY(call.status());
     HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max", group);
     GroupTable &t = rt().groups;
-    Group &g = t.groups[group];
+    GroupRecord &g = t.groups[group];
     {
       std::lock_guard lock(t.mutex);
       HYGASPI_CHECK(g.state != GroupState::free, GASPI_ERR_INV_GROUP, "group %u was not created", group);
@@ -172,11 +97,8 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
           HYGASPI_CHECK(t.groups[other].state != GroupState::committed || t.groups[other].tag != tag, GASPI_ERROR,
                         "group %u: its commit tag %08x is taken by group %u", group, tag, other);
         g.tag = tag;
-        g.barrier = {};
-        g.reduce = {};
         g.state = GroupState::committed;
         g.committing = true;
-        compute_route(group);
         HYGASPI_TRY(publish_commit(group));
       } else if (!g.committing) {
         // Committing a committed group (e.g. GASPI_GROUP_ALL, as the spec's listings do) is a barrier.
@@ -201,18 +123,16 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
     std::lock_guard lock(t.mutex);
     HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state != GroupState::free, GASPI_ERR_INV_GROUP,
                   "group %u does not exist", group);
-    Group &g = t.groups[group];
+    GroupRecord &g = t.groups[group];
     std::lock_guard busy(g.collective);
     std::lock_guard reducing(g.reducing);
-    if (g.state == GroupState::committed) {
-      shm::withdraw_group(rt().node, group);
-      rt().reduce.drop(rt().node, group, rt().routes[group].node.my_index == 0);
-    }
+    if (g.state == GroupState::committed)
+      collectives::withdraw(g);
     g.state = GroupState::free;
     g.members.clear();
     g.committing = false;
     g.barrier = {};
-    g.reduce = {};
+    g.allreduce = {};
     return GASPI_SUCCESS;
   });
 }
@@ -222,8 +142,9 @@ gaspi_return_t pgaspi_group_num(gaspi_number_t *const group_num) {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(group_num, "group_num"));
     std::lock_guard lock(rt().groups.mutex);
-    *group_num = static_cast<gaspi_number_t>(std::count_if(rt().groups.groups.begin(), rt().groups.groups.end(),
-                                                           [](const Group &g) { return g.state != GroupState::free; }));
+    *group_num =
+        static_cast<gaspi_number_t>(std::count_if(rt().groups.groups.begin(), rt().groups.groups.end(),
+                                                  [](const GroupRecord &g) { return g.state != GroupState::free; }));
     return GASPI_SUCCESS;
   });
 }

@@ -12,6 +12,7 @@
 
 #include "bridge/failures.hpp"
 #include "gaspi/checks.hpp"
+#include "bridge/collectives/collectives.hpp"
 #include "bridge/group_ops.hpp"
 #include "core/statistics.hpp"
 #include "shm/reclaim.hpp"
@@ -120,9 +121,9 @@ void teardown(Runtime &r) {
     r.node.set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
     std::this_thread::sleep_for(std::chrono::microseconds(200));
   }
-  for (std::uint32_t g = 0; g < limits::kMaxGroups; ++g)
-    if (r.groups.groups[g].state == GroupState::committed)
-      r.reduce.drop(r.node, g, r.routes[g].node.my_index == 0);
+  for (GroupRecord &g : r.groups.groups)
+    if (g.state == GroupState::committed)
+      collectives::drop(g);
   if (r.mpi.active()) {
     r.node.set_progress(nullptr);
     r.control.stop_thread();
@@ -295,14 +296,12 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
       log::notice("configuration overruled (proposed -> granted): %s", overruled.c_str());
     r.queues.reset(r.config.queue_num, r.config.queue_size_max);
     r.groups.clear();
-    Group &all = r.groups.groups[GASPI_GROUP_ALL];
+    GroupRecord &all = r.groups.groups[GASPI_GROUP_ALL];
     all.members.resize(r.nranks);
     std::iota(all.members.begin(), all.members.end(), gaspi_rank_t{0});
     all.my_index = r.rank;
     all.tag = r.groups.next_tag(all.members);
     all.state = GroupState::committed;
-    compute_route(GASPI_GROUP_ALL);
-    r.reduce.clear();
     if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS)
       return abandon_init(r, area);
     // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).

@@ -5,12 +5,20 @@
 #include <cstring>
 #include <deque>
 #include <mutex>
-#include <sched.h>
 #include <type_traits>
 #include <utility>
 #include <variant>
 
 #include "core/log.hpp"
+#include "mpi_rma/control.hpp"
+#include "mpi_rma/mpi_call.hpp"
+
+// Returns from the step with a status other than GASPI_SUCCESS (GASPI_TIMEOUT: not yet).
+#define LEADERS_TRY(expr)                                                                                              \
+  do {                                                                                                                 \
+    if (const gaspi_return_t leaders_rc_ = (expr); leaders_rc_ != GASPI_SUCCESS)                                       \
+      return leaders_rc_;                                                                                              \
+  } while (0)
 
 namespace hygaspi::mpi {
 
@@ -27,7 +35,8 @@ int group_mpi_tag(Env &env, std::uint32_t group_tag) {
     int flag = 0;
     {
       auto lock = env.lock();
-      MPI_Comm_get_attr(env.comm(), MPI_TAG_UB, &ub, &flag);
+      if (HYGASPI_MPI(MPI_Comm_get_attr(env.comm(), MPI_TAG_UB, &ub, &flag)) != GASPI_SUCCESS)
+        flag = 0; // logged; the guaranteed 32767 still holds
     }
     const long top = flag != 0 && ub != nullptr ? *ub : 32767;
     b = static_cast<int>(std::max<long>(1, (top - kTagGroup + 1) / kGroupTagStride));
@@ -36,66 +45,34 @@ int group_mpi_tag(Env &env, std::uint32_t group_tag) {
   return kTagGroup + static_cast<int>(group_tag % static_cast<std::uint32_t>(b)) * kGroupTagStride;
 }
 
-constexpr int kAbortOffset = 17; // within the group's tag bucket
+constexpr int kReduceOffset = 16; // within the group's tag bucket; [0, 16) are barrier rounds
+constexpr int kAbortOffset = 17;
 
-// Takes the pending abort notices of the group's bucket; true if one was for this group. A notice
-// of another group that shares the bucket is for a group that is broken anyway, and is dropped.
-bool abort_notice(Env &env, std::uint32_t group_tag) {
-  const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
+// Tests both requests once. GASPI_SUCCESS when both are done.
+gaspi_return_t test_both(Env &env, MPI_Request (&requests)[2]) {
+  int done = 0;
   auto lock = env.lock();
-  for (bool found = false;;) {
-    int flag = 0;
-    MPI_Message message = MPI_MESSAGE_NULL;
-    MPI_Improbe(MPI_ANY_SOURCE, tag, env.comm(), &flag, &message, MPI_STATUS_IGNORE);
-    if (flag == 0)
-      return found;
-    std::uint32_t got = 0; // a matched probe: no other thread can take this message
-    MPI_Mrecv(&got, 1, MPI_UINT32_T, &message, MPI_STATUS_IGNORE);
-    found = found || got == group_tag;
-  }
+  LEADERS_TRY(HYGASPI_MPI(MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE)));
+  return done != 0 ? GASPI_SUCCESS : GASPI_TIMEOUT;
 }
 
-// Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted. An abort
-// (see Abort) ends it with GASPI_ERROR; the requests stay posted, as the group is broken for good.
-gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int count, std::uint32_t group_tag,
-                        Abort abort, const Deadline &deadline) {
-  std::int64_t round = 0;
-  for (bool first = true;; first = false) {
-    int done = 0;
-    {
-      auto lock = env.lock();
-      MPI_Testall(count, requests, &done, MPI_STATUSES_IGNORE);
-    }
-    if (done)
-      return GASPI_SUCCESS;
-    if ((round & 63) == 0 && ((abort.broken != nullptr && abort.broken(abort.ctx)) || abort_notice(env, group_tag))) {
-      log::error("another leader or a member of this node left it with an error");
-      return GASPI_ERROR;
-    }
-    if (!first && (deadline.test_only() || deadline.expired()))
-      return GASPI_TIMEOUT;
-    control.progress();
-    control.pause(round);
-  }
-}
-
-// Ends a step that leaves with GASPI_ERROR while its messages may still be posted (wait_all: the
-// group is broken for good). Its receive is cancelled, so it can neither take a later group's
-// message nor write into memory we free; MPI reads or writes the step's buffers until each request
-// completes, so `keep` (the buffers, or nothing when they are not heap memory of the state) goes
-// to a process-lifetime store when a request is still running (a send to a leader that left,
-// say): they are freed neither here nor at term. Bounded by the collectives that broke.
-template <class Buffers> void abandon(Env &env, MPI_Request (&requests)[2], Buffers &&keep) {
+// Ends a step that leaves with an error while its messages may still be posted (the group is
+// broken for good). Its receive is cancelled, so it can neither take a later group's message nor
+// write into memory we free; MPI reads or writes the step's buffers until each request completes,
+// so `keep` (the buffers, or nothing when they are not heap memory of the state) goes to a
+// process-lifetime store when a request is still running (a send to a leader that left, say):
+// they are freed neither here nor at term. Bounded by the collectives that broke. Teardown: an
+// MPI error is logged and ignored.
+template <class Buffers> void abandon(Env &env, MPI_Request (&requests)[2], Buffers &&keep) noexcept {
   auto lock = env.lock();
   if (requests[0] != MPI_REQUEST_NULL)
-    MPI_Cancel(&requests[0]);
+    (void)HYGASPI_MPI(MPI_Cancel(&requests[0]));
   int done = 0;
-  MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE);
-  if (done != 0)
+  if (HYGASPI_MPI(MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE)) == GASPI_SUCCESS && done != 0)
     return;
   for (MPI_Request &request : requests)
     if (request != MPI_REQUEST_NULL)
-      MPI_Request_free(&request); // completes in the background; its buffer stays alive below
+      (void)HYGASPI_MPI(MPI_Request_free(&request)); // completes in the background; its buffer stays alive below
   static std::mutex mutex;
   static std::deque<std::remove_cvref_t<Buffers>> kept;
   std::lock_guard hold(mutex);
@@ -104,7 +81,25 @@ template <class Buffers> void abandon(Env &env, MPI_Request (&requests)[2], Buff
 
 } // namespace
 
-void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leaders, std::uint32_t me) {
+bool abort_notice(Env &env, std::uint32_t group_tag) {
+  const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
+  auto lock = env.lock();
+  for (bool found = false;;) {
+    int flag = 0;
+    MPI_Message message = MPI_MESSAGE_NULL;
+    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, tag, env.comm(), &flag, &message, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      return true; // MPI failed under this group's feet: treat it as broken (logged)
+    if (flag == 0)
+      return found;
+    std::uint32_t got = 0; // a matched probe: no other thread can take this message
+    if (HYGASPI_MPI(MPI_Mrecv(&got, 1, MPI_UINT32_T, &message, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      return true;
+    // A notice of another group that shares the bucket is for a group that is broken anyway.
+    found = found || got == group_tag;
+  }
+}
+
+void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders, std::uint32_t me) {
   // The notice is never waited for, so its buffer must outlive the send: it stays until the
   // process ends (4 bytes per group that broke on this leader; a deque never moves its elements).
   static std::mutex mutex;
@@ -117,13 +112,15 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leader
     if (i == me)
       continue;
     MPI_Request request = MPI_REQUEST_NULL;
-    MPI_Isend(&notice, 1, MPI_UINT32_T, leaders[i], tag, env.comm(), &request);
-    MPI_Request_free(&request);
+    // Best effort: a leader that does not get it fails at its own deadline or on its own error.
+    if (HYGASPI_MPI(MPI_Isend(&notice, 1, MPI_UINT32_T, leaders[i].value(), tag, env.comm(), &request)) ==
+        GASPI_SUCCESS)
+      (void)HYGASPI_MPI(MPI_Request_free(&request));
   }
 }
 
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier &state, Abort abort, const Deadline &deadline) {
+gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,
+                                   std::uint32_t me, LeaderBarrier &state) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   const int base = group_mpi_tag(env, group_tag);
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {
@@ -131,31 +128,32 @@ gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_ta
     const int tag = base + static_cast<int>(state.round);
     if (!state.posted) {
       auto lock = env.lock();
-      MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n], tag, env.comm(), &state.requests[0]);
-      MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n], tag, env.comm(), &state.requests[1]);
+      LEADERS_TRY(HYGASPI_MPI(MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n].value(), tag,
+                                        env.comm(), &state.requests[0])));
+      LEADERS_TRY(HYGASPI_MPI(MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n].value(), tag,
+                                        env.comm(), &state.requests[1])));
       state.posted = true;
     }
-    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline);
-        rc != GASPI_SUCCESS) {
-      if (rc != GASPI_TIMEOUT) { // the tokens live in the group's route, which the runtime keeps
-        abandon(env, state.requests, std::monostate{});
-        state = LeaderBarrier{};
-      }
-      return rc;
-    }
+    LEADERS_TRY(test_both(env, state.requests));
   }
   state = LeaderBarrier{};
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                                std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
-                                LeaderReduce &state, Abort abort, const Deadline &deadline) {
+void leader_barrier_abandon(Env &env, LeaderBarrier &state) noexcept {
+  if (state.posted) // the tokens live in the group's record, which the runtime keeps
+    abandon(env, state.requests, std::monostate{});
+  state = LeaderBarrier{};
+}
+
+gaspi_return_t leader_allreduce_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,
+                                     std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
+                                     LeaderReduce &state) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   if (n == 1)
     return GASPI_SUCCESS;
-  const int tag = group_mpi_tag(env, group_tag) + 16;
-  const int count = static_cast<int>(bytes);
+  const int tag = group_mpi_tag(env, group_tag) + kReduceOffset;
+  const int count = static_cast<int>(bytes); // bytes <= allreduce_buf_size <= INT_MAX (core/limits.hpp)
   std::uint32_t p = 1;
   while (p * 2 <= n)
     p *= 2;
@@ -166,33 +164,24 @@ gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_
   state.send.resize(bytes);
   state.receive.resize(bytes);
 
-  // Posts this step's messages once; GASPI_TIMEOUT leaves them posted for the next call.
-  auto exchange = [&](int send_to, int receive_from) -> gaspi_return_t {
+  // Posts this step's messages once, then tests them once; GASPI_TIMEOUT leaves them posted.
+  auto exchange = [&](const MpiRank *send_to, const MpiRank *receive_from) -> gaspi_return_t {
     if (!state.posted) {
       auto lock = env.lock();
       state.requests[0] = state.requests[1] = MPI_REQUEST_NULL;
-      if (receive_from >= 0)
-        MPI_Irecv(state.receive.data(), count, MPI_BYTE, receive_from, tag, env.comm(), &state.requests[0]);
-      if (send_to >= 0) {
+      state.posted = true; // from here on, abandon() looks after whatever was posted
+      if (receive_from != nullptr)
+        LEADERS_TRY(HYGASPI_MPI(MPI_Irecv(state.receive.data(), count, MPI_BYTE, receive_from->value(), tag, env.comm(),
+                                          &state.requests[0])));
+      if (send_to != nullptr) {
         std::memcpy(state.send.data(), value, bytes);
-        MPI_Isend(state.send.data(), count, MPI_BYTE, send_to, tag, env.comm(), &state.requests[1]);
+        LEADERS_TRY(HYGASPI_MPI(
+            MPI_Isend(state.send.data(), count, MPI_BYTE, send_to->value(), tag, env.comm(), &state.requests[1])));
       }
-      state.posted = true;
     }
-    gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline);
-    if (rc == GASPI_SUCCESS)
-      state.posted = false;
-    return rc;
-  };
-  // A step that failed with its messages still posted (an abort notice, a broken group) must not
-  // free the buffers under them: abandon() keeps them alive until MPI is done with them.
-  auto fail = [&](gaspi_return_t rc) {
-    if (rc != GASPI_TIMEOUT) {
-      if (state.posted)
-        abandon(env, state.requests, std::pair{std::move(state.send), std::move(state.receive)});
-      state = LeaderReduce{};
-    }
-    return rc;
+    LEADERS_TRY(test_both(env, state.requests));
+    state.posted = false;
+    return GASPI_SUCCESS;
   };
 
   const std::uint32_t last = rounds + 1; // step index of the unfold
@@ -200,36 +189,28 @@ gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_
     const auto step = static_cast<std::uint32_t>(state.step);
     if (step == 0) { // fold: leader p + i sends to leader i
       if (me >= p) {
-        if (gaspi_return_t rc = exchange(leaders[me - p], -1); rc != GASPI_SUCCESS)
-          return fail(rc);
+        LEADERS_TRY(exchange(&leaders[me - p], nullptr));
       } else if (me + p < n) {
-        if (gaspi_return_t rc = exchange(-1, leaders[me + p]); rc != GASPI_SUCCESS)
-          return fail(rc);
-        if (gaspi_return_t rc = combine(ctx, value, state.receive.data()); rc != GASPI_SUCCESS)
-          return fail(rc);
+        LEADERS_TRY(exchange(nullptr, &leaders[me + p]));
+        LEADERS_TRY(combine(ctx, value, state.receive.data()));
       }
     } else if (step < last) { // doubling among the first p leaders
       if (me >= p)
         continue;
       const std::uint32_t partner = me ^ (1u << (step - 1));
-      if (gaspi_return_t rc = exchange(leaders[partner], leaders[partner]); rc != GASPI_SUCCESS)
-        return fail(rc);
+      LEADERS_TRY(exchange(&leaders[partner], &leaders[partner]));
       if (me < partner) {
-        if (gaspi_return_t rc = combine(ctx, value, state.receive.data()); rc != GASPI_SUCCESS)
-          return fail(rc);
+        LEADERS_TRY(combine(ctx, value, state.receive.data()));
       } else { // partner's part first: result = received (op) mine
-        if (gaspi_return_t rc = combine(ctx, state.receive.data(), value); rc != GASPI_SUCCESS)
-          return fail(rc);
+        LEADERS_TRY(combine(ctx, state.receive.data(), value));
         std::memcpy(value, state.receive.data(), bytes);
       }
     } else { // unfold: leader i returns the result to leader p + i
       if (me >= p) {
-        if (gaspi_return_t rc = exchange(-1, leaders[me - p]); rc != GASPI_SUCCESS)
-          return fail(rc);
+        LEADERS_TRY(exchange(nullptr, &leaders[me - p]));
         std::memcpy(value, state.receive.data(), bytes);
       } else if (me + p < n) {
-        if (gaspi_return_t rc = exchange(leaders[me + p], -1); rc != GASPI_SUCCESS)
-          return fail(rc);
+        LEADERS_TRY(exchange(&leaders[me + p], nullptr));
       }
     }
   }
@@ -237,4 +218,12 @@ gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_
   return GASPI_SUCCESS;
 }
 
+void leader_allreduce_abandon(Env &env, LeaderReduce &state) noexcept {
+  if (state.posted)
+    abandon(env, state.requests, std::pair{std::move(state.send), std::move(state.receive)});
+  state = LeaderReduce{};
+}
+
 } // namespace hygaspi::mpi
+
+#undef LEADERS_TRY

@@ -1,7 +1,12 @@
 // The inter-node part of hierarchical collectives (DESIGN.md "Collectives and groups"): one leader
 // per node runs it after the node-local part. Point-to-point on the private communicator, so the
-// user's reduce function can combine (no MPI_Op), and resumable: each step returns GASPI_TIMEOUT
-// with its MPI requests kept in the group's state.
+// user's reduce function can combine (no MPI_Op).
+//
+// Steps, not waits: each *_step function posts what it has not posted yet, tests its requests
+// once and moves on as far as completed messages allow (a GASPI_TEST call: GASPI_SUCCESS done,
+// GASPI_TIMEOUT not yet, GASPI_ERROR from MPI, logged). The hierarchical collectives
+// (bridge/collectives/) drive them from their one wait loop and keep the state across
+// GASPI_TIMEOUT; the requests stay posted meanwhile.
 #pragma once
 #include <GASPI.h>
 #include <mpi.h>
@@ -10,10 +15,20 @@
 #include <span>
 #include <vector>
 
-#include "core/deadline.hpp"
-#include "mpi_rma/control.hpp"
+#include "core/ranks.hpp"
+#include "mpi_rma/mpi_env.hpp"
 
 namespace hygaspi::mpi {
+
+// Group handles are local (spec §6.3), so the leaders of a group tell its traffic apart by the
+// group's commit tag, the same on every member: `group_tag` below.
+
+// A leader that leaves a collective with an error sends every other leader of the group an abort
+// notice (leader_abort), so that none of them waits forever for its messages: the wait loop asks
+// abort_notice() now and then, and ends the collective with GASPI_ERROR when it says so.
+void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders, std::uint32_t me);
+// Takes the pending abort notices of the group's tag bucket; true if one was for this group.
+[[nodiscard]] bool abort_notice(Env &env, std::uint32_t group_tag);
 
 struct LeaderBarrier {
   std::uint32_t round = 0;
@@ -22,22 +37,11 @@ struct LeaderBarrier {
   char send_token = 0, receive_token = 0;
 };
 
-// Group handles are local (spec §6.3), so the leaders of a group tell its traffic apart by the
-// group's commit tag, the same on every member (core/groups.hpp): `group_tag` below.
-
-// A leader that leaves a collective with an error sends every other leader of the group an abort
-// notice (leader_abort), so that none of them waits forever for its messages: each leader step
-// ends with GASPI_ERROR when a notice for its group arrives, or when `broken()` says that the
-// group failed on this node (asked between looks at MPI, like the notices).
-struct Abort {
-  bool (*broken)(void *ctx) = nullptr;
-  void *ctx = nullptr;
-};
-void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leaders, std::uint32_t me);
-
-// Dissemination barrier among `leaders` (global ranks); I am leaders[me].
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier &state, Abort abort, const Deadline &deadline);
+// Dissemination barrier among `leaders`; I am leaders[me]. One message round per step.
+gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,
+                                   std::uint32_t me, LeaderBarrier &state);
+// Gives up a barrier that failed (its tokens live in `state`, which the runtime keeps for good).
+void leader_barrier_abandon(Env &env, LeaderBarrier &state) noexcept;
 
 using CombineFn = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
 
@@ -52,9 +56,13 @@ struct LeaderReduce {
 // gather and a broadcast. Leaders beyond the largest power of two p first fold their value into
 // leader i - p and get the result back at the end. Every combine puts the lower leaders' part
 // first, so all leaders compute the bit-identical result even for a user operation that is not
-// commutative. On success `acc` holds the result on every leader.
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                                std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
-                                LeaderReduce &state, Abort abort, const Deadline &deadline);
+// commutative. On GASPI_SUCCESS `acc` holds the result on every leader; a failing combine's code
+// is returned as it is.
+gaspi_return_t leader_allreduce_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,
+                                     std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
+                                     LeaderReduce &state);
+// Gives up an allreduce that failed: its receive is cancelled, and buffers MPI may still use are
+// kept alive (see leaders.cpp).
+void leader_allreduce_abandon(Env &env, LeaderReduce &state) noexcept;
 
 } // namespace hygaspi::mpi

@@ -125,7 +125,7 @@ static_assert(sizeof(RankHeader) == kCacheLine);
 // What a rank publishes about the committed group in one of its group slots. Group handles are
 // local (spec §6.3: two ranks may hold the same group under different handles), so a peer finds a
 // group by its commit tag, which every member computes alike from the membership
-// (core/groups.hpp), never by its handle.
+// (bridge/collectives/group_record.hpp), never by its handle.
 struct GroupSlot {
   // Tag of the committed group in this slot (0: none). Published once everything its node peers
   // need is in place (the leader's reduce area), withdrawn when the group is deleted.

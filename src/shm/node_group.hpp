@@ -1,7 +1,7 @@
 // A committed group as the node-local transport sees it, and how node peers find each other's
 // state of it. Group handles are local (spec §6.3: "gaspi_group_t" identifies a group only on the
 // rank that created it), so ranks meet in shm by the group's commit tag, which every member
-// computes alike from the membership (core/groups.hpp): each rank publishes, in its rank block,
+// computes alike from the membership (GroupTable::next_tag): each rank publishes, in its rank block,
 // which of its slots holds which tag, and a peer looks the tag up once per commit.
 //
 // A collective needs every member. So its waits end with GASPI_ERROR as soon as any member on the

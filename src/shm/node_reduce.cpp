@@ -10,21 +10,13 @@ namespace hygaspi::shm {
 namespace {
 std::uint64_t round_up(std::uint64_t bytes) { return (bytes + kCacheLine - 1) / kCacheLine * kCacheLine; }
 
-// A timeout keeps the progress for the next call; an error abandons this allreduce.
-gaspi_return_t abandon(ReduceProgress &progress, gaspi_return_t rc) noexcept {
-  if (rc != GASPI_TIMEOUT)
-    progress.phase = ReduceProgress::idle;
-  return rc;
-}
-
 bool reached(const ReduceFlag &flag, std::uint32_t seq) noexcept {
   return seq_reached(flag.seq.load(std::memory_order_acquire), seq);
 }
 } // namespace
 
-gaspi_return_t NodeReduce::create(Node &node, const NodeGroup &group, std::uint64_t slot_bytes) {
+gaspi_return_t reduce_area_create(Node &node, const NodeGroup &group, ReduceArea &area, std::uint64_t slot_bytes) {
   const auto members = static_cast<std::uint32_t>(group.members.size());
-  ReduceArea &area = areas_[group.slot];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string name;
@@ -41,38 +33,30 @@ gaspi_return_t NodeReduce::create(Node &node, const NodeGroup &group, std::uint6
   return GASPI_SUCCESS;
 }
 
-void NodeReduce::drop(Node &node, std::uint32_t slot, bool leader) noexcept {
-  ReduceArea &area = areas_[slot];
+void reduce_area_drop(Node &node, ReduceArea &area, bool leader) noexcept {
   if (leader && area.tag != 0 && !node.solo())
     ShmObject::unlink(node.object_name("c", node.rank(), area.tag, 0, area.nonce));
   area = ReduceArea{};
 }
 
-void NodeReduce::clear() noexcept {
-  for (auto &a : areas_)
-    a = ReduceArea{};
-}
-
-gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline) {
-  ReduceArea &area = areas_[group.slot];
+gaspi_return_t reduce_area_attach_step(Node &node, NodeGroup &group, ReduceArea &area, std::uint64_t slot_bytes) {
   if (area.tag == group.tag)
     return GASPI_SUCCESS;
   // The leader publishes the group once its area exists, before it joins the commit barrier; a
   // member normally finds it at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init
   // without a barrier.
-  if (gaspi_return_t rc = await_group(
-          node, group, [&] { return find_slot(node, group, 0) >= 0; }, deadline);
-      rc != GASPI_SUCCESS)
-    return rc;
+  const std::int32_t leader_slot = find_slot(node, group, 0);
+  if (leader_slot < 0)
+    return GASPI_TIMEOUT;
   const auto members = static_cast<std::uint32_t>(group.members.size());
   const gaspi_rank_t leader = group.members[0];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
-  const auto leader_slot = static_cast<std::uint32_t>(find_slot(node, group, 0));
   const std::uint64_t nonce = node.block(leader).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
   if (!ShmObject::open(node.object_name("c", leader, group.tag, 0, nonce), area.layout.bytes(), area.object, error)) {
     log::error("group %u: %s", group.slot, error.c_str());
+    area = ReduceArea{};
     return GASPI_ERROR;
   }
   const auto *header = reinterpret_cast<const ReduceHeader *>(area.at(0));
@@ -85,57 +69,40 @@ gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t sl
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t slot_bytes, ReduceProgress &progress,
-                                     const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
-                                     InterNode inter, const Deadline &deadline) {
+void reduce_contribute(Node &node, const NodeGroup &group, ReduceArea &area, NodeReduceState &state, const void *send,
+                       std::size_t bytes) noexcept {
+  state.seq += 1;
+  std::memcpy(area.at(area.layout.slot_offset(group.my_index)), send, bytes);
+  area.arrived(group.my_index).seq.store(state.seq, std::memory_order_seq_cst);
+  if (group.my_index != 0)
+    node.ring(group.members[0]);
+}
+
+gaspi_return_t reduce_combine_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state,
+                                   std::size_t bytes, Combine combine, void *ctx) {
   const auto n = static_cast<std::uint32_t>(group.members.size());
-  const std::uint32_t my_index = group.my_index;
-  const gaspi_rank_t leader = group.members[0];
-  if (gaspi_return_t rc = attach(node, group, slot_bytes, deadline); rc != GASPI_SUCCESS)
-    return rc;
-  ReduceArea &area = areas_[group.slot];
+  for (std::uint32_t i = 1; i < n; ++i)
+    if (!reached(area.arrived(i), state.seq))
+      return GASPI_TIMEOUT;
+  char *result = area.result();
+  std::memcpy(result, area.at(area.layout.slot_offset(0)), bytes);
+  for (std::uint32_t i = 1; i < n; ++i)
+    if (gaspi_return_t rc = combine(ctx, result, area.at(area.layout.slot_offset(i))); rc != GASPI_SUCCESS)
+      return rc;
+  return GASPI_SUCCESS;
+}
 
-  if (progress.phase == ReduceProgress::idle) {
-    progress.seq += 1;
-    std::memcpy(area.at(area.layout.slot_offset(my_index)), send, bytes);
-    area.arrived(my_index).seq.store(progress.seq, std::memory_order_seq_cst);
-    if (my_index != 0)
-      node.ring(leader);
-    progress.phase = ReduceProgress::contributed;
-  }
+void reduce_publish(Node &node, const NodeGroup &group, ReduceArea &area, const NodeReduceState &state) noexcept {
+  area.result_seq().seq.store(state.seq, std::memory_order_seq_cst);
+  for (std::size_t i = 1; i < group.members.size(); ++i)
+    node.ring(group.members[i]);
+}
 
-  if (my_index == 0 && progress.phase == ReduceProgress::contributed) {
-    for (std::uint32_t i = 1; i < n; ++i) {
-      // On GASPI_TIMEOUT the phase stays `contributed`; the next call waits on.
-      if (gaspi_return_t rc = await_group(
-              node, group, [&] { return reached(area.arrived(i), progress.seq); }, deadline);
-          rc != GASPI_SUCCESS)
-        return abandon(progress, rc);
-    }
-    char *result = area.at(area.layout.result_offset());
-    std::memcpy(result, area.at(area.layout.slot_offset(0)), bytes);
-    for (std::uint32_t i = 1; i < n; ++i)
-      if (gaspi_return_t rc = combine(ctx, result, area.at(area.layout.slot_offset(i))); rc != GASPI_SUCCESS)
-        return abandon(progress, rc);
-    progress.phase = ReduceProgress::combined;
-  }
-  if (my_index == 0 && progress.phase == ReduceProgress::combined) {
-    if (inter.step != nullptr)
-      if (gaspi_return_t rc = inter.step(inter.ctx, area.at(area.layout.result_offset()), bytes, deadline);
-          rc != GASPI_SUCCESS)
-        return abandon(progress, rc);
-    area.result_seq().seq.store(progress.seq, std::memory_order_seq_cst);
-    for (std::uint32_t i = 1; i < n; ++i)
-      node.ring(group.members[i]);
-    progress.phase = ReduceProgress::published;
-  }
-
-  if (gaspi_return_t rc = await_group(
-          node, group, [&] { return reached(area.result_seq(), progress.seq); }, deadline);
-      rc != GASPI_SUCCESS)
-    return abandon(progress, rc);
-  std::memcpy(receive, area.at(area.layout.result_offset()), bytes);
-  progress.phase = ReduceProgress::idle;
+gaspi_return_t reduce_collect_step(const ReduceArea &area, const NodeReduceState &state, void *receive,
+                                   std::size_t bytes) noexcept {
+  if (!reached(area.result_seq(), state.seq))
+    return GASPI_TIMEOUT;
+  std::memcpy(receive, area.result(), bytes);
   return GASPI_SUCCESS;
 }
 

@@ -1,8 +1,12 @@
 // Node-local allreduce through one shared buffer (DESIGN.md "Collectives"): every member copies
 // its contribution into its slot of the leader's reduce area, the leader combines the slots and
 // publishes the result, every member copies it out. One copy in, one combine pass, one copy out;
-// no point-to-point messages. Resumable: progress lives in ReduceProgress, and the send buffer is
-// read only on the first call of an allreduce (spec §11.3.1).
+// no point-to-point messages.
+//
+// Steps, not waits: each function below does its part at once or looks once (GASPI_TIMEOUT: not
+// yet). The hierarchical allreduce (bridge/collectives/) orders them, runs the inter-node exchange
+// on the leader's result between combine and publish, and waits in its one loop. The send buffer
+// is read only by reduce_contribute, on the first call of an allreduce (spec §11.3.1).
 //
 // Slot reuse is safe without extra flags: a member contributes to allreduce s+1 only after it has
 // seen result s, which the leader publishes only after it has read every slot of s; and the leader
@@ -10,24 +14,24 @@
 #pragma once
 #include <GASPI.h>
 
-#include <array>
-#include <span>
+#include <cstddef>
+#include <cstdint>
 
-#include "core/deadline.hpp"
-#include "core/groups.hpp"
 #include "shm/node_group.hpp"
 
 namespace hygaspi::shm {
 
 // acc = acc (op) other, for `ctx`'s element type and count. Returns GASPI_SUCCESS or an error.
 using Combine = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
-// The leader's step between combining its node and publishing (the inter-node exchange); may
-// return GASPI_TIMEOUT and is called again on the next call. nullptr: a single node.
-struct InterNode {
-  gaspi_return_t (*step)(void *ctx, void *acc, std::size_t bytes, const Deadline &deadline) = nullptr;
-  void *ctx = nullptr;
+
+// The node-local part of a group's allreduce progress: the sequence number of the current (or
+// last) allreduce, 1-based.
+struct NodeReduceState {
+  std::uint32_t seq = 0;
 };
 
+// One group's reduce area as this rank maps it: created by the node's leader, named by the
+// group's commit tag, which every member knows.
 struct ReduceArea {
   std::uint32_t tag = 0;   // commit tag of the group this mapping belongs to (0: none)
   std::uint64_t nonce = 0; // random part of the area's name (Node::object_name)
@@ -40,26 +44,29 @@ struct ReduceArea {
   [[nodiscard]] ReduceFlag &result_seq() const noexcept {
     return *reinterpret_cast<ReduceFlag *>(at(layout.result_seq_offset()));
   }
+  [[nodiscard]] char *result() const noexcept { return at(layout.result_offset()); }
 };
 
-// Areas are kept per slot of this rank (its local handle of the group) and named by the group's
-// commit tag, which every member knows.
-class NodeReduce {
-public:
-  // The leader creates the area of a newly committed group, before it publishes the group
-  // (publish_group), so members that find the group find the area.
-  gaspi_return_t create(Node &node, const NodeGroup &group, std::uint64_t slot_bytes);
-  // Drops this rank's mapping (group deleted); the leader also removes the name.
-  void drop(Node &node, std::uint32_t slot, bool leader) noexcept;
-  void clear() noexcept;
+// The leader creates the area of a newly committed group, before it publishes the group
+// (publish_group), so members that find the group find the area.
+gaspi_return_t reduce_area_create(Node &node, const NodeGroup &group, ReduceArea &area, std::uint64_t slot_bytes);
+// One look: maps the leader's area once the leader has published the group. GASPI_SUCCESS (also
+// when mapped already), GASPI_TIMEOUT (not published yet), GASPI_ERROR (logged).
+gaspi_return_t reduce_area_attach_step(Node &node, NodeGroup &group, ReduceArea &area, std::uint64_t slot_bytes);
+// Drops this rank's mapping (group deleted, or term); the leader also removes the name.
+void reduce_area_drop(Node &node, ReduceArea &area, bool leader) noexcept;
 
-  gaspi_return_t allreduce(Node &node, NodeGroup &group, std::uint64_t slot_bytes, ReduceProgress &progress,
-                           const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
-                           InterNode inter, const Deadline &deadline);
-
-private:
-  gaspi_return_t attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline);
-  std::array<ReduceArea, limits::kMaxGroups> areas_;
-};
+// Starts allreduce state.seq + 1: copies `send` into this member's slot and tells the leader.
+void reduce_contribute(Node &node, const NodeGroup &group, ReduceArea &area, NodeReduceState &state, const void *send,
+                       std::size_t bytes) noexcept;
+// Leader, one look: once every member has contributed, combines the slots into area.result().
+// GASPI_SUCCESS, GASPI_TIMEOUT (a member has not contributed yet), or the combine's error.
+gaspi_return_t reduce_combine_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state,
+                                   std::size_t bytes, Combine combine, void *ctx);
+// Leader: makes area.result() visible to the members and wakes them.
+void reduce_publish(Node &node, const NodeGroup &group, ReduceArea &area, const NodeReduceState &state) noexcept;
+// One look: once the leader has published the result, copies it to `receive`.
+gaspi_return_t reduce_collect_step(const ReduceArea &area, const NodeReduceState &state, void *receive,
+                                   std::size_t bytes) noexcept;
 
 } // namespace hygaspi::shm

@@ -1,0 +1,44 @@
+// Hierarchical collectives (DESIGN.md "Collectives and groups"): barrier and allreduce as step
+// machines over one GroupRecord. Each machine advances through its phases by calling the shm and
+// MPI steps (shm/node_barrier.hpp, shm/node_reduce.hpp, mpi_rma/leaders.hpp: each looks once and
+// never waits), and waits in one loop (collective_wait.hpp). Resumable (spec §11.2.1, §11.3.1): a
+// call that returns GASPI_TIMEOUT keeps the machine's state in the record and the next call
+// continues; GASPI_TEST makes one step; allreduce reads the send buffer on the first call only.
+//
+// Failures live here too (issue "Real programs break the GASPI core", item 7): a collective that
+// ends with an error marks the group broken for its node members (shm) and sends the other
+// leaders an abort notice (MPI), so every member that still waits is released with GASPI_ERROR.
+#pragma once
+#include <GASPI.h>
+
+#include <cstddef>
+#include <cstdint>
+
+#include "bridge/collectives/group_record.hpp"
+#include "core/deadline.hpp"
+
+namespace hygaspi::collectives {
+
+// ---- the group's life
+// Works out how this rank reaches the members of a newly committed group (node part, leaders).
+void plan(GroupRecord &g, std::uint32_t slot);
+// Makes a newly committed group (after plan) findable by its node peers: the leader's reduce area
+// (slot_bytes per member), then its slot under its commit tag (shm/node_group.hpp).
+gaspi_return_t publish(GroupRecord &g, std::uint64_t slot_bytes);
+// The group is deleted: withdraws its slot and drops the reduce area.
+void withdraw(GroupRecord &g);
+// gaspi_proc_term: drops the reduce area of a committed group.
+void drop(GroupRecord &g) noexcept;
+
+// A collective of a broken group fails at once with GASPI_ERROR (logged).
+gaspi_return_t check_not_broken(const GroupRecord &g);
+
+// ---- the collectives; the caller holds the group's `collective` (barrier) or `reducing` lock
+gaspi_return_t barrier(GroupRecord &g, const Deadline &deadline);
+// acc = acc (op) other; the same function combines in shm and between leaders.
+using Combine = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
+// `bytes` <= slot_bytes, the size of each member's slot in the reduce area (see publish).
+gaspi_return_t allreduce(GroupRecord &g, const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
+                         std::uint64_t slot_bytes, const Deadline &deadline);
+
+} // namespace hygaspi::collectives

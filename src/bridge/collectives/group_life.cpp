@@ -1,0 +1,95 @@
+// A group's life (commit, delete, term) and the release of its members after a failure.
+#include <algorithm>
+
+#include "bridge/collectives/collective_wait.hpp"
+#include "bridge/collectives/collectives.hpp"
+#include "core/log.hpp"
+
+namespace hygaspi::collectives {
+
+namespace {
+// Today an MPI rank of the runtime's communicator has the value of the global rank (core/ranks.hpp).
+MpiRank mpi_rank_of(gaspi_rank_t global) noexcept { return MpiRank(static_cast<int>(global)); }
+} // namespace
+
+void plan(GroupRecord &g, std::uint32_t slot) {
+  g.node = shm::NodeGroup{};
+  g.node.slot = slot;
+  g.node.tag = g.tag;
+  g.leaders.clear();
+  g.my_leader_index = -1;
+  g.barrier = {};
+  g.allreduce = {};
+  std::vector<int> seen_nodes;
+  for (gaspi_rank_t m : g.members) {
+    if (rt().on_node(m)) {
+      if (m == rt().rank)
+        g.node.my_index = static_cast<std::uint32_t>(g.node.members.size());
+      g.node.members.push_back(static_cast<gaspi_rank_t>(rt().local(m)));
+    }
+    const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
+    if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {
+      seen_nodes.push_back(node); // members ascend, so the first one met on a node leads it
+      if (m == rt().rank)
+        g.my_leader_index = static_cast<std::int32_t>(g.leaders.size());
+      g.leaders.push_back(mpi_rank_of(m));
+    }
+  }
+}
+
+gaspi_return_t publish(GroupRecord &g, std::uint64_t slot_bytes) {
+  if (g.leads_node())
+    if (gaspi_return_t rc = shm::reduce_area_create(rt().node, g.node, g.reduce_area, slot_bytes); rc != GASPI_SUCCESS)
+      return rc;
+  shm::publish_group(rt().node, g.node);
+  return GASPI_SUCCESS;
+}
+
+void withdraw(GroupRecord &g) {
+  shm::withdraw_group(rt().node, g.node.slot);
+  drop(g);
+}
+
+void drop(GroupRecord &g) noexcept { shm::reduce_area_drop(rt().node, g.reduce_area, g.leads_node()); }
+
+gaspi_return_t check_not_broken(const GroupRecord &g) {
+  if (!shm::is_broken(rt().node, g.node))
+    return GASPI_SUCCESS;
+  log::error("group %u is broken: a member left an earlier collective of it with an error", g.node.slot);
+  return GASPI_ERROR;
+}
+
+bool healthy(GroupRecord &g) {
+  shm::Node &node = rt().node;
+  if (node.stopping()) {
+    log::error("gaspi_proc_term was called while this call waited");
+    return false;
+  }
+  node.refresh_liveness(); // rate-limited
+  bool ok = true;
+  for (auto m : g.node.members)
+    if (!node.alive(m)) {
+      log::error("node rank %u of the group died", static_cast<unsigned>(m));
+      ok = false;
+    }
+  if (!ok)
+    return false;
+  if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag))) {
+    log::error("another member left this collective with an error");
+    return false;
+  }
+  return true;
+}
+
+gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc) {
+  if (rc == GASPI_SUCCESS || rc == GASPI_TIMEOUT)
+    return rc;
+  // Abandon whatever of the two machines this call drove; the other (a barrier beside an
+  // allreduce) fails at its next look, as the group is broken from here on.
+  shm::mark_broken(rt().node, g.node);
+  if (g.leads_across())
+    mpi::leader_abort(rt().mpi, g.tag, g.leaders, static_cast<std::uint32_t>(g.my_leader_index));
+  return rc;
+}
+
+} // namespace hygaspi::collectives
