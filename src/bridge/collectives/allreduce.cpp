@@ -67,7 +67,7 @@ gaspi_return_t allreduce(GroupRecord &g, const void *send, void *receive, std::s
                          std::uint64_t slot_bytes, const Deadline &deadline) {
   const Call call{send, receive, bytes, combine, ctx, slot_bytes};
   const gaspi_return_t rc = wait_steps(
-      g, [&] { return allreduce_step(g, call); }, deadline);
+      g, [&] { return allreduce_step(g, call); }, [&] { return g.allreduce.phase == Phase::combined; }, deadline);
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this allreduce
     mpi::leader_allreduce_abandon(rt().mpi, g.allreduce.leaders);
     g.allreduce.phase = Phase::idle;

@@ -34,7 +34,7 @@ gaspi_return_t barrier_step(GroupRecord &g) {
 
 gaspi_return_t barrier(GroupRecord &g, const Deadline &deadline) {
   const gaspi_return_t rc = wait_steps(
-      g, [&] { return barrier_step(g); }, deadline);
+      g, [&] { return barrier_step(g); }, [&] { return g.barrier.phase == Phase::leaders; }, deadline);
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this barrier
     shm::node_barrier_abandon(g.barrier.node);
     mpi::leader_barrier_abandon(rt().mpi, g.barrier.leaders);

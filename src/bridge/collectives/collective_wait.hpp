@@ -3,12 +3,16 @@
 //
 // A group on one node waits as every shm wait does (Node::wait_while: spin, yield, futex doorbell;
 // polling MPI progress in an MPI job). A group that spans nodes waits the way MPI's own
-// collectives do: it busy-polls its step (an MPI_Testall, or a load of a shm flag) for a bounded
-// time, looking at MPI progress, health and abort notices only every 64th look (each of those is
-// an MPI_Improbe, which costs about as much as several rounds of polling), then yields, then sleeps
-// with a growing nap. Measured on 4 ranks on 2 cores (a raw dissemination barrier over Open MPI's
-// ob1/vader): Testall + sched_yield each look 64-80 us, Testall + 3 Improbes + yield 155-175 us,
-// Testall alone 12-27 us, the same as MPI_Barrier.
+// collectives do, for a bounded time (kSpanningSpin): while the machine waits on MPI (a leader
+// phase) it busy-polls its MPI_Testall; while it waits on a node peer (a shm flag) it yields at
+// each look, as that peer may need this core. It looks at MPI progress, health and abort notices
+// only every 64th look (each of those is an MPI_Improbe, which costs several polls). Then it
+// yields, then sleeps with a growing nap. Measured on 4 ranks on 2 cores, Open MPI ob1/vader:
+//  - a raw dissemination barrier: Testall + sched_yield at each look 64-80 us, Testall + 3
+//    Improbes + yield 155-175 us, Testall alone 12-27 us, MPI_Barrier 11-25 us;
+//  - gaspi_barrier on 2 nodes of 2 (ratio to MPI_Barrier in the same run): everyone spinning
+//    6.8-18x, everyone yielding 1.8-2.9x, spin on MPI + yield on shm 1.6-1.8x; on 4 nodes of 1,
+//    spinning 1.3-2.3x, yielding 3.3-5x.
 // (To be replaced by the wait engine, core/wait.hpp, once it lands.)
 #pragma once
 #include <GASPI.h>
@@ -42,7 +46,8 @@ gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc);
 
 // Runs `step` (one look, as with GASPI_TEST) until it returns something other than GASPI_TIMEOUT,
 // until the deadline (GASPI_TIMEOUT), or until the group fails (GASPI_ERROR).
-template <class Step> gaspi_return_t wait_steps(GroupRecord &g, Step &&step, const Deadline &deadline) {
+template <class Step, class Across>
+gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Across &&across, const Deadline &deadline) {
   gaspi_return_t rc = step();
   if (rc != GASPI_TIMEOUT || deadline.test_only())
     return rc;
@@ -59,7 +64,10 @@ template <class Step> gaspi_return_t wait_steps(GroupRecord &g, Step &&step, con
     if ((rc = step()) != GASPI_TIMEOUT)
       return rc;
     if (spinning && (look & 63) != 0) {
-      shm::cpu_relax();
+      if (across())
+        shm::cpu_relax();
+      else
+        sched_yield(); // the node peer we wait for may need this core
       continue;
     }
     if (!healthy(g))
