@@ -8,6 +8,8 @@
 #include <exception>
 #include <mutex>
 
+#include "core/status.hpp"
+
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 
@@ -45,13 +47,6 @@ template <class Body> gaspi_return_t guarded(const char *call, Body &&body) noex
   }
   return GASPI_ERROR;
 }
-
-#define HYGASPI_TRY(expr)                                                                                              \
-  do {                                                                                                                 \
-    gaspi_return_t hygaspi_rc_ = (expr);                                                                               \
-    if (hygaspi_rc_ != GASPI_SUCCESS)                                                                                  \
-      return hygaspi_rc_;                                                                                              \
-  } while (0)
 
 // Rejects a call when `cond` is false: logs once with the rank and returns `code`.
 #define HYGASPI_CHECK(cond, code, ...)                                                                                 \
