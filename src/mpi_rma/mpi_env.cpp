@@ -48,7 +48,7 @@ int requested_thread_level() noexcept { return MPI_THREAD_SERIALIZED; }
 gaspi_return_t fail(const char *call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
-  if (MPI_Error_string(mpi_error, text, &len) != MPI_SUCCESS) // no wrapper here: it would recurse
+  if (MPI_Error_string(mpi_error, text, &len) != MPI_SUCCESS) // mpi-unchecked: checked here; the wrapper would recurse
     len = std::snprintf(text, sizeof text, "MPI error code %d", mpi_error);
   log::error("%.*s failed: %.*s", static_cast<int>(std::strcspn(call, "(")), call, len, text);
   return GASPI_ERROR;
