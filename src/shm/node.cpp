@@ -86,10 +86,6 @@ bool Node::create_object(const char *kind, std::uint64_t a, std::uint64_t b, std
   return false;
 }
 
-bool Node::alive(std::uint32_t rank) const noexcept {
-  return job_block_->slot(rank).state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(RankState::dead);
-}
-
 std::int32_t Node::pid_of(std::uint32_t rank) const noexcept {
   return job_block_->slot(rank).pid.load(std::memory_order_acquire);
 }
@@ -490,14 +486,11 @@ gaspi_return_t Node::segment_delete(std::uint32_t seg) {
   return GASPI_SUCCESS;
 }
 
-const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
+const MappedSegment *Node::map_segment(std::uint32_t rank, std::uint32_t seg, std::uint64_t gen) {
   const SegmentEntry &entry = block(rank).segments[seg];
-  const std::uint64_t gen = entry.generation.load(std::memory_order_acquire);
   if ((gen & kLive) == 0)
     return nullptr;
   const MappedSegment *cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
-  if (cached != nullptr && cached->generation == gen)
-    return cached;
   if (rank == rank_)
     return nullptr; // our own segments are published at creation
 
