@@ -129,6 +129,12 @@ public:
       return cached; // a cached generation is always odd (live)
     return map_segment(rank, seg, gen);
   }
+  // lookup() without its slow path: nullptr when the mapping is not cached or is stale.
+  [[nodiscard]] const MappedSegment *cached(std::uint32_t rank, std::uint32_t seg) const noexcept {
+    const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);
+    const MappedSegment *m = peers_[rank].segments[seg].load(std::memory_order_acquire);
+    return m != nullptr && m->generation == gen ? m : nullptr;
+  }
 
   // ---- data movement; all complete before they return (DESIGN.md "Intra-node")
   gaspi_return_t put(const MappedSegment &dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void *src,
