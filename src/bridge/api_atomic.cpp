@@ -42,9 +42,9 @@ gaspi_return_t remote_atomic(const char *fn, mpi::AtomicOp op, gaspi_segment_id_
 
 // The full paths: every check with its message, and the MPI route. Out of line, so that the
 // entry points' fast path (fast::atomic_word) saves no registers and builds no frame.
-[[gnu::noinline]] gaspi_return_t fetch_add_full(gaspi_segment_id_t segment_id, gaspi_offset_t offset,
-                                                gaspi_rank_t rank, gaspi_atomic_value_t val_add,
-                                                gaspi_atomic_value_t *val_old, gaspi_timeout_t timeout) noexcept {
+[[gnu::noinline]] gaspi_return_t fetch_add_full(gaspi_segment_id_t segment_id, gaspi_offset_t offset, gaspi_rank_t rank,
+                                                gaspi_atomic_value_t val_add, gaspi_atomic_value_t *val_old,
+                                                gaspi_timeout_t timeout) noexcept {
   return guarded("gaspi_atomic_fetch_add", [&] {
     std::uint64_t *word = nullptr;
     HYGASPI_TRY(atomic_target("gaspi_atomic_fetch_add", segment_id, offset, rank, val_old, word));

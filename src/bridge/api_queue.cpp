@@ -23,9 +23,11 @@ gaspi_return_t drain(const char *fn, gaspi_queue_id_t q, gaspi_timeout_t timeout
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
-  if (rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
+  // A load first: a queue of node-local posts only skips the locked exchange.
+  if (rt().queue_uses_mpi[q].load(std::memory_order_acquire) &&
+      rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
     HYGASPI_TRY(rt().rma.flush_all());
-  rt().queues.release(q, posted);
+  rt().queues.release_to(q, posted);
   return GASPI_SUCCESS;
 }
 
@@ -54,8 +56,7 @@ gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *c
     HYGASPI_TRY(check::queue("gaspi_queue_size", queue));
     HYGASPI_TRY(check::not_null("gaspi_queue_size", queue_size, "queue_size"));
     // One oversized post into an empty queue may hold more entries than gaspi_number_t counts.
-    *queue_size = static_cast<gaspi_number_t>(
-        std::min<std::uint64_t>(rt().queues[queue].posted.load(std::memory_order_acquire), UINT32_MAX));
+    *queue_size = static_cast<gaspi_number_t>(std::min<std::uint64_t>(rt().queues[queue].outstanding(), UINT32_MAX));
     return GASPI_SUCCESS;
   });
 }
@@ -78,9 +79,9 @@ gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
     HYGASPI_TRY(check::queue("gaspi_queue_delete", queue));
     Queue &q = rt().queues[queue];
     std::lock_guard lock(q.waiting);
-    HYGASPI_CHECK(q.posted.load() == 0, GASPI_ERROR, "gaspi_queue_delete",
+    HYGASPI_CHECK(q.outstanding() == 0, GASPI_ERROR, "gaspi_queue_delete",
                   "queue %u still holds %lu posted requests; call gaspi_wait first", queue,
-                  static_cast<unsigned long>(q.posted.load()));
+                  static_cast<unsigned long>(q.outstanding()));
     rt().queues.destroy(queue);
     return GASPI_SUCCESS;
   });

@@ -2,6 +2,8 @@
 // Node-local operations complete while they are posted (a copy into or out of the peer's
 // mapping), so queue entries only count towards GASPI_QUEUE_FULL until gaspi_wait releases them.
 // Every argument is checked before the queue is touched: a rejected call posts nothing.
+#include <cstring>
+
 #include "bridge/runtime.hpp"
 #include "core/statistics.hpp"
 
@@ -82,14 +84,11 @@ private:
   Transfer *t_ = stack_;
 };
 
-} // namespace
-
-extern "C" {
-
-gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
-                            const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
-                            const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
-                            const gaspi_timeout_t) {
+// gaspi_write's full path (see fast::node_segment): out of line, so the fast path builds no frame.
+[[gnu::noinline]] gaspi_return_t write_full(gaspi_segment_id_t segment_id_local, gaspi_offset_t offset_local,
+                                            gaspi_rank_t rank, gaspi_segment_id_t segment_id_remote,
+                                            gaspi_offset_t offset_remote, gaspi_size_t size,
+                                            gaspi_queue_id_t queue) noexcept {
   return guarded("gaspi_write", [&] {
     HYGASPI_TRY(check::init("gaspi_write"));
     HYGASPI_TRY(check::queue("gaspi_write", queue));
@@ -99,6 +98,27 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, rank, offset_remote, size));
   });
+}
+
+} // namespace
+
+extern "C" {
+
+gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                            const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
+                            const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
+                            const gaspi_timeout_t) {
+  // Fast path: a node peer's shm segment, every argument valid; the same checks as write_full.
+  if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
+    if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
+        src != nullptr && dst->data != nullptr && size <= rt().config.transfer_size_max && rt().queues.exists(queue))
+        [[likely]] {
+      HYGASPI_TRY(rt().queues.reserve(queue, 1));
+      std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
+      stats::posted(rank, size, stats::write);
+      return GASPI_SUCCESS;
+    }
+  return write_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, queue);
 }
 
 gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,

@@ -94,7 +94,7 @@ inline Runtime &rt() noexcept { return g_runtime; }
 
 // Takes a per-group or per-queue lock for a blocking call. GASPI_TEST only tries: another thread
 // in the same call means "not done yet", so the caller returns GASPI_TIMEOUT.
-[[nodiscard]] inline bool lock_for(std::unique_lock<std::mutex> &lock, gaspi_timeout_t timeout) {
+template <class Mutex> [[nodiscard]] bool lock_for(std::unique_lock<Mutex> &lock, gaspi_timeout_t timeout) {
   if (timeout == GASPI_TEST)
     return lock.try_lock();
   lock.lock();
@@ -269,6 +269,14 @@ inline const shm::MappedSegment *node_segment(std::uint32_t rank, std::uint32_t 
   if (local < 0 || !r.node.alive(static_cast<std::uint32_t>(local)))
     return nullptr;
   const shm::MappedSegment *m = r.node.cached(static_cast<std::uint32_t>(local), seg);
+  if (m == nullptr || off > m->size || size > m->size - off)
+    return nullptr;
+  return m;
+}
+
+// A segment of this rank when [off, off + size) lies inside it.
+inline const shm::MappedSegment *local_segment(std::uint32_t seg, std::uint64_t off, std::uint64_t size) noexcept {
+  const shm::MappedSegment *m = rt().node.local(seg);
   if (m == nullptr || off > m->size || size > m->size - off)
     return nullptr;
   return m;
