@@ -100,6 +100,28 @@ private:
   });
 }
 
+[[gnu::noinline]] gaspi_return_t write_notify_full(gaspi_segment_id_t segment_id_local, gaspi_offset_t offset_local,
+                                                   gaspi_rank_t rank, gaspi_segment_id_t segment_id_remote,
+                                                   gaspi_offset_t offset_remote, gaspi_size_t size,
+                                                   gaspi_notification_id_t notification_id,
+                                                   gaspi_notification_t notification_value,
+                                                   gaspi_queue_id_t queue) noexcept {
+  return guarded("gaspi_write_notify", [&] {
+    HYGASPI_TRY(check::init("gaspi_write_notify"));
+    HYGASPI_TRY(check::queue("gaspi_write_notify", queue));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "gaspi_write_notify", "notification value 0");
+    Transfer t;
+    HYGASPI_TRY(check_transfer("gaspi_write_notify", segment_id_local, offset_local, rank, segment_id_remote,
+                               offset_remote, size, t));
+    HYGASPI_TRY(check::notification("gaspi_write_notify", t.remote.notification_num, notification_id));
+    HYGASPI_TRY(rt().queues.reserve(queue, 2));
+    HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
+    stats::posted(rank, size, stats::write);
+    // spec §8.4.1: the notification becomes visible only after the data.
+    return route_notify(t.remote, rank, notification_id, notification_value);
+  });
+}
+
 } // namespace
 
 extern "C" {
@@ -159,20 +181,20 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
                                    const gaspi_notification_id_t notification_id,
                                    const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                    const gaspi_timeout_t) {
-  return guarded("gaspi_write_notify", [&] {
-    HYGASPI_TRY(check::init("gaspi_write_notify"));
-    HYGASPI_TRY(check::queue("gaspi_write_notify", queue));
-    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "gaspi_write_notify", "notification value 0");
-    Transfer t;
-    HYGASPI_TRY(check_transfer("gaspi_write_notify", segment_id_local, offset_local, rank, segment_id_remote,
-                               offset_remote, size, t));
-    HYGASPI_TRY(check::notification("gaspi_write_notify", t.remote.notification_num, notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
-    stats::posted(rank, size, stats::write);
-    // spec §8.4.1: the notification becomes visible only after the data.
-    return route_notify(t.remote, rank, notification_id, notification_value);
-  });
+  // Fast path: as gaspi_write's, plus the notification checks of write_notify_full.
+  if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
+    if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
+        src != nullptr && dst->data != nullptr && size <= rt().config.transfer_size_max && rt().queues.exists(queue) &&
+        notification_value != 0 && notification_id < dst->notification_num) [[likely]] {
+      HYGASPI_TRY(rt().queues.reserve(queue, 2));
+      std::memmove(dst->data + offset_remote, src->data + offset_local, size);
+      stats::posted(rank, size, stats::write);
+      // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
+      rt().node.notify(*dst, rt().local(rank), notification_id, notification_value);
+      return GASPI_SUCCESS;
+    }
+  return write_notify_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size,
+                           notification_id, notification_value, queue);
 }
 
 gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_local,

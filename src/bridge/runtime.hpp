@@ -276,6 +276,8 @@ inline const shm::MappedSegment *node_segment(std::uint32_t rank, std::uint32_t 
 
 // A segment of this rank when [off, off + size) lies inside it.
 inline const shm::MappedSegment *local_segment(std::uint32_t seg, std::uint64_t off, std::uint64_t size) noexcept {
+  if (!rt().initialized.load(std::memory_order_acquire))
+    return nullptr;
   const shm::MappedSegment *m = rt().node.local(seg);
   if (m == nullptr || off > m->size || size > m->size - off)
     return nullptr;

@@ -582,10 +582,4 @@ gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_
                   src.user_addr + src_offset, size, "gaspi_read", global_rank(src_rank));
 }
 
-void Node::notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
-  // seq_cst, not just release: the store is one half of the doorbell's Dekker pair (doorbell.hpp).
-  std::atomic_ref<std::uint32_t>(seg.notifications[id]).store(value, std::memory_order_seq_cst);
-  shm::ring(block(rank).bell);
-}
-
 } // namespace hygaspi::shm

@@ -142,7 +142,13 @@ public:
   gaspi_return_t get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
                      std::uint64_t size);
   // spec §8.3.2: a release of every earlier store of this thread, then the notification value.
-  void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept;
+  // seq_cst, not just release: the store is one half of the doorbell's Dekker pair (doorbell.hpp).
+  void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
+    std::atomic_ref<std::uint32_t>(seg.notifications[id]).store(value, std::memory_order_seq_cst);
+    Doorbell &bell = block(rank).bell;
+    if (bell.waiters.load(std::memory_order_seq_cst) != 0) // shm::ring's test, inline: no call when nobody sleeps
+      shm::ring(bell);
+  }
 
   // ---- waiting
   // Waits until ready(). On the slow path (after a sleep) it looks for dead peers, then asks
