@@ -27,7 +27,7 @@ namespace hygaspi {
 
 // Takes a per-group or per-queue lock for a blocking call. GASPI_TEST only tries: another thread
 // in the same call means "not done yet", so the caller returns GASPI_TIMEOUT.
-[[nodiscard]] inline bool lock_for(std::unique_lock<std::mutex> &lock, gaspi_timeout_t timeout) {
+template <class Mutex> [[nodiscard]] bool lock_for(std::unique_lock<Mutex> &lock, gaspi_timeout_t timeout) {
   if (timeout == GASPI_TEST)
     return lock.try_lock();
   lock.lock();
