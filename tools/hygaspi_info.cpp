@@ -194,7 +194,8 @@ int print_mpi(std::FILE *out, bool force_init) {
   std::fprintf(out, "== MPI\n");
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len = 0;
-  MPI_Get_library_version(version, &len); // allowed before MPI_Init
+  if (HYGASPI_MPI(MPI_Get_library_version(version, &len)) != GASPI_SUCCESS) // allowed before MPI_Init
+    len = 0;
   std::string_view text(version, static_cast<std::size_t>(len));
   while (!text.empty() && (text.back() == '\n' || text.back() == '\0'))
     text.remove_suffix(1);
@@ -207,17 +208,19 @@ int print_mpi(std::FILE *out, bool force_init) {
   int rank = 0;
   if (force_init || mpi::wanted(knobs_now())) {
     int initialised = 0;
-    MPI_Initialized(&initialised);
+    if (HYGASPI_MPI(MPI_Initialized(&initialised)) != GASPI_SUCCESS)
+      initialised = 1; // do not try to start an MPI that cannot answer
     if (!initialised) {
       setenv("OMPI_MCA_osc", mpi::chosen_osc(), 0);
       int provided = MPI_THREAD_SINGLE;
-      if (MPI_Init_thread(nullptr, nullptr, mpi::requested_thread_level(), &provided) != MPI_SUCCESS) {
+      if (HYGASPI_MPI(MPI_Init_thread(nullptr, nullptr, mpi::requested_thread_level(), &provided)) != GASPI_SUCCESS) {
         std::fprintf(out, "  MPI_Init_thread failed\n\n");
         return 0;
       }
       int size = 1;
-      MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-      MPI_Comm_size(MPI_COMM_WORLD, &size);
+      if (HYGASPI_MPI(MPI_Comm_rank(MPI_COMM_WORLD, &rank)) != GASPI_SUCCESS ||
+          HYGASPI_MPI(MPI_Comm_size(MPI_COMM_WORLD, &size)) != GASPI_SUCCESS)
+        std::fprintf(out, "  MPI_Comm_rank/size failed\n");
       if (rank == 0)
         std::fprintf(out, "  granted:          %s (%d MPI ranks)\n", thread_level_name(provided), size);
     }
@@ -266,9 +269,8 @@ int main(int argc, char **argv) {
   }
   std::free(buffer);
   int initialised = 0, finalized = 0;
-  MPI_Initialized(&initialised);
-  MPI_Finalized(&finalized);
-  if (initialised && !finalized)
-    MPI_Finalize();
+  if (HYGASPI_MPI(MPI_Initialized(&initialised)) == GASPI_SUCCESS &&
+      HYGASPI_MPI(MPI_Finalized(&finalized)) == GASPI_SUCCESS && initialised && !finalized)
+    (void)HYGASPI_MPI(MPI_Finalize()); // the tool exits next: a failure is logged, nothing to undo
   return 0;
 }

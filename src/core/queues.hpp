@@ -18,16 +18,47 @@
 #include <atomic>
 #include <cstdint>
 #include <mutex>
+#include <sched.h>
 
 #include "core/limits.hpp"
 #include "core/statistics.hpp"
 
 namespace hygaspi {
 
+// The lock of the one thread in gaspi_wait / gaspi_queue_purge. Taking it is one locked exchange,
+// releasing it a plain store (a pthread mutex costs two locked operations and two calls per
+// gaspi_wait, FASTPATH.md). A second thread in gaspi_wait of the same queue yields until it is free.
+class QueueLock {
+public:
+  void lock() noexcept {
+    while (held_.exchange(true, std::memory_order_acquire))
+      while (held_.load(std::memory_order_relaxed))
+        sched_yield();
+  }
+  [[nodiscard]] bool try_lock() noexcept {
+    return !held_.load(std::memory_order_relaxed) && !held_.exchange(true, std::memory_order_acquire);
+  }
+  void unlock() noexcept { held_.store(false, std::memory_order_release); }
+
+private:
+  std::atomic<bool> held_{false};
+};
+
+// Entries are counted by two monotonic totals: `posted` (every post adds, with a CAS) and
+// `released` (written only by the holder of `waiting`, with a plain store). The queue holds
+// posted - released entries; released <= posted always.
 struct alignas(limits::kCacheLine) Queue {
-  std::atomic<std::uint64_t> posted{0}; // entries taken and not yet released by gaspi_wait
+  std::atomic<std::uint64_t> posted{0};   // entries ever taken
+  std::atomic<std::uint64_t> released{0}; // entries ever released by gaspi_wait (under `waiting`)
   std::atomic<bool> exists{false};
-  std::mutex waiting; // held by the one thread in gaspi_wait / gaspi_queue_purge
+  QueueLock waiting; // held by the one thread in gaspi_wait / gaspi_queue_purge
+
+  // Entries taken and not yet released.
+  [[nodiscard]] std::uint64_t outstanding() const noexcept {
+    // released first: a later load of posted is at least the value it was released up to.
+    const std::uint64_t rel = released.load(std::memory_order_acquire);
+    return posted.load(std::memory_order_acquire) - rel;
+  }
 };
 
 class QueueTable {
@@ -36,6 +67,7 @@ public:
     size_max_ = size_max;
     for (std::uint32_t q = 0; q < limits::kMaxQueues; ++q) {
       queues_[q].posted.store(0, std::memory_order_relaxed);
+      queues_[q].released.store(0, std::memory_order_relaxed);
       queues_[q].exists.store(q < queue_num, std::memory_order_release);
     }
   }
@@ -49,19 +81,24 @@ public:
   // Takes `entries` or reports GASPI_QUEUE_FULL, atomically with respect to other posters.
   // `entries` is 64 bits wide: a list of UINT32_MAX elements plus its notification must not wrap.
   [[nodiscard]] gaspi_return_t reserve(std::uint32_t q, std::uint64_t entries) noexcept {
-    auto &posted = queues_[q].posted;
-    std::uint64_t cur = posted.load(std::memory_order_relaxed);
-    do {
-      // cur may exceed size_max_ after a single oversized post into the empty queue.
-      if (cur != 0 && (cur >= size_max_ || entries > size_max_ - cur)) {
+    Queue &queue = queues_[q];
+    for (;;) {
+      const std::uint64_t rel = queue.released.load(std::memory_order_acquire); // before posted: see outstanding()
+      std::uint64_t cur = queue.posted.load(std::memory_order_acquire);
+      const std::uint64_t held = cur - rel;
+      // held may exceed size_max_ after a single oversized post into the empty queue.
+      if (held != 0 && (held >= size_max_ || entries > size_max_ - held)) {
         stats::queue_full();
         return GASPI_QUEUE_FULL;
       }
-    } while (!posted.compare_exchange_weak(cur, cur + entries, std::memory_order_acq_rel, std::memory_order_relaxed));
-    return GASPI_SUCCESS;
+      if (queue.posted.compare_exchange_weak(cur, cur + entries, std::memory_order_acq_rel, std::memory_order_relaxed))
+        return GASPI_SUCCESS;
+    }
   }
-  void release(std::uint32_t q, std::uint64_t entries) noexcept {
-    queues_[q].posted.fetch_sub(entries, std::memory_order_acq_rel);
+  // Releases every entry taken up to `posted` (a value of Queue::posted read under `waiting`,
+  // which the caller holds).
+  void release_to(std::uint32_t q, std::uint64_t posted) noexcept {
+    queues_[q].released.store(posted, std::memory_order_release);
   }
 
   // Lowest queue id that does not exist yet, or kMaxQueues.
@@ -70,6 +107,7 @@ public:
     for (std::uint32_t q = 0; q < limits::kMaxQueues; ++q)
       if (!exists(q)) {
         queues_[q].posted.store(0, std::memory_order_relaxed);
+        queues_[q].released.store(0, std::memory_order_relaxed);
         queues_[q].exists.store(true, std::memory_order_release);
         return q;
       }

@@ -1,6 +1,7 @@
 // Global atomics (spec §10) on node peers: CPU atomics on the 8-byte word in the target's
 // segment mapping, so node peers and the owner itself share one atomicity domain.
 #include "gaspi/checks.hpp"
+#include "gaspi/fast_path.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -39,13 +40,11 @@ gaspi_return_t remote_atomic(mpi::AtomicOp op, gaspi_segment_id_t seg, gaspi_off
   return rc;
 }
 
-} // namespace
-
-extern "C" {
-
-gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
-                                       const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
-                                       gaspi_atomic_value_t *const val_old, const gaspi_timeout_t timeout) {
+// The full paths: every check with its message, and the MPI route. Out of line, so that the
+// entry points' fast path (fast::atomic_word) saves no registers and builds no frame.
+[[gnu::noinline]] gaspi_return_t fetch_add_full(gaspi_segment_id_t segment_id, gaspi_offset_t offset, gaspi_rank_t rank,
+                                                gaspi_atomic_value_t val_add, gaspi_atomic_value_t *val_old,
+                                                gaspi_timeout_t timeout) noexcept {
   return guarded("gaspi_atomic_fetch_add", [&] {
     std::uint64_t *word = nullptr;
     HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, word));
@@ -57,10 +56,10 @@ gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, cons
   });
 }
 
-gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
-                                          const gaspi_rank_t rank, const gaspi_atomic_value_t comparator,
-                                          const gaspi_atomic_value_t val_new, gaspi_atomic_value_t *const val_old,
-                                          const gaspi_timeout_t timeout) {
+[[gnu::noinline]] gaspi_return_t compare_swap_full(gaspi_segment_id_t segment_id, gaspi_offset_t offset,
+                                                   gaspi_rank_t rank, gaspi_atomic_value_t comparator,
+                                                   gaspi_atomic_value_t val_new, gaspi_atomic_value_t *val_old,
+                                                   gaspi_timeout_t timeout) noexcept {
   return guarded("gaspi_atomic_compare_swap", [&] {
     std::uint64_t *word = nullptr;
     HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, word));
@@ -73,6 +72,35 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
     *val_old = expected; // the value before the call, whether or not it was swapped
     return GASPI_SUCCESS;
   });
+}
+
+} // namespace
+
+extern "C" {
+
+gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
+                                       const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
+                                       gaspi_atomic_value_t *const val_old, const gaspi_timeout_t timeout) {
+  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr) [[likely]] {
+    stats::atomic_op(rank);
+    *val_old = std::atomic_ref<std::uint64_t>(*word).fetch_add(val_add, std::memory_order_seq_cst);
+    return GASPI_SUCCESS;
+  }
+  return fetch_add_full(segment_id, offset, rank, val_add, val_old, timeout);
+}
+
+gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
+                                          const gaspi_rank_t rank, const gaspi_atomic_value_t comparator,
+                                          const gaspi_atomic_value_t val_new, gaspi_atomic_value_t *const val_old,
+                                          const gaspi_timeout_t timeout) {
+  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr) [[likely]] {
+    stats::atomic_op(rank);
+    std::uint64_t expected = comparator;
+    std::atomic_ref<std::uint64_t>(*word).compare_exchange_strong(expected, val_new, std::memory_order_seq_cst);
+    *val_old = expected; // the value before the call, whether or not it was swapped
+    return GASPI_SUCCESS;
+  }
+  return compare_swap_full(segment_id, offset, rank, comparator, val_new, val_old, timeout);
 }
 
 } // extern "C"

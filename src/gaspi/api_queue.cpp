@@ -6,6 +6,7 @@
 
 #include "bridge/failures.hpp"
 #include "gaspi/checks.hpp"
+#include "gaspi/fast_path.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -23,9 +24,11 @@ gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout) {
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
-  if (rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
+  // A load first: a queue of node-local posts only skips the locked exchange.
+  if (rt().queue_uses_mpi[q].load(std::memory_order_acquire) &&
+      rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
     HYGASPI_TRY(rt().rma.flush_all());
-  rt().queues.release(q, posted);
+  rt().queues.release_to(q, posted);
   return GASPI_SUCCESS;
 }
 
@@ -54,8 +57,7 @@ gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *c
     HYGASPI_TRY(check::queue(queue));
     HYGASPI_TRY(check::not_null(queue_size, "queue_size"));
     // One oversized post into an empty queue may hold more entries than gaspi_number_t counts.
-    *queue_size = static_cast<gaspi_number_t>(
-        std::min<std::uint64_t>(rt().queues[queue].posted.load(std::memory_order_acquire), UINT32_MAX));
+    *queue_size = static_cast<gaspi_number_t>(std::min<std::uint64_t>(rt().queues[queue].outstanding(), UINT32_MAX));
     return GASPI_SUCCESS;
   });
 }
@@ -77,8 +79,8 @@ gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
     HYGASPI_TRY(check::queue(queue));
     Queue &q = rt().queues[queue];
     std::lock_guard lock(q.waiting);
-    HYGASPI_CHECK(q.posted.load() == 0, GASPI_ERROR, "queue %u still holds %lu posted requests; call gaspi_wait first",
-                  queue, static_cast<unsigned long>(q.posted.load()));
+    HYGASPI_CHECK(q.outstanding() == 0, GASPI_ERROR, "queue %u still holds %lu posted requests; call gaspi_wait first",
+                  queue, static_cast<unsigned long>(q.outstanding()));
     rt().queues.destroy(queue);
     return GASPI_SUCCESS;
   });
@@ -87,6 +89,18 @@ gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
 gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
                                       const gaspi_notification_id_t notification_begin, const gaspi_number_t num,
                                       gaspi_notification_id_t *const first_id, const gaspi_timeout_t timeout) {
+  // Fast path: one look at valid arguments (as check::init, like any non-blocking call), before
+  // the InFlight registration and the timer that only a call that waits needs.
+  if (const shm::MappedSegment *seg = fast::local_segment(segment_id_local, 0, 0);
+      seg != nullptr && first_id != nullptr && num != 0 && notification_begin < seg->notification_num &&
+      num <= seg->notification_num - notification_begin && !stats::active(2)) [[likely]] {
+    const std::uint32_t *const first = seg->notifications + notification_begin;
+    for (gaspi_number_t i = 0; i < num; ++i)
+      if (std::atomic_ref<const std::uint32_t>(first[i]).load(std::memory_order_acquire) != 0) {
+        *first_id = notification_begin + i;
+        return GASPI_SUCCESS;
+      }
+  }
   return guarded("gaspi_notify_waitsome", [&] {
     stats::Timer timer(stats::notify_wait_us);
     InFlight call;
@@ -119,6 +133,14 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
 gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
                                    const gaspi_notification_id_t notification_id,
                                    gaspi_notification_t *const old_notification_val) {
+  if (const shm::MappedSegment *seg = fast::local_segment(segment_id_local, 0, 0);
+      seg != nullptr && notification_id < seg->notification_num) [[likely]] {
+    const gaspi_notification_t old =
+        std::atomic_ref<std::uint32_t>(seg->notifications[notification_id]).exchange(0, std::memory_order_acq_rel);
+    if (old_notification_val != nullptr)
+      *old_notification_val = old;
+    return GASPI_SUCCESS;
+  }
   return guarded("gaspi_notify_reset", [&] {
     HYGASPI_TRY(check::init());
     const shm::MappedSegment *seg = nullptr;

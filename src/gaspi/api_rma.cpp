@@ -2,7 +2,10 @@
 // Node-local operations complete while they are posted (a copy into or out of the peer's
 // mapping), so queue entries only count towards GASPI_QUEUE_FULL until gaspi_wait releases them.
 // Every argument is checked before the queue is touched: a rejected call posts nothing.
+#include <cstring>
+
 #include "gaspi/checks.hpp"
+#include "gaspi/fast_path.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -82,14 +85,11 @@ private:
   Transfer *t_ = stack_;
 };
 
-} // namespace
-
-extern "C" {
-
-gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
-                            const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
-                            const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
-                            const gaspi_timeout_t) {
+// gaspi_write's full path (see fast::node_segment): out of line, so the fast path builds no frame.
+[[gnu::noinline]] gaspi_return_t write_full(gaspi_segment_id_t segment_id_local, gaspi_offset_t offset_local,
+                                            gaspi_rank_t rank, gaspi_segment_id_t segment_id_remote,
+                                            gaspi_offset_t offset_remote, gaspi_size_t size,
+                                            gaspi_queue_id_t queue) noexcept {
   return guarded("gaspi_write", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
@@ -98,6 +98,49 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, rank, offset_remote, size));
   });
+}
+
+[[gnu::noinline]] gaspi_return_t write_notify_full(gaspi_segment_id_t segment_id_local, gaspi_offset_t offset_local,
+                                                   gaspi_rank_t rank, gaspi_segment_id_t segment_id_remote,
+                                                   gaspi_offset_t offset_remote, gaspi_size_t size,
+                                                   gaspi_notification_id_t notification_id,
+                                                   gaspi_notification_t notification_value,
+                                                   gaspi_queue_id_t queue) noexcept {
+  return guarded("gaspi_write_notify", [&] {
+    HYGASPI_TRY(check::init());
+    HYGASPI_TRY(check::queue(queue));
+    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
+    Transfer t;
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote,
+                               offset_remote, size, t));
+    HYGASPI_TRY(check::notification(t.remote.notification_num, notification_id));
+    HYGASPI_TRY(rt().queues.reserve(queue, 2));
+    HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
+    stats::posted(rank, size, stats::write);
+    // spec §8.4.1: the notification becomes visible only after the data.
+    return route_notify(t.remote, rank, notification_id, notification_value);
+  });
+}
+
+} // namespace
+
+extern "C" {
+
+gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
+                            const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
+                            const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
+                            const gaspi_timeout_t) {
+  // Fast path: a node peer's shm segment, every argument valid; the same checks as write_full.
+  if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
+    if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
+        src != nullptr && dst->data != nullptr && size <= rt().config.transfer_size_max && rt().queues.exists(queue))
+        [[likely]] {
+      HYGASPI_TRY(rt().queues.reserve(queue, 1));
+      std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
+      stats::posted(rank, size, stats::write);
+      return GASPI_SUCCESS;
+    }
+  return write_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, queue);
 }
 
 gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gaspi_offset_t offset_local,
@@ -137,19 +180,20 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
                                    const gaspi_notification_id_t notification_id,
                                    const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                    const gaspi_timeout_t) {
-  return guarded("gaspi_write_notify", [&] {
-    HYGASPI_TRY(check::init());
-    HYGASPI_TRY(check::queue(queue));
-    HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
-    Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
-    HYGASPI_TRY(check::notification(t.remote.notification_num, notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
-    stats::posted(rank, size, stats::write);
-    // spec §8.4.1: the notification becomes visible only after the data.
-    return route_notify(t.remote, rank, notification_id, notification_value);
-  });
+  // Fast path: as gaspi_write's, plus the notification checks of write_notify_full.
+  if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
+    if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
+        src != nullptr && dst->data != nullptr && size <= rt().config.transfer_size_max && rt().queues.exists(queue) &&
+        notification_value != 0 && notification_id < dst->notification_num) [[likely]] {
+      HYGASPI_TRY(rt().queues.reserve(queue, 2));
+      std::memmove(dst->data + offset_remote, src->data + offset_local, size);
+      stats::posted(rank, size, stats::write);
+      // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
+      rt().node.notify(*dst, rt().local(rank), notification_id, notification_value);
+      return GASPI_SUCCESS;
+    }
+  return write_notify_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size,
+                           notification_id, notification_value, queue);
 }
 
 gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *const segment_id_local,

@@ -8,6 +8,8 @@
 #include <exception>
 #include <mutex>
 
+#include "core/status.hpp"
+
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 
@@ -25,7 +27,7 @@ namespace hygaspi {
 
 // Takes a per-group or per-queue lock for a blocking call. GASPI_TEST only tries: another thread
 // in the same call means "not done yet", so the caller returns GASPI_TIMEOUT.
-[[nodiscard]] inline bool lock_for(std::unique_lock<std::mutex> &lock, gaspi_timeout_t timeout) {
+template <class Mutex> [[nodiscard]] bool lock_for(std::unique_lock<Mutex> &lock, gaspi_timeout_t timeout) {
   if (timeout == GASPI_TEST)
     return lock.try_lock();
   lock.lock();
@@ -45,13 +47,6 @@ template <class Body> gaspi_return_t guarded(const char *call, Body &&body) noex
   }
   return GASPI_ERROR;
 }
-
-#define HYGASPI_TRY(expr)                                                                                              \
-  do {                                                                                                                 \
-    gaspi_return_t hygaspi_rc_ = (expr);                                                                               \
-    if (hygaspi_rc_ != GASPI_SUCCESS)                                                                                  \
-      return hygaspi_rc_;                                                                                              \
-  } while (0)
 
 // Rejects a call when `cond` is false: logs once with the rank and returns `code`.
 #define HYGASPI_CHECK(cond, code, ...)                                                                                 \

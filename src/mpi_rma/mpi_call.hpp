@@ -11,6 +11,8 @@
 #include <GASPI.h>
 #include <mpi.h>
 
+#include "core/status.hpp"
+
 namespace hygaspi::mpi {
 
 // Logs "<call> failed: <MPI error string>" once and returns GASPI_ERROR. `call` may be the whole

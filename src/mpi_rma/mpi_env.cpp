@@ -1,5 +1,6 @@
 #include "mpi_rma/mpi_env.hpp"
 
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -29,9 +30,8 @@ int g_self_keyval = MPI_KEYVAL_INVALID;
 
 void finalize_at_exit() {
   int finalized = 0;
-  MPI_Finalized(&finalized);
-  if (!finalized)
-    MPI_Finalize();
+  if (HYGASPI_MPI(MPI_Finalized(&finalized)) == GASPI_SUCCESS && !finalized)
+    (void)HYGASPI_MPI(MPI_Finalize()); // at exit: logged, nothing left to undo
 }
 } // namespace
 
@@ -48,7 +48,8 @@ int requested_thread_level() noexcept { return MPI_THREAD_SERIALIZED; }
 gaspi_return_t fail(const char *call, int mpi_error) noexcept {
   char text[MPI_MAX_ERROR_STRING];
   int len = 0;
-  MPI_Error_string(mpi_error, text, &len);
+  if (MPI_Error_string(mpi_error, text, &len) != MPI_SUCCESS) // mpi-unchecked: checked here; the wrapper would recurse
+    len = std::snprintf(text, sizeof text, "MPI error code %d", mpi_error);
   log::error("%.*s failed: %.*s", static_cast<int>(std::strcspn(call, "(")), call, len, text);
   return GASPI_ERROR;
 }
@@ -57,35 +58,34 @@ bool wanted(const Knobs &knobs) noexcept {
   if (knobs.given(&Knobs::job))
     return false; // started by hygaspi-run: shared memory only
   int initialised = 0;
-  MPI_Initialized(&initialised);
+  (void)HYGASPI_MPI(MPI_Initialized(&initialised)); // callable at any time; 0 on failure
   return initialised || launched_by_mpirun();
 }
 
 gaspi_return_t Env::init(const EnvOptions &options) {
   int initialised = 0;
-  MPI_Initialized(&initialised);
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Initialized(&initialised)));
   int provided = MPI_THREAD_SINGLE;
   if (!initialised) {
     choose_osc();
     const int want = requested_thread_level();
-    int rc = MPI_Init_thread(nullptr, nullptr, want, &provided);
-    if (rc != MPI_SUCCESS)
-      return fail("MPI_Init_thread", rc);
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Init_thread(nullptr, nullptr, want, &provided)));
     we_initialised_ = true;
     // MPI cannot be initialised twice in a process, and GASPI allows several life cycles: keep
     // MPI up until the process exits.
     std::atexit(finalize_at_exit);
   } else {
-    MPI_Query_thread(&provided);
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Query_thread(&provided)));
   }
   thread_multiple_ = provided == MPI_THREAD_MULTIPLE;
   // Our progress thread may call MPI beside the application's threads only if MPI allows that, or
   // if the application never calls MPI itself (we started it).
   progress_thread_allowed_ = we_initialised_ || thread_multiple_;
-  MPI_Comm_dup(MPI_COMM_WORLD, &comm_);
-  MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN);
-  MPI_Comm_rank(comm_, &rank_);
-  MPI_Comm_size(comm_, &size_);
+  // From here on a failure leaves comm_ for term() to free (the caller unwinds with term()).
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm_)));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN)));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_rank(comm_, &rank_)));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_size(comm_, &size_)));
   if (size_ > 65535) {
     log::error("%d MPI ranks, but gaspi_rank_t holds at most 65535", size_);
     return GASPI_ERR_ENV;
@@ -93,19 +93,21 @@ gaspi_return_t Env::init(const EnvOptions &options) {
 
   // Node id: the first world rank of my shared-memory domain, cut into virtual nodes if asked.
   MPI_Comm shared = MPI_COMM_NULL;
-  MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &shared);
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_split_type(comm_, MPI_COMM_TYPE_SHARED, rank_, MPI_INFO_NULL, &shared)));
   int first = rank_;
-  MPI_Allreduce(&rank_, &first, 1, MPI_INT, MPI_MIN, shared);
   int shared_rank = 0;
-  MPI_Comm_rank(shared, &shared_rank);
-  MPI_Comm_free(&shared);
+  gaspi_return_t rc = HYGASPI_MPI(MPI_Allreduce(&rank_, &first, 1, MPI_INT, MPI_MIN, shared));
+  if (rc == GASPI_SUCCESS)
+    rc = HYGASPI_MPI(MPI_Comm_rank(shared, &shared_rank));
+  (void)HYGASPI_MPI(MPI_Comm_free(&shared));
+  HYGASPI_TRY(rc);
   int node = first;
   if (!options.shm)
     node = rank_;
   else if (options.node_size > 0)
     node = first + static_cast<int>(shared_rank / options.node_size) * static_cast<int>(options.node_size);
   node_of.assign(static_cast<std::size_t>(size_), 0);
-  MPI_Allgather(&node, 1, MPI_INT, node_of.data(), 1, MPI_INT, comm_);
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(&node, 1, MPI_INT, node_of.data(), 1, MPI_INT, comm_)));
   node_ranks.clear();
   for (int r = 0; r < size_; ++r)
     if (node_of[static_cast<std::size_t>(r)] == node) {
@@ -116,17 +118,23 @@ gaspi_return_t Env::init(const EnvOptions &options) {
 
   // The node's first rank draws the shm job id and shares it with its node.
   MPI_Comm node_comm = MPI_COMM_NULL;
-  MPI_Comm_split(comm_, node, rank_, &node_comm);
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_split(comm_, node, rank_, &node_comm)));
   char job[33] = {};
   if (local_rank == 0) {
+    // Entropy cannot run out on Linux; should it fail, the broadcast still runs (with an empty id
+    // that every node peer rejects), so no peer waits for a root that left.
     std::uint64_t id[2];
-    if (getentropy(id, sizeof id) != 0)
-      return GASPI_ERROR;
-    std::snprintf(job, sizeof job, "%016llx%016llx", static_cast<unsigned long long>(id[0]),
-                  static_cast<unsigned long long>(id[1]));
+    if (getentropy(id, sizeof id) == 0)
+      std::snprintf(job, sizeof job, "%016llx%016llx", static_cast<unsigned long long>(id[0]),
+                    static_cast<unsigned long long>(id[1]));
+    else
+      log::error("getentropy failed: %s", std::strerror(errno));
   }
-  MPI_Bcast(job, sizeof job, MPI_CHAR, 0, node_comm);
-  MPI_Comm_free(&node_comm);
+  rc = HYGASPI_MPI(MPI_Bcast(job, sizeof job, MPI_CHAR, 0, node_comm));
+  (void)HYGASPI_MPI(MPI_Comm_free(&node_comm));
+  HYGASPI_TRY(rc);
+  if (job[0] == '\0')
+    return GASPI_ERROR;
   node_job = job;
 
   const char *osc = env_foreign("OMPI_MCA_osc");
@@ -134,8 +142,9 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   at_finalize_ = options.at_finalize;
   if (at_finalize_ != nullptr) {
     if (g_self_keyval == MPI_KEYVAL_INVALID)
-      MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &g_self_keyval, nullptr);
-    hooked_ = MPI_Comm_set_attr(MPI_COMM_SELF, g_self_keyval, this) == MPI_SUCCESS;
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, on_finalize, &g_self_keyval, nullptr)));
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_set_attr(MPI_COMM_SELF, g_self_keyval, this)));
+    hooked_ = true;
   }
   active_ = true;
   return GASPI_SUCCESS;
@@ -155,13 +164,12 @@ int Env::on_finalize(MPI_Comm, int, void *env, void *) noexcept {
 void Env::term() noexcept {
   if (hooked_ && !finalizing_) {
     hooked_ = false; // on_finalize, which MPI_Comm_delete_attr calls, then does nothing
-    MPI_Comm_delete_attr(MPI_COMM_SELF, g_self_keyval);
+    (void)HYGASPI_MPI(MPI_Comm_delete_attr(MPI_COMM_SELF, g_self_keyval)); // teardown: logged, go on
   }
   hooked_ = false;
-  if (!active_)
-    return;
+  // Also after a failed init(), which may have duplicated the communicator before it failed.
   if (comm_ != MPI_COMM_NULL)
-    MPI_Comm_free(&comm_);
+    (void)HYGASPI_MPI(MPI_Comm_free(&comm_));
   active_ = false;
 }
 

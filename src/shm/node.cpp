@@ -86,10 +86,6 @@ bool Node::create_object(const char *kind, std::uint64_t a, std::uint64_t b, std
   return false;
 }
 
-bool Node::alive(std::uint32_t rank) const noexcept {
-  return job_block_->slot(rank).state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(RankState::dead);
-}
-
 std::int32_t Node::pid_of(std::uint32_t rank) const noexcept {
   return job_block_->slot(rank).pid.load(std::memory_order_acquire);
 }
@@ -487,14 +483,11 @@ gaspi_return_t Node::segment_delete(std::uint32_t seg) {
   return GASPI_SUCCESS;
 }
 
-const MappedSegment *Node::lookup(std::uint32_t rank, std::uint32_t seg) {
+const MappedSegment *Node::map_segment(std::uint32_t rank, std::uint32_t seg, std::uint64_t gen) {
   const SegmentEntry &entry = block(rank).segments[seg];
-  const std::uint64_t gen = entry.generation.load(std::memory_order_acquire);
   if ((gen & kLive) == 0)
     return nullptr;
   const MappedSegment *cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
-  if (cached != nullptr && cached->generation == gen)
-    return cached;
   if (rank == rank_)
     return nullptr; // our own segments are published at creation
 
@@ -583,12 +576,6 @@ gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_
   const pid_t pid = pid_of(src_rank);
   return cma_loop([pid](iovec *l, iovec *r) { return process_vm_readv(pid, l, 1, r, 1, 0); }, static_cast<char *>(dst),
                   src.user_addr + src_offset, size, "process_vm_readv", global_rank(src_rank));
-}
-
-void Node::notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
-  // seq_cst, not just release: the store is one half of the doorbell's Dekker pair (doorbell.hpp).
-  std::atomic_ref<std::uint32_t>(seg.notifications[id]).store(value, std::memory_order_seq_cst);
-  shm::ring(block(rank).bell);
 }
 
 } // namespace hygaspi::shm

@@ -95,7 +95,9 @@ public:
   [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
   [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
   // Every `rank` parameter of Node is a node-local index (0 .. nranks()-1), never a global rank.
-  [[nodiscard]] bool alive(std::uint32_t rank) const noexcept;
+  [[nodiscard]] bool alive(std::uint32_t rank) const noexcept {
+    return job_block_->slot(rank).state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(RankState::dead);
+  }
   // The global rank of node-local index `rank`, to name a peer in messages.
   [[nodiscard]] std::uint32_t global_rank(std::uint32_t rank) const noexcept {
     return rank < global_ranks_.size() ? global_ranks_[rank] : rank;
@@ -118,8 +120,21 @@ public:
   }
 
   // ---- segments of any rank on the node (maps on first use, remaps after re-creation)
-  // Returns nullptr if the owner has no live segment `seg`.
-  const MappedSegment *lookup(std::uint32_t rank, std::uint32_t seg);
+  // Returns nullptr if the owner has no live segment `seg`. Inline: the data path's fast case is
+  // two loads (the owner's generation, our cached mapping) and a compare; mapping is out of line.
+  const MappedSegment *lookup(std::uint32_t rank, std::uint32_t seg) {
+    const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);
+    const MappedSegment *cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
+    if (__builtin_expect(cached != nullptr && cached->generation == gen, 1))
+      return cached; // a cached generation is always odd (live)
+    return map_segment(rank, seg, gen);
+  }
+  // lookup() without its slow path: nullptr when the mapping is not cached or is stale.
+  [[nodiscard]] const MappedSegment *cached(std::uint32_t rank, std::uint32_t seg) const noexcept {
+    const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);
+    const MappedSegment *m = peers_[rank].segments[seg].load(std::memory_order_acquire);
+    return m != nullptr && m->generation == gen ? m : nullptr;
+  }
 
   // ---- data movement; all complete before they return (DESIGN.md "Intra-node")
   gaspi_return_t put(const MappedSegment &dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void *src,
@@ -127,7 +142,13 @@ public:
   gaspi_return_t get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
                      std::uint64_t size);
   // spec §8.3.2: a release of every earlier store of this thread, then the notification value.
-  void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept;
+  // seq_cst, not just release: the store is one half of the doorbell's Dekker pair (doorbell.hpp).
+  void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
+    std::atomic_ref<std::uint32_t>(seg.notifications[id]).store(value, std::memory_order_seq_cst);
+    Doorbell &bell = block(rank).bell;
+    if (bell.waiters.load(std::memory_order_seq_cst) != 0) // shm::ring's test, inline: no call when nobody sleeps
+      shm::ring(bell);
+  }
 
   // ---- waiting
   // Waits until ready(). On the slow path (after a sleep) it looks for dead peers, then asks
@@ -222,6 +243,8 @@ private:
   };
 
   gaspi_return_t start(const NodeOptions &options);
+  // lookup()'s slow path: the owner's generation `gen` differs from our cached mapping.
+  const MappedSegment *map_segment(std::uint32_t rank, std::uint32_t seg, std::uint64_t gen);
   gaspi_return_t map_peers(const Deadline &deadline);
   gaspi_return_t map_passive_ring(std::uint32_t rank);
   gaspi_return_t handshake(const Deadline &deadline);

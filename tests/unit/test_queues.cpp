@@ -14,8 +14,8 @@ TEST_CASE("a post that would exceed queue_size_max is refused whole") {
   CHECK(t.reserve(0, 2) == GASPI_SUCCESS);
   CHECK(t.reserve(0, 2) == GASPI_SUCCESS);
   CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL);
-  CHECK(t[0].posted.load() == 4); // the refused post took nothing
-  t.release(0, 4);
+  CHECK(t[0].outstanding() == 4);      // the refused post took nothing
+  t.release_to(0, t[0].posted.load()); // gaspi_wait: everything posted so far
   CHECK(t.reserve(0, 3) == GASPI_SUCCESS);
   CHECK(t.reserve(0, 2) == GASPI_QUEUE_FULL); // write_notify needs 2 entries, only 1 left
   CHECK(t.reserve(1, 4) == GASPI_SUCCESS);    // queues are independent
@@ -35,7 +35,7 @@ TEST_CASE("concurrent posters never overfill a queue") {
   for (auto &th : threads)
     th.join();
   CHECK(granted.load() == 1000);
-  CHECK(t[0].posted.load() == 1000);
+  CHECK(t[0].outstanding() == 1000);
 }
 
 TEST_CASE("created queues take the lowest free id") {
@@ -51,15 +51,15 @@ TEST_CASE("any single post fits an empty queue, even one larger than queue_size_
   hygaspi::QueueTable t;
   t.reset(1, 1);
   CHECK(t.reserve(0, 2) == GASPI_SUCCESS); // write_notify into a queue of 1: no livelock
-  CHECK(t[0].posted.load() == 2);
+  CHECK(t[0].outstanding() == 2);
   CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL); // not empty any more
-  t.release(0, 2);
+  t.release_to(0, t[0].posted.load());
   CHECK(t.reserve(0, 1) == GASPI_SUCCESS);
   CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL);
-  t.release(0, 1);
+  t.release_to(0, t[0].posted.load());
   // A list of UINT32_MAX elements plus its notification: the count must not wrap to 0.
   const std::uint64_t entries = std::uint64_t{UINT32_MAX} + 1;
   CHECK(t.reserve(0, entries) == GASPI_SUCCESS);
-  CHECK(t[0].posted.load() == entries);
+  CHECK(t[0].outstanding() == entries);
   CHECK(t.reserve(0, 1) == GASPI_QUEUE_FULL);
 }
