@@ -10,15 +10,9 @@
 #include <variant>
 
 #include "core/log.hpp"
+#include "core/status.hpp"
 #include "mpi_rma/control.hpp"
 #include "mpi_rma/mpi_call.hpp"
-
-// Returns from the step with a status other than GASPI_SUCCESS (GASPI_TIMEOUT: not yet).
-#define LEADERS_TRY(expr)                                                                                              \
-  do {                                                                                                                 \
-    if (const gaspi_return_t leaders_rc_ = (expr); leaders_rc_ != GASPI_SUCCESS)                                       \
-      return leaders_rc_;                                                                                              \
-  } while (0)
 
 namespace hygaspi::mpi {
 
@@ -48,11 +42,11 @@ int group_mpi_tag(Env &env, std::uint32_t group_tag) {
 constexpr int kReduceOffset = 16; // within the group's tag bucket; [0, 16) are barrier rounds
 constexpr int kAbortOffset = 17;
 
-// Tests both requests once. GASPI_SUCCESS when both are done.
-gaspi_return_t test_both(Env &env, MPI_Request (&requests)[2]) {
+// Tests both requests (an array of 2) once. GASPI_SUCCESS when both are done.
+gaspi_return_t test_both(Env &env, MPI_Request *requests) {
   int done = 0;
   auto lock = env.lock();
-  LEADERS_TRY(HYGASPI_MPI(MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE)));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE)));
   return done != 0 ? GASPI_SUCCESS : GASPI_TIMEOUT;
 }
 
@@ -63,15 +57,15 @@ gaspi_return_t test_both(Env &env, MPI_Request (&requests)[2]) {
 // process-lifetime store when a request is still running (a send to a leader that left, say):
 // they are freed neither here nor at term. Bounded by the collectives that broke. Teardown: an
 // MPI error is logged and ignored.
-template <class Buffers> void abandon(Env &env, MPI_Request (&requests)[2], Buffers &&keep) noexcept {
+template <class Buffers> void abandon(Env &env, MPI_Request *requests, Buffers &&keep) noexcept {
   auto lock = env.lock();
   if (requests[0] != MPI_REQUEST_NULL)
     (void)HYGASPI_MPI(MPI_Cancel(&requests[0]));
   int done = 0;
   if (HYGASPI_MPI(MPI_Testall(2, requests, &done, MPI_STATUSES_IGNORE)) == GASPI_SUCCESS && done != 0)
     return;
-  for (MPI_Request &request : requests)
-    if (request != MPI_REQUEST_NULL)
+  for (int i = 0; i < 2; ++i)
+    if (MPI_Request &request = requests[i]; request != MPI_REQUEST_NULL)
       (void)HYGASPI_MPI(MPI_Request_free(&request)); // completes in the background; its buffer stays alive below
   static std::mutex mutex;
   static std::deque<std::remove_cvref_t<Buffers>> kept;
@@ -128,13 +122,13 @@ gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<
     const int tag = base + static_cast<int>(state.round);
     if (!state.posted) {
       auto lock = env.lock();
-      LEADERS_TRY(HYGASPI_MPI(MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n].value(), tag,
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n].value(), tag,
                                         env.comm(), &state.requests[0])));
-      LEADERS_TRY(HYGASPI_MPI(MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n].value(), tag,
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n].value(), tag,
                                         env.comm(), &state.requests[1])));
       state.posted = true;
     }
-    LEADERS_TRY(test_both(env, state.requests));
+    HYGASPI_TRY(test_both(env, state.requests));
   }
   state = LeaderBarrier{};
   return GASPI_SUCCESS;
@@ -171,15 +165,15 @@ gaspi_return_t leader_allreduce_step(Env &env, std::uint32_t group_tag, std::spa
       state.requests[0] = state.requests[1] = MPI_REQUEST_NULL;
       state.posted = true; // from here on, abandon() looks after whatever was posted
       if (receive_from != nullptr)
-        LEADERS_TRY(HYGASPI_MPI(MPI_Irecv(state.receive.data(), count, MPI_BYTE, receive_from->value(), tag, env.comm(),
+        HYGASPI_TRY(HYGASPI_MPI(MPI_Irecv(state.receive.data(), count, MPI_BYTE, receive_from->value(), tag, env.comm(),
                                           &state.requests[0])));
       if (send_to != nullptr) {
         std::memcpy(state.send.data(), value, bytes);
-        LEADERS_TRY(HYGASPI_MPI(
+        HYGASPI_TRY(HYGASPI_MPI(
             MPI_Isend(state.send.data(), count, MPI_BYTE, send_to->value(), tag, env.comm(), &state.requests[1])));
       }
     }
-    LEADERS_TRY(test_both(env, state.requests));
+    HYGASPI_TRY(test_both(env, state.requests));
     state.posted = false;
     return GASPI_SUCCESS;
   };
@@ -189,28 +183,28 @@ gaspi_return_t leader_allreduce_step(Env &env, std::uint32_t group_tag, std::spa
     const auto step = static_cast<std::uint32_t>(state.step);
     if (step == 0) { // fold: leader p + i sends to leader i
       if (me >= p) {
-        LEADERS_TRY(exchange(&leaders[me - p], nullptr));
+        HYGASPI_TRY(exchange(&leaders[me - p], nullptr));
       } else if (me + p < n) {
-        LEADERS_TRY(exchange(nullptr, &leaders[me + p]));
-        LEADERS_TRY(combine(ctx, value, state.receive.data()));
+        HYGASPI_TRY(exchange(nullptr, &leaders[me + p]));
+        HYGASPI_TRY(combine(ctx, value, state.receive.data()));
       }
     } else if (step < last) { // doubling among the first p leaders
       if (me >= p)
         continue;
       const std::uint32_t partner = me ^ (1u << (step - 1));
-      LEADERS_TRY(exchange(&leaders[partner], &leaders[partner]));
+      HYGASPI_TRY(exchange(&leaders[partner], &leaders[partner]));
       if (me < partner) {
-        LEADERS_TRY(combine(ctx, value, state.receive.data()));
+        HYGASPI_TRY(combine(ctx, value, state.receive.data()));
       } else { // partner's part first: result = received (op) mine
-        LEADERS_TRY(combine(ctx, state.receive.data(), value));
+        HYGASPI_TRY(combine(ctx, state.receive.data(), value));
         std::memcpy(value, state.receive.data(), bytes);
       }
     } else { // unfold: leader i returns the result to leader p + i
       if (me >= p) {
-        LEADERS_TRY(exchange(nullptr, &leaders[me - p]));
+        HYGASPI_TRY(exchange(nullptr, &leaders[me - p]));
         std::memcpy(value, state.receive.data(), bytes);
       } else if (me + p < n) {
-        LEADERS_TRY(exchange(&leaders[me + p], nullptr));
+        HYGASPI_TRY(exchange(&leaders[me + p], nullptr));
       }
     }
   }
@@ -225,5 +219,3 @@ void leader_allreduce_abandon(Env &env, LeaderReduce &state) noexcept {
 }
 
 } // namespace hygaspi::mpi
-
-#undef LEADERS_TRY
