@@ -2,37 +2,36 @@
 // releases the other members. Internal to bridge/collectives/.
 //
 // A group on one node waits as every shm wait does (Node::wait_while: spin, yield, futex doorbell;
-// polling MPI progress in an MPI job). A group that spans nodes waits the way MPI's own
-// collectives do, for a bounded time (kSpanningSpin): while the machine waits on MPI (a leader
-// phase) it busy-polls its MPI_Testall; while it waits on a node peer (a shm flag) it yields at
-// each look, as that peer may need this core. It looks at MPI progress, health and abort notices
-// only every 64th look (each of those is an MPI_Improbe, which costs several polls). Then it
-// yields, then sleeps with a growing nap. Measured on 4 ranks on 2 cores, Open MPI ob1/vader:
+// polling MPI progress in an MPI job). A group that spans nodes waits in the wait engine
+// (core/wait.hpp) the way MPI's own collectives do, for a bounded time (kSpanningPolicy): while
+// the machine waits on MPI (a leader phase) it busy-polls its MPI_Testall; while it waits on a
+// node peer (a shm flag) it yields at each look, as that peer may need this core. MPI progress
+// runs every 64th look, health and abort notices (an MPI_Improbe each) on the engine's clock.
+// Then it yields, then sleeps with a growing nap. Measured on 4 ranks on 2 cores, Open MPI
+// ob1/vader:
 //  - a raw dissemination barrier: Testall + sched_yield at each look 64-80 us, Testall + 3
 //    Improbes + yield 155-175 us, Testall alone 12-27 us, MPI_Barrier 11-25 us;
 //  - gaspi_barrier on 2 nodes of 2 (ratio to MPI_Barrier in the same run): everyone spinning
 //    6.8-18x, everyone yielding 1.8-2.9x, spin on MPI + yield on shm 1.6-1.8x; on 4 nodes of 1,
 //    spinning 1.3-2.3x, yielding 3.3-5x.
-// (To be replaced by the wait engine, core/wait.hpp, once it lands.)
 #pragma once
 #include <GASPI.h>
 
-#include <chrono>
-#include <ctime>
 #include <sched.h>
 
 #include "bridge/collectives/group_record.hpp"
 #include "bridge/runtime.hpp"
 #include "core/deadline.hpp"
+#include "core/wait.hpp"
 #include "shm/doorbell.hpp"
 
 namespace hygaspi::collectives {
 
-// How long a spanning collective busy-polls before it yields (then sleeps): a few message
-// latencies of the slowest path (TCP across hosts, ~50 us), so a collective that is merely late
-// by a round trip never gives up its core, while an application imbalance does not burn one.
-inline constexpr std::chrono::microseconds kSpanningSpin{1000};
-inline constexpr std::chrono::microseconds kSpanningYield{1000};
+// How long a spanning collective polls before it yields, then sleeps (core/wait.hpp): 4096 looks
+// of an MPI_Testall are about 1-2 ms, a few message latencies of the slowest path (TCP across
+// hosts, ~50 us), so a collective that is merely late by a round trip never gives up its core,
+// while an application imbalance does not burn one for long.
+inline constexpr WaitPolicy kSpanningPolicy{4096, 50};
 
 // False when the collective can no longer complete (logged): gaspi_proc_term in another thread,
 // a dead member on the node, the group marked broken by a node member, or (leaders) an abort
@@ -45,7 +44,8 @@ inline constexpr std::chrono::microseconds kSpanningYield{1000};
 gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc);
 
 // Runs `step` (one look, as with GASPI_TEST) until it returns something other than GASPI_TIMEOUT,
-// until the deadline (GASPI_TIMEOUT), or until the group fails (GASPI_ERROR).
+// until the deadline (GASPI_TIMEOUT), or until the group fails (GASPI_ERROR). `across()`: the
+// machine waits on MPI (a leader phase) rather than on a node peer.
 template <class Step, class Across>
 gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Across &&across, const Deadline &deadline) {
   gaspi_return_t rc = step();
@@ -56,37 +56,20 @@ gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Across &&across, const De
         rt().node, g.node, [&] { return (rc = step()) != GASPI_TIMEOUT; }, deadline);
     return waited == GASPI_SUCCESS ? rc : waited;
   }
-  using Clock = std::chrono::steady_clock;
-  const Clock::time_point start = Clock::now();
-  auto nap = std::chrono::microseconds(20);
-  bool spinning = true;
-  for (std::uint64_t look = 1;; ++look) {
+  // Waiting on a node peer, a look ends with a yield: that peer may need this core.
+  auto ready = [&] {
     if ((rc = step()) != GASPI_TIMEOUT)
-      return rc;
-    if (spinning && (look & 63) != 0) {
-      if (across())
-        shm::cpu_relax();
-      else
-        sched_yield(); // the node peer we wait for may need this core
-      continue;
-    }
-    if (!healthy(g))
-      return GASPI_ERROR;
-    if (deadline.expired())
-      return GASPI_TIMEOUT;
-    rt().control.progress(); // serve the atomics and messages of ranks that wait on this one
-    const auto spent = Clock::now() - start;
-    spinning = spent < kSpanningSpin;
-    if (spinning)
-      continue;
-    if (spent < kSpanningSpin + kSpanningYield) {
+      return true;
+    if (!across())
       sched_yield();
-      continue;
-    }
-    timespec ts{0, static_cast<long>(std::chrono::nanoseconds(nap).count())};
-    nanosleep(&ts, nullptr);
-    nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
-  }
+    return false;
+  };
+  auto progress = [] { return rt().control.progress(); }; // serve ranks that wait on this one
+  if (const gaspi_return_t waited =
+          wait_until(ready, deadline, kSpanningPolicy, progress, Nap{}, [&] { return healthy(g); });
+      waited != GASPI_SUCCESS)
+    return waited;
+  return rc;
 }
 
 } // namespace hygaspi::collectives
