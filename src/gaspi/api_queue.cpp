@@ -23,8 +23,9 @@ gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout) {
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
-  if (rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
-    HYGASPI_TRY(rt().rma.flush_all());
+  HYGASPI_TRY(rt().shm_transport.flush(q));
+  if (rt().rma.active())
+    HYGASPI_TRY(rt().mpi_transport.flush(q));
   rt().queues.release(q, posted);
   return GASPI_SUCCESS;
 }

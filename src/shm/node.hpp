@@ -13,6 +13,7 @@
 
 #include "core/deadline.hpp"
 #include "core/log.hpp"
+#include "core/ranks.hpp"
 #include "shm/doorbell.hpp"
 #include "shm/layout.hpp"
 #include "shm/liveness.hpp"
@@ -54,7 +55,7 @@ struct NodeOptions {
   std::uint32_t passive_queue_size_max = 1024; // config: sizes this rank's passive receive ring
   std::uint64_t passive_transfer_size_max = 65535;
   // The job's (global) rank of each node-local index, for messages; empty: the same numbers.
-  std::vector<std::uint32_t> global_ranks;
+  std::vector<GlobalRank> global_ranks;
   // A launcher's job: keep the job block mapped after term for a later life cycle (its name is
   // removed at the end of init). An MPI job gets a new job block for each life cycle.
   bool keep_job_block = false;
@@ -89,21 +90,21 @@ public:
   void abandon() noexcept;
   // gaspi_proc_kill of a node peer (node-local index): an intended death (kSlotKilled), which the
   // launcher does not count as a failure (issue 9, item 22). Returns false if the kill failed.
-  bool kill(std::uint32_t rank) noexcept;
+  bool kill(NodeIndex rank) noexcept;
 
-  [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
+  [[nodiscard]] NodeIndex rank() const noexcept { return NodeIndex{rank_}; }
   [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
   [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
-  // Every `rank` parameter of Node is a node-local index (0 .. nranks()-1), never a global rank.
-  [[nodiscard]] bool alive(std::uint32_t rank) const noexcept;
+  // Every `rank` parameter of Node is a NodeIndex (0 .. nranks()-1): a global rank does not compile.
+  [[nodiscard]] bool alive(NodeIndex rank) const noexcept;
   // The global rank of node-local index `rank`, to name a peer in messages.
-  [[nodiscard]] std::uint32_t global_rank(std::uint32_t rank) const noexcept {
-    return rank < global_ranks_.size() ? global_ranks_[rank] : rank;
+  [[nodiscard]] GlobalRank global_rank(NodeIndex rank) const noexcept {
+    return rank.value() < global_ranks_.size() ? global_ranks_[rank.value()] : GlobalRank{rank.value()};
   }
   // Every other rank of the node (node-local indices).
-  [[nodiscard]] std::span<const std::uint32_t> peers() const noexcept { return others_; }
-  [[nodiscard]] std::int32_t pid_of(std::uint32_t rank) const noexcept;
-  [[nodiscard]] RankBlock &block(std::uint32_t rank) const noexcept { return *peers_[rank].block; }
+  [[nodiscard]] std::span<const NodeIndex> peers() const noexcept { return others_; }
+  [[nodiscard]] std::int32_t pid_of(NodeIndex rank) const noexcept;
+  [[nodiscard]] RankBlock &block(NodeIndex rank) const noexcept { return *peers_[rank.value()].block; }
   [[nodiscard]] RankBlock &my_block() const noexcept { return *peers_[rank_].block; }
 
   // ---- segments of this rank
@@ -119,15 +120,15 @@ public:
 
   // ---- segments of any rank on the node (maps on first use, remaps after re-creation)
   // Returns nullptr if the owner has no live segment `seg`.
-  const MappedSegment *lookup(std::uint32_t rank, std::uint32_t seg);
+  const MappedSegment *lookup(NodeIndex rank, std::uint32_t seg);
 
   // ---- data movement; all complete before they return (DESIGN.md "Intra-node")
-  gaspi_return_t put(const MappedSegment &dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void *src,
+  gaspi_return_t put(const MappedSegment &dst, NodeIndex dst_rank, std::uint64_t dst_offset, const void *src,
                      std::uint64_t size);
-  gaspi_return_t get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
+  gaspi_return_t get(void *dst, const MappedSegment &src, NodeIndex src_rank, std::uint64_t src_offset,
                      std::uint64_t size);
   // spec §8.3.2: a release of every earlier store of this thread, then the notification value.
-  void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept;
+  void notify(const MappedSegment &seg, NodeIndex rank, std::uint32_t id, std::uint32_t value) noexcept;
 
   // ---- waiting
   // Waits until ready(). On the slow path (after a sleep) it looks for dead peers, then asks
@@ -146,8 +147,8 @@ public:
   template <class Ready>
   WaitResult wait(Ready &&ready, const Deadline &deadline, std::span<const std::uint32_t> partners) {
     return wait_while(ready, deadline, [&] {
-      for (auto r : partners)
-        if (!alive(r))
+      for (auto r : partners) // node-local indices (group members)
+        if (!alive(NodeIndex{r}))
           return false;
       return true;
     });
@@ -167,11 +168,11 @@ public:
     if (stopping())
       log::error("gaspi_proc_term was called while this call waited");
     for (auto r : partners)
-      if (!alive(r))
-        log::error("rank %u died", global_rank(r));
+      if (!alive(NodeIndex{r}))
+        log::error("rank %u died", global_rank(NodeIndex{r}).print());
     return GASPI_ERROR;
   }
-  void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
+  void ring(NodeIndex rank) noexcept { shm::ring(block(rank).bell); }
 
   // ---- failures of node peers and gaspi_proc_term in another thread (shm/node_failures.cpp)
   // Marks dead the node peers whose process is gone (shm/liveness.hpp); rate-limited, so waits
@@ -197,7 +198,7 @@ public:
     return *passive_rings_[rank_].load(std::memory_order_relaxed);
   }
   // The receive ring of a rank on the node (mapped in init), or nullptr with a logged error.
-  PassiveRing *passive_ring(std::uint32_t rank);
+  PassiveRing *passive_ring(NodeIndex rank);
 
   // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>-<nonce>-p<pid>". The
   // nonce is random, drawn per object and published only inside the job's 0600 shm, so another
@@ -244,8 +245,8 @@ private:
   ShmObject kept_job_;
   std::string kept_job_id_;
   std::vector<Peer> peers_;
-  std::vector<std::uint32_t> others_;
-  std::vector<std::uint32_t> global_ranks_;                     // NodeOptions::global_ranks
+  std::vector<NodeIndex> others_;
+  std::vector<GlobalRank> global_ranks_;                        // NodeOptions::global_ranks
   std::mutex map_mutex_;                                        // serialises mapping and unmapping
   std::vector<std::unique_ptr<MappedSegment>> mappings_;        // owns every MappedSegment ever published
   std::vector<ShmObject> passive_objects_;                      // per rank; written under map_mutex_
