@@ -27,10 +27,10 @@ void compute_route(gaspi_group_t group) {
   route.node.tag = g.tag;
   std::vector<int> seen_nodes;
   for (gaspi_rank_t m : g.members) {
-    if (rt().on_node(m)) {
-      if (m == rt().rank)
+    if (const Peer &peer = rt().peers[GlobalRank{m}]; peer.on_node()) {
+      if (peer.kind == PeerKind::self)
         route.node.my_index = static_cast<std::uint32_t>(route.node.members.size());
-      route.node.members.push_back(static_cast<gaspi_rank_t>(rt().local(m)));
+      route.node.members.push_back(static_cast<gaspi_rank_t>(peer.node.value()));
     }
     const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
     if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {

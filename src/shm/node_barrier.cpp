@@ -34,8 +34,11 @@ gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progr
         if (gaspi_return_t rc = await_group(node, group, found, deadline); rc != GASPI_SUCCESS)
           return leave(rc);
       }
-      node.block(group.members[to]).groups[slot].round[progress.round].store(expect, std::memory_order_seq_cst);
-      node.ring(group.members[to]);
+      node.block(NodeIndex{group.members[to]})
+          .groups[slot]
+          .round[progress.round]
+          .store(expect, std::memory_order_seq_cst);
+      node.ring(NodeIndex{group.members[to]});
       progress.sent = true;
     }
     auto &flag = mine.round[progress.round];

@@ -44,7 +44,7 @@ gaspi_return_t NodeReduce::create(Node &node, const NodeGroup &group, std::uint6
 void NodeReduce::drop(Node &node, std::uint32_t slot, bool leader) noexcept {
   ReduceArea &area = areas_[slot];
   if (leader && area.tag != 0 && !node.solo())
-    ShmObject::unlink(node.object_name("c", node.rank(), area.tag, 0, area.nonce));
+    ShmObject::unlink(node.object_name("c", node.rank().value(), area.tag, 0, area.nonce));
   area = ReduceArea{};
 }
 
@@ -70,7 +70,8 @@ gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t sl
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
   const auto leader_slot = static_cast<std::uint32_t>(find_slot(node, group, 0));
-  const std::uint64_t nonce = node.block(leader).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
+  const std::uint64_t nonce =
+      node.block(NodeIndex{leader}).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
   if (!ShmObject::open(node.object_name("c", leader, group.tag, 0, nonce), area.layout.bytes(), area.object, error)) {
     log::error("group %u: %s", group.slot, error.c_str());
     return GASPI_ERROR;
@@ -100,7 +101,7 @@ gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t
     std::memcpy(area.at(area.layout.slot_offset(my_index)), send, bytes);
     area.arrived(my_index).seq.store(progress.seq, std::memory_order_seq_cst);
     if (my_index != 0)
-      node.ring(leader);
+      node.ring(NodeIndex{leader});
     progress.phase = ReduceProgress::contributed;
   }
 
@@ -126,7 +127,7 @@ gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t
         return abandon(progress, rc);
     area.result_seq().seq.store(progress.seq, std::memory_order_seq_cst);
     for (std::uint32_t i = 1; i < n; ++i)
-      node.ring(group.members[i]);
+      node.ring(NodeIndex{group.members[i]});
     progress.phase = ReduceProgress::published;
   }
 
