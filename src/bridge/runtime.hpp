@@ -16,10 +16,16 @@
 #include "core/config.hpp"
 #include "core/knobs.hpp"
 #include "core/queues.hpp"
+#include "core/ranks.hpp"
+#include "bridge/peers.hpp"
+#include "bridge/segments.hpp"
+#include "bridge/transport.hpp"
 #include "mpi_rma/control.hpp"
 #include "mpi_rma/mpi_env.hpp"
 #include "mpi_rma/rma.hpp"
+#include "mpi_rma/transport.hpp"
 #include "shm/node.hpp"
+#include "shm/transport.hpp"
 
 namespace hygaspi {
 
@@ -38,66 +44,67 @@ struct Runtime {
   mpi::Rma rma;
   mpi::Control control;
   shm::ShmObject bootstrap_job; // MPI jobs: the job block the node leader created
-  // Locality: node-local index of every global rank (-1: another node), and the reverse.
-  std::vector<std::int32_t> local_of;
-  std::vector<std::uint32_t> global_of;
-  std::array<std::atomic<bool>, limits::kMaxQueues> queue_uses_mpi{}; // gaspi_wait must flush
+  // How this rank reaches every rank (kind, NodeIndex, MpiRank), built once at init.
+  PeerTable peers;
+  shm::Transport shm_transport{node};
+  mpi::Transport mpi_transport; // holds the per-queue "needs a flush" state
 
   // Ranks of other nodes that this rank knows to be dead (it killed them: gaspi_proc_kill).
   std::vector<std::atomic<bool>> known_dead;
 
-  // `r` is a global rank everywhere in the bridge; shm::Node takes node-local indices, so every
-  // call into it goes through local(). (The issue "One engine with typed peers" makes the two
-  // rank spaces distinct types.)
-  [[nodiscard]] bool on_node(std::uint32_t r) const noexcept { return local_of[r] >= 0; }
-  [[nodiscard]] std::uint32_t local(std::uint32_t r) const noexcept { return static_cast<std::uint32_t>(local_of[r]); }
-  // What this rank knows of global rank r's life: a node peer's state is in the job block; of a
-  // rank on another node it knows only what it has seen itself.
-  [[nodiscard]] bool alive(std::uint32_t r) const noexcept {
-    return on_node(r) ? node.alive(local(r)) : !known_dead[r].load(std::memory_order_acquire);
+  // What this rank knows of a peer's life: a node peer's state is in the job block; of a rank on
+  // another node it knows only what it has seen itself.
+  [[nodiscard]] bool alive(const Peer &p) const noexcept {
+    return p.on_node() ? node.alive(p.node) : !known_dead[p.global.value()].load(std::memory_order_acquire);
   }
+  [[nodiscard]] bool alive(GlobalRank r) const noexcept { return alive(peers[r]); }
   QueueTable queues;
-  GroupTable groups;   // one record per group (bridge/collectives/group_record.hpp)
-  std::mutex segments; // serialises segment creation and deletion
+  GroupTable groups;
+  SegmentTable segments; // every local segment: mapping, MPI attachment, registrations, pending
 };
 
 extern Runtime g_runtime;
 inline Runtime &rt() noexcept { return g_runtime; }
 
-// A segment of another rank, reached through shm (a node peer) or MPI (another node).
+static_assert(Transport<shm::Transport>);
+static_assert(Transport<mpi::Transport>);
+
+// A segment of another rank, reached through shm (a node peer) or MPI (another node): the one
+// its peer's kind selects is set.
 struct RemoteRef {
   const shm::MappedSegment *shm = nullptr;
   const mpi::RemoteSegment *mpi = nullptr;
-  std::uint32_t local = 0; // node-local index of the owner (shm)
   std::uint64_t size = 0;
   std::uint32_t notification_num = 0;
 };
 
-// ---- data movement, routed by locality (STYLE.md: "is the peer on my node?")
-inline gaspi_return_t route_put(const RemoteRef &dst, std::uint32_t rank, std::uint64_t off, const void *src,
-                                std::uint64_t size, std::uint32_t queue) {
-  if (dst.shm != nullptr)
-    return rt().node.put(*dst.shm, dst.local, off, src, size);
-  rt().queue_uses_mpi[queue].store(true, std::memory_order_relaxed);
-  return rt().rma.put(static_cast<int>(rank), dst.mpi->data + off, src, size);
+// ---- data movement, routed by the peer's kind, decided once per call: `fn(transport, target,
+// segment)` runs with the peer's transport, its rank in that transport's space, and the segment's
+// description for that transport (STYLE.md: "is the peer on my node?" is asked once).
+template <class Fn> gaspi_return_t on_transport(const Peer &peer, const RemoteRef &seg, Fn &&fn) {
+  if (peer.on_node())
+    return fn(rt().shm_transport, peer.node, *seg.shm);
+  return fn(rt().mpi_transport, peer.mpi, *seg.mpi);
 }
 
-inline gaspi_return_t route_get(void *dst, const RemoteRef &src, std::uint32_t rank, std::uint64_t off,
+inline gaspi_return_t route_put(const Peer &peer, const RemoteRef &dst, std::uint64_t off, const void *src,
                                 std::uint64_t size, std::uint32_t queue) {
-  if (src.shm != nullptr)
-    return rt().node.get(dst, *src.shm, src.local, off, size);
-  rt().queue_uses_mpi[queue].store(true, std::memory_order_relaxed);
-  return rt().rma.get(dst, static_cast<int>(rank), src.mpi->data + off, size);
+  return on_transport(peer, dst,
+                      [&](auto &tx, auto to, const auto &seg) { return tx.put(to, seg, off, src, size, queue); });
 }
 
-// spec §8.3.2: never overtakes earlier writes of this queue to `rank` (shm: same thread, release;
-// MPI: flush first).
-inline gaspi_return_t route_notify(const RemoteRef &dst, std::uint32_t rank, std::uint32_t id, std::uint32_t value) {
-  if (dst.shm != nullptr) {
-    rt().node.notify(*dst.shm, dst.local, id, value);
-    return GASPI_SUCCESS;
-  }
-  return rt().rma.notify(static_cast<int>(rank), *dst.mpi, id, value);
+inline gaspi_return_t route_get(void *dst, const Peer &peer, const RemoteRef &src, std::uint64_t off,
+                                std::uint64_t size, std::uint32_t queue) {
+  return on_transport(peer, src,
+                      [&](auto &tx, auto from, const auto &seg) { return tx.get(dst, from, seg, off, size, queue); });
+}
+
+// spec §8.3.2: never overtakes earlier writes of this queue to the peer (shm: same thread,
+// seq_cst store; MPI: flush first).
+inline gaspi_return_t route_notify(const Peer &peer, const RemoteRef &dst, std::uint32_t id, std::uint32_t value,
+                                   std::uint32_t queue) {
+  return on_transport(peer, dst,
+                      [&](auto &tx, auto to, const auto &seg) { return tx.notify(to, seg, id, value, queue); });
 }
 
 } // namespace hygaspi

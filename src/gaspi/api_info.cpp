@@ -128,7 +128,7 @@ HYGASPI_GETTER(gaspi_statistic_counter_max, gaspi_number_t, stats::counter_count
 extern "C" {
 
 gaspi_return_t pgaspi_proc_local_rank(gaspi_rank_t *const local_rank) {
-  return guarded("gaspi_proc_local_rank", [&] { return get_value(local_rank, rt().node.rank()); });
+  return guarded("gaspi_proc_local_rank", [&] { return get_value(local_rank, rt().node.rank().value()); });
 }
 
 gaspi_return_t pgaspi_proc_local_num(gaspi_rank_t *const local_num) {

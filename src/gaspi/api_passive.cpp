@@ -43,7 +43,7 @@ std::array<std::atomic<std::uint32_t>, 64> g_lines_in_use;
 
 class ClaimLine {
 public:
-  explicit ClaimLine(std::uint32_t target) noexcept : mask_(g_lines_in_use[target % g_lines_in_use.size()]) {}
+  explicit ClaimLine(NodeIndex target) noexcept : mask_(g_lines_in_use[target.value() % g_lines_in_use.size()]) {}
   ~ClaimLine() {
     if (held_)
       mask_.fetch_and(~(1u << bit_), std::memory_order_release);
@@ -74,7 +74,9 @@ public:
     }
   }
   // This process's line number k in the ring.
-  [[nodiscard]] std::uint32_t line() const noexcept { return rt().local(rt().rank) * shm::kClaimLinesPerSender + bit_; }
+  [[nodiscard]] std::uint32_t line() const noexcept {
+    return rt().peers.self_node().value() * shm::kClaimLinesPerSender + bit_;
+  }
 
 private:
   std::atomic<std::uint32_t> &mask_;
@@ -103,8 +105,8 @@ bool push(shm::PassiveRing &ring, std::uint32_t line, const char *src, std::uint
 // notices a dead target or an older ticket holder that died.
 template <class Push>
 shm::WaitResult wait_for_space(shm::PassiveRing &ring, std::uint32_t line, Push &&push, const Deadline &deadline,
-                               std::uint32_t target) {
-  auto alive = [](std::uint32_t s) { return rt().node.alive(s); };
+                               NodeIndex target) {
+  auto alive = [](std::uint32_t s) { return rt().node.alive(NodeIndex{s}); };
   if (deadline.test_only())
     return shm::passive_may_claim(ring, line, alive) && push() ? shm::WaitResult::ready : shm::WaitResult::timeout;
   ring.space.waiters.fetch_add(1, std::memory_order_seq_cst);
@@ -151,15 +153,17 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
   return guarded("gaspi_passive_send", [&] {
     InFlight call;
     HYGASPI_TRY(call.status());
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     HYGASPI_TRY(passive_size(size));
     const shm::MappedSegment *local = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
-    if (!rt().on_node(rank)) // another node: an MPI message, delivered once matched
-      return stats::passive_sent(rank, size,
-                                 rt().control.passive_send(rank, local->data + offset_local, size, Deadline(timeout)));
+    if (!peer->on_node()) // another node: an MPI message, delivered once matched
+      return stats::passive_sent(
+          rank, size,
+          rt().control.passive_send(peer->mpi.value(), local->data + offset_local, size, Deadline(timeout)));
     shm::Node &node = rt().node;
-    const std::uint32_t target = rt().local(rank);
+    const NodeIndex target = peer->node;
     shm::PassiveRing *ring = node.passive_ring(target);
     if (ring == nullptr)
       return GASPI_ERROR; // passive_ring() said why
@@ -241,7 +245,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     // A slot whose sender died between claim and publication is skipped (issue 9 item 19): once
     // here, for GASPI_TEST callers, and at every slow-path look of the wait.
     auto skip_dead = [&] {
-      while (shm::passive_skip_dead_claim(ring, [&](std::uint32_t s) { return node.alive(s); }))
+      while (shm::passive_skip_dead_claim(ring, [&](std::uint32_t s) { return node.alive(NodeIndex{s}); }))
         log::warn("skipped a receive slot that a sender claimed and never filled before it died");
     };
     skip_dead();
@@ -273,7 +277,7 @@ gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
     shm::PassiveRing &ring = node.my_passive_ring();
     shm::PassiveMessage msg;
     std::uint64_t discarded = 0;
-    auto alive = [&](std::uint32_t s) { return node.alive(s); };
+    auto alive = [&](std::uint32_t s) { return node.alive(NodeIndex{s}); };
     while (shm::passive_try_pop(ring, nullptr, 0, msg) || shm::passive_skip_dead_claim(ring, alive))
       ++discarded;
     if (rt().rma.active())

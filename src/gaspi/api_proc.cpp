@@ -92,10 +92,10 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline)
   r.rank = static_cast<std::uint32_t>(knobs.rank);
   r.nranks = static_cast<std::uint32_t>(knobs.nranks);
   log::set_rank(static_cast<int>(r.rank));
-  r.local_of.resize(r.nranks);
-  std::iota(r.local_of.begin(), r.local_of.end(), 0);
-  r.global_of.resize(r.nranks);
-  std::iota(r.global_of.begin(), r.global_of.end(), 0u);
+  std::vector<GlobalRank> members(r.nranks);
+  for (std::uint32_t i = 0; i < r.nranks; ++i)
+    members[i] = GlobalRank{i};
+  r.peers.build(GlobalRank{r.rank}, r.nranks, members, false);
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   shm::NodeOptions options{knobs.job,
                            r.rank,
@@ -103,7 +103,7 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline)
                            {effective_spin(knobs, r.nranks), knobs.yields},
                            r.config.passive_queue_size_max,
                            r.config.passive_transfer_size_max,
-                           r.global_of,
+                           members,
                            true};
   return r.node.init(options, deadline);
 }
@@ -133,6 +133,9 @@ void teardown(Runtime &r) {
     r.mpi.term();
   }
   r.node.term();
+  r.segments.clear(); // nothing of a segment survives the life cycle
+  r.mpi_transport.reset();
+  r.peers.clear();
   r.node.set_stopping(false); // for the next life
   log::set_rank(-1);
 }
@@ -153,16 +156,14 @@ void teardown_at_mpi_finalize() {
 
 // Runs a global atomic that another node asked for, on one of our segments (mpi_rma/control.hpp).
 gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &old) {
-  const shm::MappedSegment *seg = request.segment < limits::kMaxSegments ? rt().node.local(request.segment) : nullptr;
+  const shm::MappedSegment *seg =
+      request.segment < limits::kMaxSegments ? rt().segments.local(request.segment) : nullptr;
   if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
     return GASPI_ERROR; // the initiator checked what it could; the segment may have gone since
-  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t *>(seg->data + request.offset));
-  if (request.op == mpi::AtomicOp::fetch_add) {
-    old = word.fetch_add(request.a, std::memory_order_seq_cst);
-  } else {
-    old = request.a;
-    word.compare_exchange_strong(old, request.b, std::memory_order_seq_cst);
-  }
+  // The same CPU atomics as a node peer's (shm/atomics.hpp): one atomicity domain.
+  auto *word = reinterpret_cast<std::uint64_t *>(seg->data + request.offset);
+  old = request.op == mpi::AtomicOp::fetch_add ? shm::atomic_fetch_add(word, request.a)
+                                               : shm::atomic_compare_swap(word, request.a, request.b);
   return GASPI_SUCCESS;
 }
 
@@ -191,13 +192,11 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
   log::set_rank(static_cast<int>(r.rank));
-  r.local_of.assign(r.nranks, -1);
-  r.global_of.clear();
-  for (int g : r.mpi.node_ranks) {
-    r.local_of[static_cast<std::size_t>(g)] = static_cast<std::int32_t>(r.global_of.size());
-    r.global_of.push_back(static_cast<std::uint32_t>(g));
-  }
-  const auto node_size = static_cast<std::uint32_t>(r.global_of.size());
+  std::vector<GlobalRank> members;
+  for (int g : r.mpi.node_ranks) // ascending
+    members.push_back(GlobalRank{static_cast<std::uint32_t>(g)});
+  r.peers.build(GlobalRank{r.rank}, r.nranks, members, true);
+  const auto node_size = static_cast<std::uint32_t>(members.size());
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   gaspi_return_t rc = GASPI_SUCCESS;
   if (r.mpi.local_rank == 0) {
@@ -211,7 +210,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
                            {effective_spin(knobs, node_size), knobs.yields},
                            r.config.passive_queue_size_max,
                            r.config.passive_transfer_size_max,
-                           r.global_of};
+                           members};
   rc = r.node.init(options, deadline);
   if (rc != GASPI_SUCCESS)
     r.node.abandon();        // node peers fail at once; others learn it from agree()
@@ -219,7 +218,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   r.bootstrap_job.reset();
   r.control.init(r.mpi, serve_atomic, effective_spin(knobs, node_size));
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
-  if (r.global_of.size() < r.nranks) {
+  if (r.peers.spans_nodes()) {
     HYGASPI_TRY(r.rma.init(r.mpi));
     r.node.set_progress(progress_mpi);
     // On by default across nodes: osc/pt2pt (TCP) needs the target's CPU, and a rank that spins
@@ -286,6 +285,8 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     const gaspi_timeout_t wait_ms =
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
     r.finalized_by_mpi = false;
+    r.segments.bind(r.node, r.rma);
+    r.mpi_transport.bind(r.rma, r.control);
     gaspi_return_t rc =
         mpi::wanted(knobs) ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
     if (rc == GASPI_TIMEOUT && r.node.resumable())
@@ -354,18 +355,19 @@ gaspi_return_t pgaspi_proc_rank(gaspi_rank_t *const rank) {
 gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_kill", [&] {
     HYGASPI_TRY(check::init());
-    HYGASPI_TRY(check::rank(rank));
-    HYGASPI_CHECK(rank != rt().rank, GASPI_ERR_INV_RANK, "a rank cannot kill itself");
-    if (!rt().on_node(rank)) {
-      const gaspi_return_t rc = rt().control.kill(rank, Deadline(timeout));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
+    HYGASPI_CHECK(peer->kind != PeerKind::self, GASPI_ERR_INV_RANK, "a rank cannot kill itself");
+    if (!peer->on_node()) {
+      const gaspi_return_t rc = rt().control.kill(peer->mpi.value(), Deadline(timeout));
       if (rc == GASPI_SUCCESS)
-        rt().known_dead[rank].store(true, std::memory_order_release);
+        rt().known_dead[peer->global.value()].store(true, std::memory_order_release);
       return rc;
     }
     // An intended death (issue 9, item 22): Node::kill marks it so, and the launcher lets the job
     // go on, as GPI-2 does; the survivors see the rank GASPI_STATE_CORRUPT.
-    HYGASPI_CHECK(rt().node.kill(rt().local(rank)), GASPI_ERROR, "cannot kill rank %u (pid %d): %s", rank,
-                  rt().node.pid_of(rt().local(rank)), std::strerror(errno));
+    HYGASPI_CHECK(rt().node.kill(peer->node), GASPI_ERROR, "cannot kill rank %u (pid %d): %s", rank,
+                  rt().node.pid_of(peer->node), std::strerror(errno));
     return GASPI_SUCCESS;
   });
 }
@@ -396,7 +398,7 @@ gaspi_return_t pgaspi_state_vec_get(gaspi_state_vector_t state_vector) {
     // What this rank knows (Runtime::alive): node peers from the job block, other nodes' ranks
     // from this rank's own gaspi_proc_kill.
     for (std::uint32_t i = 0; i < rt().nranks; ++i)
-      state_vector[i] = rt().alive(i) ? GASPI_STATE_HEALTHY : GASPI_STATE_CORRUPT;
+      state_vector[i] = rt().alive(GlobalRank{i}) ? GASPI_STATE_HEALTHY : GASPI_STATE_CORRUPT;
     return GASPI_SUCCESS;
   });
 }

@@ -24,10 +24,9 @@ gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout) {
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
-  // A load first: a queue of node-local posts only skips the locked exchange.
-  if (rt().queue_uses_mpi[q].load(std::memory_order_acquire) &&
-      rt().queue_uses_mpi[q].exchange(false, std::memory_order_acq_rel))
-    HYGASPI_TRY(rt().rma.flush_all());
+  HYGASPI_TRY(rt().shm_transport.flush(q));
+  if (rt().rma.active())
+    HYGASPI_TRY(rt().mpi_transport.flush(q)); // a plain load first: a queue of node-local posts skips the RMW
   rt().queues.release_to(q, posted);
   return GASPI_SUCCESS;
 }

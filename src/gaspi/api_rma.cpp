@@ -17,12 +17,12 @@ struct Transfer {
   RemoteRef remote;
 };
 
-gaspi_return_t check_transfer(gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
+// `peer` was resolved once by the caller (check::peer).
+gaspi_return_t check_transfer(gaspi_segment_id_t seg_l, gaspi_offset_t off_l, const Peer &peer,
                               gaspi_segment_id_t seg_r, gaspi_offset_t off_r, gaspi_size_t size, Transfer &t) {
-  HYGASPI_TRY(check::rank(rank));
   HYGASPI_TRY(check::size(size));
   HYGASPI_TRY(check::local_segment(seg_l, off_l, size, t.local));
-  return check::remote_segment(rank, seg_r, off_r, size, t.remote);
+  return check::remote_segment(peer, seg_r, off_r, size, t.remote);
 }
 
 gaspi_return_t check_list(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l,
@@ -39,18 +39,17 @@ gaspi_return_t check_list(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_o
 struct Mover {
   gaspi_queue_id_t queue;
   bool read;
-  gaspi_return_t operator()(const Transfer &t, gaspi_offset_t off_l, gaspi_rank_t rank, gaspi_offset_t off_r,
+  gaspi_return_t operator()(const Transfer &t, gaspi_offset_t off_l, const Peer &peer, gaspi_offset_t off_r,
                             gaspi_size_t size) const {
-    return read ? route_get(t.local->data + off_l, t.remote, rank, off_r, size, queue)
-                : route_put(t.remote, rank, off_r, t.local->data + off_l, size, queue);
+    return read ? route_get(t.local->data + off_l, peer, t.remote, off_r, size, queue)
+                : route_put(peer, t.remote, off_r, t.local->data + off_l, size, queue);
   }
 };
 
 // The local notification of the read variants: the data must have arrived first.
-gaspi_return_t notify_after_read(const RemoteRef &from, gaspi_rank_t rank, const shm::MappedSegment &seg,
-                                 gaspi_notification_id_t id) {
-  if (from.mpi != nullptr)
-    HYGASPI_TRY(rt().rma.flush(rank));
+gaspi_return_t notify_after_read(const Peer &from, const shm::MappedSegment &seg, gaspi_notification_id_t id) {
+  if (!from.on_node())
+    HYGASPI_TRY(rt().mpi_transport.flush_peer(from.mpi));
   rt().node.notify(seg, rt().node.rank(), id, 1);
   return GASPI_SUCCESS;
 }
@@ -58,7 +57,7 @@ gaspi_return_t notify_after_read(const RemoteRef &from, gaspi_rank_t rank, const
 // A list operation: every element is checked before the queue is touched and anything moves.
 class ListPlan {
 public:
-  gaspi_return_t check(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l, gaspi_rank_t rank,
+  gaspi_return_t check(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l, const Peer &peer,
                        gaspi_segment_id_t *seg_r, gaspi_offset_t *off_r, gaspi_size_t *size) {
     HYGASPI_TRY(check_list(num, seg_l, off_l, seg_r, off_r, size));
     if (num > kOnStack) {
@@ -66,15 +65,15 @@ public:
       t_ = heap_.get();
     }
     for (gaspi_number_t i = 0; i < num; ++i)
-      HYGASPI_TRY(check_transfer(seg_l[i], off_l[i], rank, seg_r[i], off_r[i], size[i], t_[i]));
+      HYGASPI_TRY(check_transfer(seg_l[i], off_l[i], peer, seg_r[i], off_r[i], size[i], t_[i]));
     return GASPI_SUCCESS;
   }
 
   template <class Move>
-  gaspi_return_t run(gaspi_number_t num, gaspi_offset_t *off_l, gaspi_rank_t rank, gaspi_offset_t *off_r,
+  gaspi_return_t run(gaspi_number_t num, gaspi_offset_t *off_l, const Peer &peer, gaspi_offset_t *off_r,
                      gaspi_size_t *size, Move &&move) const {
     for (gaspi_number_t i = 0; i < num; ++i)
-      HYGASPI_TRY(move(t_[i], off_l[i], rank, off_r[i], size[i]));
+      HYGASPI_TRY(move(t_[i], off_l[i], peer, off_r[i], size[i]));
     return GASPI_SUCCESS;
   }
 
@@ -93,10 +92,12 @@ private:
   return guarded("gaspi_write", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, rank, offset_remote, size));
+    return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, *peer, offset_remote, size));
   });
 }
 
@@ -110,15 +111,19 @@ private:
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote,
-                               offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(check::notification(t.remote.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    HYGASPI_TRY((Mover{queue, false}(t, offset_local, rank, offset_remote, size)));
-    stats::posted(rank, size, stats::write);
-    // spec §8.4.1: the notification becomes visible only after the data.
-    return route_notify(t.remote, rank, notification_id, notification_value);
+    // One dispatch on the peer's kind for both halves. spec §8.4.1: the notification becomes
+    // visible only after the data.
+    return on_transport(*peer, t.remote, [&](auto &tx, auto to, const auto &seg) {
+      HYGASPI_TRY(tx.put(to, seg, offset_remote, t.local->data + offset_local, size, queue));
+      stats::posted(rank, size, stats::write);
+      return tx.notify(to, seg, notification_id, notification_value, queue);
+    });
   });
 }
 
@@ -150,10 +155,12 @@ gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gasp
   return guarded("gaspi_read", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, rank, offset_remote, size));
+    return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, *peer, offset_remote, size));
   });
 }
 
@@ -164,13 +171,14 @@ gaspi_return_t pgaspi_notify(const gaspi_segment_id_t segment_id_remote, const g
   return guarded("gaspi_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
     RemoteRef seg;
-    HYGASPI_TRY(check::remote_segment(rank, segment_id_remote, 0, 0, seg));
+    HYGASPI_TRY(check::remote_segment(*peer, segment_id_remote, 0, 0, seg));
     HYGASPI_TRY(check::notification(seg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return stats::posted(rank, 0, stats::notify, route_notify(seg, rank, notification_id, notification_value));
+    return stats::posted(rank, 0, stats::notify, route_notify(*peer, seg, notification_id, notification_value, queue));
   });
 }
 
@@ -189,7 +197,7 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
       std::memmove(dst->data + offset_remote, src->data + offset_local, size);
       stats::posted(rank, size, stats::write);
       // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
-      rt().node.notify(*dst, rt().local(rank), notification_id, notification_value);
+      rt().node.notify(*dst, rt().peers[GlobalRank{rank}].node, notification_id, notification_value);
       return GASPI_SUCCESS;
     }
   return write_notify_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size,
@@ -203,11 +211,12 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *c
   return guarded("gaspi_write_list", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
+    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, false}));
     return stats::posted_list(rank, num, size, stats::write);
   });
 }
@@ -223,17 +232,18 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
   return guarded("gaspi_write_list_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
     RemoteRef nseg;
-    HYGASPI_TRY(check::remote_segment(rank, segment_id_notification, 0, 0, nseg));
+    HYGASPI_TRY(check::remote_segment(*peer, segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(nseg.notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
-    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, false}));
+    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, false}));
     stats::posted_list(rank, num, size, stats::write);
-    return route_notify(nseg, rank, notification_id, notification_value);
+    return route_notify(*peer, nseg, notification_id, notification_value, queue);
   });
 }
 
@@ -245,14 +255,16 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
   return guarded("gaspi_read_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(check::notification(t.local->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    HYGASPI_TRY((Mover{queue, true}(t, offset_local, rank, offset_remote, size)));
+    HYGASPI_TRY((Mover{queue, true}(t, offset_local, *peer, offset_remote, size)));
     stats::posted(rank, size, stats::read);
     // The notification is local and carries the value 1 (read_list_notify proposal).
-    return notify_after_read(t.remote, rank, *t.local, notification_id);
+    return notify_after_read(*peer, *t.local, notification_id);
   });
 }
 
@@ -263,11 +275,12 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t *co
   return guarded("gaspi_read_list", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
+    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, true}));
     return stats::posted_list(rank, num, size, stats::read);
   });
 }
@@ -281,18 +294,17 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
   return guarded("gaspi_read_list_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
     const shm::MappedSegment *nseg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(nseg->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
-    HYGASPI_TRY(plan.run(num, offset_local, rank, offset_remote, size, Mover{queue, true}));
+    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, true}));
     stats::posted_list(rank, num, size, stats::read);
-    RemoteRef from;
-    HYGASPI_TRY(check::remote_segment(rank, segment_id_remote[0], 0, 0, from));
-    return notify_after_read(from, rank, *nseg, notification_id);
+    return notify_after_read(*peer, *nseg, notification_id);
   });
 }
 

@@ -11,10 +11,6 @@ using namespace hygaspi;
 
 namespace {
 
-// A collective segment call (create/use) that returned GASPI_TIMEOUT in its barrier; the next
-// call with the same id resumes the barrier instead of failing with "already exists".
-std::array<std::atomic<bool>, limits::kMaxSegments> g_pending_collective{};
-
 constexpr gaspi_alloc_t kKnownPolicies = GASPI_MEM_INITIALIZED | GASPI_ALLOC_NUMA_LOCAL | GASPI_ALLOC_NUMA_INTERLEAVE;
 
 // GASPI_ALLOC_NUMA_LOCAL and GASPI_ALLOC_NUMA_INTERLEAVE place the same pages two ways.
@@ -35,44 +31,7 @@ gaspi_return_t allocate(gaspi_segment_id_t seg, gaspi_size_t size, void *user_me
                     !__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(user_memory), size - 1, &user_end),
                 GASPI_ERR_INV_SEGSIZE, "segment %u: %lu bytes at %p wrap around the address space", seg,
                 static_cast<unsigned long>(size), user_memory);
-  std::lock_guard lock(rt().segments);
-  // The spec leaves the code open; GPI-2 returns GASPI_ERR_INV_SEG.
-  HYGASPI_CHECK(rt().node.local(seg) == nullptr, GASPI_ERR_INV_SEG, "segment %u already exists", seg);
-  HYGASPI_TRY(rt().node.segment_create(seg, size, rt().config.notification_num, user_memory, alloc_policy));
-  if (rt().rma.active()) {
-    const shm::MappedSegment &m = *rt().node.local(seg);
-    if (gaspi_return_t rc = rt().rma.attach(seg, m.data, m.size, m.notifications,
-                                            std::uint64_t{m.notification_num} * sizeof(std::uint32_t));
-        rc != GASPI_SUCCESS) {
-      rt().node.segment_delete(seg);
-      return rc;
-    }
-  }
-  return GASPI_SUCCESS;
-}
-
-// Makes local segment `seg` known to `rank`: node peers find it in our rank block; a rank of
-// another node gets its description put into its table (mpi_rma/rma.hpp).
-// Ranks of other nodes that hold an entry of each local segment; a delete clears their entries.
-std::array<std::vector<gaspi_rank_t>, limits::kMaxSegments> g_registered;
-
-gaspi_return_t register_with(gaspi_segment_id_t seg, gaspi_rank_t rank) {
-  if (rt().on_node(rank))
-    return GASPI_SUCCESS;
-  const shm::MappedSegment &m = *rt().node.local(seg);
-  mpi::RemoteSegment entry{m.generation,
-                           m.size,
-                           reinterpret_cast<std::uint64_t>(m.data),
-                           reinterpret_cast<std::uint64_t>(m.notifications),
-                           m.notification_num,
-                           0,
-                           {}};
-  HYGASPI_TRY(rt().rma.register_with(seg, rank, entry));
-  std::lock_guard lock(rt().segments);
-  auto &ranks = g_registered[seg];
-  if (std::find(ranks.begin(), ranks.end(), rank) == ranks.end())
-    ranks.push_back(rank);
-  return GASPI_SUCCESS;
+  return rt().segments.create(seg, size, rt().config.notification_num, user_memory, alloc_policy);
 }
 
 gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory, gaspi_group_t group,
@@ -81,16 +40,17 @@ gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_
   HYGASPI_TRY(call.status());
   HYGASPI_TRY(check::segment_id(seg));
   HYGASPI_TRY(check_committed_group(group));
-  if (!g_pending_collective[seg].load()) {
+  SegmentTable &segments = rt().segments;
+  if (!segments.pending_collective(seg)) {
     HYGASPI_TRY(allocate(seg, size, user_memory, alloc_policy));
     for (gaspi_rank_t member : rt().groups.groups[group].members)
-      HYGASPI_TRY(register_with(seg, member));
-    g_pending_collective[seg].store(true);
+      HYGASPI_TRY(segments.register_with(seg, rt().peers[GlobalRank{member}]));
+    segments.set_pending_collective(seg, true);
   }
   // The barrier makes sure every member's segment exists and is registered before anyone returns.
   gaspi_return_t rc = group_barrier(group, timeout);
   if (rc != GASPI_TIMEOUT)
-    g_pending_collective[seg].store(false);
+    segments.set_pending_collective(seg, false);
   return rc;
 }
 
@@ -112,10 +72,11 @@ gaspi_return_t pgaspi_segment_register(const gaspi_segment_id_t segment_id, cons
                                        const gaspi_timeout_t) {
   return guarded("gaspi_segment_register", [&] {
     HYGASPI_TRY(check::init());
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id, 0, 0, seg));
-    return register_with(segment_id, rank);
+    return rt().segments.register_with(segment_id, *peer);
   });
 }
 
@@ -150,17 +111,7 @@ gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
   return guarded("gaspi_segment_delete", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::segment_id(segment_id));
-    std::lock_guard lock(rt().segments);
-    HYGASPI_CHECK(rt().node.local(segment_id) != nullptr, GASPI_ERR_INV_SEG, "segment %u does not exist", segment_id);
-    g_pending_collective[segment_id].store(false);
-    if (rt().rma.active()) {
-      // Peers of other nodes must not reach into memory that is about to be freed.
-      for (gaspi_rank_t r : g_registered[segment_id])
-        HYGASPI_TRY(rt().rma.register_with(segment_id, r, mpi::RemoteSegment{}));
-      g_registered[segment_id].clear();
-      rt().rma.detach(segment_id);
-    }
-    return rt().node.segment_delete(segment_id);
+    return rt().segments.remove(segment_id);
   });
 }
 
@@ -170,7 +121,7 @@ gaspi_return_t pgaspi_segment_num(gaspi_number_t *const segment_num) {
     HYGASPI_TRY(check::not_null(segment_num, "segment_num"));
     gaspi_number_t n = 0;
     for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
-      n += rt().node.local(s) != nullptr ? 1 : 0;
+      n += rt().segments.local(s) != nullptr ? 1 : 0;
     *segment_num = n;
     return GASPI_SUCCESS;
   });
@@ -182,7 +133,7 @@ gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t 
     HYGASPI_TRY(check::not_null(segment_id_list, "segment_id_list"));
     gaspi_number_t n = 0;
     for (std::uint32_t s = 0; s < limits::kMaxSegments && n < num; ++s)
-      if (rt().node.local(s) != nullptr)
+      if (rt().segments.local(s) != nullptr)
         segment_id_list[n++] = static_cast<gaspi_segment_id_t>(s);
     return GASPI_SUCCESS;
   });
@@ -204,7 +155,7 @@ gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t *const avail_seg_id
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(avail_seg_id, "avail_seg_id"));
     for (std::uint32_t s = 0; s < rt().config.segment_max; ++s)
-      if (rt().node.local(s) == nullptr) {
+      if (rt().segments.local(s) == nullptr) {
         *avail_seg_id = static_cast<gaspi_segment_id_t>(s);
         return GASPI_SUCCESS;
       }
@@ -218,9 +169,10 @@ gaspi_return_t pgaspi_segment_size(const gaspi_segment_id_t segment_id, const ga
   return guarded("gaspi_segment_size", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(size, "size"));
-    HYGASPI_TRY(check::rank(rank));
+    const Peer *peer = nullptr;
+    HYGASPI_TRY(check::peer(rank, peer));
     RemoteRef seg;
-    HYGASPI_TRY(check::remote_segment(rank, segment_id, 0, 0, seg));
+    HYGASPI_TRY(check::remote_segment(*peer, segment_id, 0, 0, seg));
     *size = seg.size;
     return GASPI_SUCCESS;
   });

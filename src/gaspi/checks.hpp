@@ -90,10 +90,17 @@ inline gaspi_return_t init() noexcept {
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t rank(std::uint32_t r) noexcept {
+// Resolves the peer once (bridge/peers.hpp): the call hands `out` down instead of its rank.
+inline gaspi_return_t peer(std::uint32_t r, const Peer *&out) noexcept {
   HYGASPI_CHECK(r < rt().nranks, GASPI_ERR_INV_RANK, "rank %u out of range (job has %u ranks)", r, rt().nranks);
-  HYGASPI_CHECK(rt().alive(r), GASPI_ERROR, "rank %u is dead", r);
+  out = &rt().peers[GlobalRank{r}];
+  HYGASPI_CHECK(rt().alive(*out), GASPI_ERROR, "rank %u is dead", r);
   return GASPI_SUCCESS;
+}
+
+inline gaspi_return_t rank(std::uint32_t r) noexcept {
+  const Peer *p = nullptr;
+  return peer(r, p);
 }
 
 inline gaspi_return_t queue(std::uint32_t q) noexcept {
@@ -118,7 +125,7 @@ inline gaspi_return_t segment_id(std::uint32_t seg) noexcept {
 inline gaspi_return_t local_segment(std::uint32_t seg, std::uint64_t off, std::uint64_t size,
                                     const shm::MappedSegment *&out) noexcept {
   HYGASPI_TRY(segment_id(seg));
-  out = rt().node.local(seg);
+  out = rt().segments.local(seg);
   HYGASPI_CHECK(out != nullptr, GASPI_ERR_INV_SEG, "local segment %u does not exist", seg);
   HYGASPI_CHECK(off <= out->size && size <= out->size - off, GASPI_ERR_INV_LOC_OFF,
                 "local offset %lu + size %lu beyond segment %u (%lu bytes)", static_cast<unsigned long>(off),
@@ -130,17 +137,17 @@ inline gaspi_return_t local_segment(std::uint32_t seg, std::uint64_t off, std::u
 
 namespace check {
 
-inline gaspi_return_t remote_segment(std::uint32_t r, std::uint32_t seg, std::uint64_t off, std::uint64_t size,
+inline gaspi_return_t remote_segment(const Peer &peer, std::uint32_t seg, std::uint64_t off, std::uint64_t size,
                                      RemoteRef &out) noexcept {
   HYGASPI_TRY(segment_id(seg));
-  if (rt().on_node(r)) {
-    out.local = rt().local(r);
-    out.shm = rt().node.lookup(out.local, seg);
+  const unsigned r = peer.global.print(); // for the messages
+  if (peer.on_node()) {
+    out.shm = rt().node.lookup(peer.node, seg);
     HYGASPI_CHECK(out.shm != nullptr, GASPI_ERR_INV_SEG, "segment %u of rank %u does not exist", seg, r);
     out.size = out.shm->size;
     out.notification_num = out.shm->notification_num;
   } else {
-    out.mpi = rt().rma.remote(static_cast<int>(r), seg);
+    out.mpi = rt().rma.remote(peer.mpi.value(), seg);
     HYGASPI_CHECK(out.mpi != nullptr, GASPI_ERR_INV_SEG, "segment %u of rank %u is not registered with this rank", seg,
                   r);
     out.size = out.mpi->size;

@@ -19,10 +19,10 @@ inline const shm::MappedSegment *node_segment(std::uint32_t rank, std::uint32_t 
   Runtime &r = rt();
   if (!r.initialized.load(std::memory_order_acquire) || rank >= r.nranks || seg >= r.config.segment_max)
     return nullptr;
-  const std::int32_t local = r.local_of[rank];
-  if (local < 0 || !r.node.alive(static_cast<std::uint32_t>(local)))
+  const Peer &peer = r.peers[GlobalRank{rank}];
+  if (!peer.on_node() || !r.node.alive(peer.node))
     return nullptr;
-  const shm::MappedSegment *m = r.node.cached(static_cast<std::uint32_t>(local), seg);
+  const shm::MappedSegment *m = r.node.cached(peer.node, seg);
   if (m == nullptr || off > m->size || size > m->size - off)
     return nullptr;
   return m;

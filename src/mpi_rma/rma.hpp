@@ -29,7 +29,7 @@ struct RemoteSegment {
   std::uint64_t data;          // address of the data in the owner
   std::uint64_t notifications; // address of the notification array in the owner
   std::uint32_t notification_num;
-  std::uint32_t reserved;
+  std::uint32_t segment; // the owner's segment id (the atomics' requests name it)
   std::uint64_t reserved2[3];
 };
 static_assert(sizeof(RemoteSegment) == 64);

@@ -58,7 +58,7 @@ Node::~Node() {
 std::string Node::object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b,
                               std::uint64_t nonce) const {
   char tail[48];
-  std::snprintf(tail, sizeof tail, "-%016llx-p%d", static_cast<unsigned long long>(nonce), pid_of(rank));
+  std::snprintf(tail, sizeof tail, "-%016llx-p%d", static_cast<unsigned long long>(nonce), pid_of(NodeIndex{rank}));
   return "hygaspi-" + job_ + "-" + kind + std::to_string(rank) + "-" + std::to_string(a) + "-" + std::to_string(b) +
          tail;
 }
@@ -86,8 +86,8 @@ bool Node::create_object(const char *kind, std::uint64_t a, std::uint64_t b, std
   return false;
 }
 
-std::int32_t Node::pid_of(std::uint32_t rank) const noexcept {
-  return job_block_->slot(rank).pid.load(std::memory_order_acquire);
+std::int32_t Node::pid_of(NodeIndex rank) const noexcept {
+  return job_block_->slot(rank.value()).pid.load(std::memory_order_acquire);
 }
 
 gaspi_return_t Node::init(const NodeOptions &options, const Deadline &deadline) {
@@ -170,7 +170,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   others_.clear();
   for (std::uint32_t r = 0; r < nranks_; ++r)
     if (r != rank_)
-      others_.push_back(r);
+      others_.push_back(NodeIndex{r});
   for (auto &p : peers_) {
     p.segments = std::make_unique<std::atomic<const MappedSegment *>[]>(limits::kMaxSegments);
     for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
@@ -243,12 +243,12 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
     };
     WaitResult w = wait_until(arrived, job_block_->bell, deadline, wait_, [&] { return state() != RankState::dead; });
     if (w == WaitResult::timeout) {
-      log::error("rank %u did not start in time", global_rank(r));
+      log::error("rank %u did not start in time", global_rank(NodeIndex{r}).print());
       return GASPI_TIMEOUT;
     }
     if (state() != RankState::ready) {
       const bool failed = (slot.flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;
-      log::error("rank %u %s", global_rank(r),
+      log::error("rank %u %s", global_rank(NodeIndex{r}).print(),
                  failed ? "failed in gaspi_proc_init" : "died or ended before it initialised");
       return GASPI_ERROR;
     }
@@ -262,7 +262,8 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
     auto *block = static_cast<RankBlock *>(peers_[r].block_object.data());
     const RankHeader &h = block->header;
     if (h.magic != kRankMagic || h.version != kLayoutVersion || h.rank != r) {
-      log::error("rank %u runs an incompatible HyGASPI (layout version %u)", global_rank(r), h.version);
+      log::error("rank %u runs an incompatible HyGASPI (layout version %u)", global_rank(NodeIndex{r}).print(),
+                 h.version);
       peers_[r].block_object.reset();
       return GASPI_ERROR;
     }
@@ -281,7 +282,7 @@ gaspi_return_t Node::map_passive_ring(std::uint32_t r) {
   // Map the header first to learn the ring's size, which the owner's configuration decided.
   ShmObject header_object;
   if (!ShmObject::open(name, sizeof(PassiveRing), header_object, error)) {
-    log::error("passive ring of rank %u: %s", global_rank(r), error.c_str());
+    log::error("passive ring of rank %u: %s", global_rank(NodeIndex{r}).print(), error.c_str());
     return GASPI_ERROR;
   }
   const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
@@ -290,11 +291,12 @@ gaspi_return_t Node::map_passive_ring(std::uint32_t r) {
       (h.slots & (h.slots - 1)) != 0 || h.senders != nranks_ ||
       h.total_bytes != passive_ring_bytes(h.slots, h.payload_max, h.senders) ||
       h.slots_offset != h.total_bytes - std::size_t{h.slots} * h.slot_stride) {
-    log::error("rank %u runs an incompatible HyGASPI (passive ring layout version %u)", global_rank(r), h.version);
+    log::error("rank %u runs an incompatible HyGASPI (passive ring layout version %u)",
+               global_rank(NodeIndex{r}).print(), h.version);
     return GASPI_ERROR;
   }
   if (!ShmObject::open(name, h.total_bytes, passive_objects_[r], error)) {
-    log::error("passive ring of rank %u: %s", global_rank(r), error.c_str());
+    log::error("passive ring of rank %u: %s", global_rank(NodeIndex{r}).print(), error.c_str());
     return GASPI_ERROR;
   }
   passive_rings_[r].store(static_cast<PassiveRing *>(passive_objects_[r].data()), std::memory_order_release);
@@ -306,7 +308,8 @@ gaspi_return_t Node::handshake(const Deadline &deadline) {
   // seq_cst store before the bell: the producer half of the doorbell protocol (shm/doorbell.hpp).
   me.mapped_epoch.store(epoch_, std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
-  for (std::uint32_t r : others_) {
+  for (const NodeIndex peer : others_) {
+    const std::uint32_t r = peer.value();
     JobRankSlot &slot = job_block_->slot(r);
     // A peer that has mapped us may have ended its life cycle since, or started the next one:
     // mapped_epoch only grows.
@@ -372,8 +375,8 @@ void Node::abandon() noexcept {
   release(RankState::dead);
 }
 
-bool Node::kill(std::uint32_t rank) noexcept {
-  JobRankSlot &slot = job_block_->slot(rank);
+bool Node::kill(NodeIndex rank) noexcept {
+  JobRankSlot &slot = job_block_->slot(rank.value());
   const pid_t pid = slot.pid.load(std::memory_order_acquire);
   if (pid <= 0)
     return false;
@@ -483,16 +486,16 @@ gaspi_return_t Node::segment_delete(std::uint32_t seg) {
   return GASPI_SUCCESS;
 }
 
-const MappedSegment *Node::map_segment(std::uint32_t rank, std::uint32_t seg, std::uint64_t gen) {
+const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::uint64_t gen) {
   const SegmentEntry &entry = block(rank).segments[seg];
   if ((gen & kLive) == 0)
     return nullptr;
-  const MappedSegment *cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
-  if (rank == rank_)
+  const MappedSegment *cached = peers_[rank.value()].segments[seg].load(std::memory_order_acquire);
+  if (rank.value() == rank_)
     return nullptr; // our own segments are published at creation
 
   std::lock_guard lock(map_mutex_);
-  cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
+  cached = peers_[rank.value()].segments[seg].load(std::memory_order_acquire);
   if (cached != nullptr && cached->generation == gen)
     return cached;
   auto m = std::make_unique<MappedSegment>();
@@ -507,11 +510,11 @@ const MappedSegment *Node::map_segment(std::uint32_t rank, std::uint32_t seg, st
   // notification array must lie inside the space before the data.
   SegmentBytes bytes;
   if (!segment_bytes(m->size, m->notification_num, user, bytes) || entry.notif_bytes != bytes.notifications) {
-    log::error("segment lookup: rank %u segment %u: inconsistent size entry", global_rank(rank), seg);
+    log::error("segment lookup: rank %u segment %u: inconsistent size entry", global_rank(rank).print(), seg);
     return nullptr;
   }
-  if (!ShmObject::open(object_name("s", rank, seg, gen, entry.nonce), bytes.object, m->object, error)) {
-    log::error("segment lookup: rank %u segment %u: %s", global_rank(rank), seg, error.c_str());
+  if (!ShmObject::open(object_name("s", rank.value(), seg, gen, entry.nonce), bytes.object, m->object, error)) {
+    log::error("segment lookup: rank %u segment %u: %s", global_rank(rank).print(), seg, error.c_str());
     return nullptr;
   }
   char *base = static_cast<char *>(m->object.data());
@@ -519,15 +522,15 @@ const MappedSegment *Node::map_segment(std::uint32_t rank, std::uint32_t seg, st
   m->data = user ? nullptr : base + entry.notif_bytes;
   if (cached != nullptr)
     retire(*cached);
-  peers_[rank].segments[seg].store(m.get(), std::memory_order_release);
+  peers_[rank.value()].segments[seg].store(m.get(), std::memory_order_release);
   mappings_.push_back(std::move(m));
   return mappings_.back().get();
 }
 
-PassiveRing *Node::passive_ring(std::uint32_t rank) {
-  PassiveRing *ring = passive_rings_[rank].load(std::memory_order_acquire);
+PassiveRing *Node::passive_ring(NodeIndex rank) {
+  PassiveRing *ring = passive_rings_[rank.value()].load(std::memory_order_acquire);
   if (ring == nullptr)
-    log::error("rank %u has no passive ring (it did not finish gaspi_proc_init)", global_rank(rank));
+    log::error("rank %u has no passive ring (it did not finish gaspi_proc_init)", global_rank(rank).print());
   return ring;
 }
 
@@ -536,7 +539,7 @@ namespace {
 // (DESIGN.md "Segments"). Both calls may move fewer bytes than asked; loop until done.
 template <class Fn>
 gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_t size, const char *what,
-                        std::uint32_t rank /* global, for the message */) {
+                        GlobalRank rank /* for the message */) {
   while (size > 0) {
     iovec l{local, size};
     iovec r{reinterpret_cast<void *>(remote), size};
@@ -544,7 +547,8 @@ gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_
     if (n <= 0) {
       if (n < 0 && errno == EINTR)
         continue;
-      log::error("cross-memory access to bound memory of rank %u failed (%s): %s", rank, what, std::strerror(errno));
+      log::error("cross-memory access to bound memory of rank %u failed (%s): %s", rank.print(), what,
+                 std::strerror(errno));
       return GASPI_ERROR;
     }
     local += n;
@@ -555,7 +559,7 @@ gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_
 }
 } // namespace
 
-gaspi_return_t Node::put(const MappedSegment &dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void *src,
+gaspi_return_t Node::put(const MappedSegment &dst, NodeIndex dst_rank, std::uint64_t dst_offset, const void *src,
                          std::uint64_t size) {
   if (dst.data != nullptr) {
     std::memmove(dst.data + dst_offset, src, size); // memmove: loopback writes may overlap
@@ -567,7 +571,7 @@ gaspi_return_t Node::put(const MappedSegment &dst, std::uint32_t dst_rank, std::
                   "process_vm_writev", global_rank(dst_rank));
 }
 
-gaspi_return_t Node::get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
+gaspi_return_t Node::get(void *dst, const MappedSegment &src, NodeIndex src_rank, std::uint64_t src_offset,
                          std::uint64_t size) {
   if (src.data != nullptr) {
     std::memmove(dst, src.data + src_offset, size);

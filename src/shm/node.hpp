@@ -13,6 +13,7 @@
 
 #include "core/deadline.hpp"
 #include "core/log.hpp"
+#include "core/ranks.hpp"
 #include "shm/doorbell.hpp"
 #include "shm/layout.hpp"
 #include "shm/liveness.hpp"
@@ -54,7 +55,7 @@ struct NodeOptions {
   std::uint32_t passive_queue_size_max = 1024; // config: sizes this rank's passive receive ring
   std::uint64_t passive_transfer_size_max = 65535;
   // The job's (global) rank of each node-local index, for messages; empty: the same numbers.
-  std::vector<std::uint32_t> global_ranks;
+  std::vector<GlobalRank> global_ranks;
   // A launcher's job: keep the job block mapped after term for a later life cycle (its name is
   // removed at the end of init). An MPI job gets a new job block for each life cycle.
   bool keep_job_block = false;
@@ -89,23 +90,24 @@ public:
   void abandon() noexcept;
   // gaspi_proc_kill of a node peer (node-local index): an intended death (kSlotKilled), which the
   // launcher does not count as a failure (issue 9, item 22). Returns false if the kill failed.
-  bool kill(std::uint32_t rank) noexcept;
+  bool kill(NodeIndex rank) noexcept;
 
-  [[nodiscard]] std::uint32_t rank() const noexcept { return rank_; }
+  [[nodiscard]] NodeIndex rank() const noexcept { return NodeIndex{rank_}; }
   [[nodiscard]] std::uint32_t nranks() const noexcept { return nranks_; }
   [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
-  // Every `rank` parameter of Node is a node-local index (0 .. nranks()-1), never a global rank.
-  [[nodiscard]] bool alive(std::uint32_t rank) const noexcept {
-    return job_block_->slot(rank).state.load(std::memory_order_acquire) != static_cast<std::uint32_t>(RankState::dead);
+  // Every `rank` parameter of Node is a NodeIndex (0 .. nranks()-1): a global rank does not compile.
+  [[nodiscard]] bool alive(NodeIndex rank) const noexcept {
+    return job_block_->slot(rank.value()).state.load(std::memory_order_acquire) !=
+           static_cast<std::uint32_t>(RankState::dead);
   }
   // The global rank of node-local index `rank`, to name a peer in messages.
-  [[nodiscard]] std::uint32_t global_rank(std::uint32_t rank) const noexcept {
-    return rank < global_ranks_.size() ? global_ranks_[rank] : rank;
+  [[nodiscard]] GlobalRank global_rank(NodeIndex rank) const noexcept {
+    return rank.value() < global_ranks_.size() ? global_ranks_[rank.value()] : GlobalRank{rank.value()};
   }
   // Every other rank of the node (node-local indices).
-  [[nodiscard]] std::span<const std::uint32_t> peers() const noexcept { return others_; }
-  [[nodiscard]] std::int32_t pid_of(std::uint32_t rank) const noexcept;
-  [[nodiscard]] RankBlock &block(std::uint32_t rank) const noexcept { return *peers_[rank].block; }
+  [[nodiscard]] std::span<const NodeIndex> peers() const noexcept { return others_; }
+  [[nodiscard]] std::int32_t pid_of(NodeIndex rank) const noexcept;
+  [[nodiscard]] RankBlock &block(NodeIndex rank) const noexcept { return *peers_[rank.value()].block; }
   [[nodiscard]] RankBlock &my_block() const noexcept { return *peers_[rank_].block; }
 
   // ---- segments of this rank
@@ -122,28 +124,28 @@ public:
   // ---- segments of any rank on the node (maps on first use, remaps after re-creation)
   // Returns nullptr if the owner has no live segment `seg`. Inline: the data path's fast case is
   // two loads (the owner's generation, our cached mapping) and a compare; mapping is out of line.
-  const MappedSegment *lookup(std::uint32_t rank, std::uint32_t seg) {
+  const MappedSegment *lookup(NodeIndex rank, std::uint32_t seg) {
     const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);
-    const MappedSegment *cached = peers_[rank].segments[seg].load(std::memory_order_acquire);
+    const MappedSegment *cached = peers_[rank.value()].segments[seg].load(std::memory_order_acquire);
     if (__builtin_expect(cached != nullptr && cached->generation == gen, 1))
       return cached; // a cached generation is always odd (live)
     return map_segment(rank, seg, gen);
   }
   // lookup() without its slow path: nullptr when the mapping is not cached or is stale.
-  [[nodiscard]] const MappedSegment *cached(std::uint32_t rank, std::uint32_t seg) const noexcept {
+  [[nodiscard]] const MappedSegment *cached(NodeIndex rank, std::uint32_t seg) const noexcept {
     const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);
-    const MappedSegment *m = peers_[rank].segments[seg].load(std::memory_order_acquire);
+    const MappedSegment *m = peers_[rank.value()].segments[seg].load(std::memory_order_acquire);
     return m != nullptr && m->generation == gen ? m : nullptr;
   }
 
   // ---- data movement; all complete before they return (DESIGN.md "Intra-node")
-  gaspi_return_t put(const MappedSegment &dst, std::uint32_t dst_rank, std::uint64_t dst_offset, const void *src,
+  gaspi_return_t put(const MappedSegment &dst, NodeIndex dst_rank, std::uint64_t dst_offset, const void *src,
                      std::uint64_t size);
-  gaspi_return_t get(void *dst, const MappedSegment &src, std::uint32_t src_rank, std::uint64_t src_offset,
+  gaspi_return_t get(void *dst, const MappedSegment &src, NodeIndex src_rank, std::uint64_t src_offset,
                      std::uint64_t size);
   // spec §8.3.2: a release of every earlier store of this thread, then the notification value.
   // seq_cst, not just release: the store is one half of the doorbell's Dekker pair (doorbell.hpp).
-  void notify(const MappedSegment &seg, std::uint32_t rank, std::uint32_t id, std::uint32_t value) noexcept {
+  void notify(const MappedSegment &seg, NodeIndex rank, std::uint32_t id, std::uint32_t value) noexcept {
     std::atomic_ref<std::uint32_t>(seg.notifications[id]).store(value, std::memory_order_seq_cst);
     Doorbell &bell = block(rank).bell;
     if (bell.waiters.load(std::memory_order_seq_cst) != 0) // shm::ring's test, inline: no call when nobody sleeps
@@ -167,8 +169,8 @@ public:
   template <class Ready>
   WaitResult wait(Ready &&ready, const Deadline &deadline, std::span<const std::uint32_t> partners) {
     return wait_while(ready, deadline, [&] {
-      for (auto r : partners)
-        if (!alive(r))
+      for (auto r : partners) // node-local indices (group members)
+        if (!alive(NodeIndex{r}))
           return false;
       return true;
     });
@@ -188,11 +190,11 @@ public:
     if (stopping())
       log::error("gaspi_proc_term was called while this call waited");
     for (auto r : partners)
-      if (!alive(r))
-        log::error("rank %u died", global_rank(r));
+      if (!alive(NodeIndex{r}))
+        log::error("rank %u died", global_rank(NodeIndex{r}).print());
     return GASPI_ERROR;
   }
-  void ring(std::uint32_t rank) noexcept { shm::ring(block(rank).bell); }
+  void ring(NodeIndex rank) noexcept { shm::ring(block(rank).bell); }
 
   // ---- failures of node peers and gaspi_proc_term in another thread (shm/node_failures.cpp)
   // Marks dead the node peers whose process is gone (shm/liveness.hpp); rate-limited, so waits
@@ -218,7 +220,7 @@ public:
     return *passive_rings_[rank_].load(std::memory_order_relaxed);
   }
   // The receive ring of a rank on the node (mapped in init), or nullptr with a logged error.
-  PassiveRing *passive_ring(std::uint32_t rank);
+  PassiveRing *passive_ring(NodeIndex rank);
 
   // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>-<nonce>-p<pid>". The
   // nonce is random, drawn per object and published only inside the job's 0600 shm, so another
@@ -244,7 +246,7 @@ private:
 
   gaspi_return_t start(const NodeOptions &options);
   // lookup()'s slow path: the owner's generation `gen` differs from our cached mapping.
-  const MappedSegment *map_segment(std::uint32_t rank, std::uint32_t seg, std::uint64_t gen);
+  const MappedSegment *map_segment(NodeIndex rank, std::uint32_t seg, std::uint64_t gen);
   gaspi_return_t map_peers(const Deadline &deadline);
   gaspi_return_t map_passive_ring(std::uint32_t rank);
   gaspi_return_t handshake(const Deadline &deadline);
@@ -267,8 +269,8 @@ private:
   ShmObject kept_job_;
   std::string kept_job_id_;
   std::vector<Peer> peers_;
-  std::vector<std::uint32_t> others_;
-  std::vector<std::uint32_t> global_ranks_;                     // NodeOptions::global_ranks
+  std::vector<NodeIndex> others_;
+  std::vector<GlobalRank> global_ranks_;                        // NodeOptions::global_ranks
   std::mutex map_mutex_;                                        // serialises mapping and unmapping
   std::vector<std::unique_ptr<MappedSegment>> mappings_;        // owns every MappedSegment ever published
   std::vector<ShmObject> passive_objects_;                      // per rank; written under map_mutex_

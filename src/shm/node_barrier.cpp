@@ -24,8 +24,8 @@ gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState 
       const std::int32_t slot = find_slot(node, group, to);
       if (slot < 0)
         return GASPI_TIMEOUT;
-      node.block(group.members[to]).groups[slot].round[state.round].store(expect, std::memory_order_seq_cst);
-      node.ring(group.members[to]);
+      node.block(NodeIndex{group.members[to]}).groups[slot].round[state.round].store(expect, std::memory_order_seq_cst);
+      node.ring(NodeIndex{group.members[to]});
       state.sent = true;
     }
     // A faster partner may already be one barrier ahead: accept any later sequence of this tag.

@@ -18,7 +18,7 @@ void Node::set_stopping(bool stopping) noexcept {
 std::uint32_t Node::deaths() const noexcept {
   std::uint32_t n = 0;
   for (std::uint32_t r = 0; r < nranks_; ++r)
-    n += alive(r) ? 0 : 1;
+    n += alive(NodeIndex{r}) ? 0 : 1;
   return n;
 }
 
@@ -29,8 +29,8 @@ void Node::acknowledge_deaths(std::uint32_t count) noexcept {
 }
 
 bool Node::peer_may_send() const noexcept {
-  for (std::uint32_t r : others_) {
-    const auto s = static_cast<RankState>(job_block_->slot(r).state.load(std::memory_order_acquire));
+  for (const NodeIndex peer : others_) {
+    const auto s = static_cast<RankState>(job_block_->slot(peer.value()).state.load(std::memory_order_acquire));
     if (s != RankState::dead && s != RankState::terminated)
       return true;
   }

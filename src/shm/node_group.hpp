@@ -47,7 +47,7 @@ gaspi_return_t await_group(Node &node, const NodeGroup &g, Ready &&ready, const 
     if (is_broken(node, g))
       return false;
     for (auto m : g.members)
-      if (!node.alive(m))
+      if (!node.alive(NodeIndex{m}))
         return false;
     return true;
   };
@@ -55,7 +55,7 @@ gaspi_return_t await_group(Node &node, const NodeGroup &g, Ready &&ready, const 
     return rc;
   bool dead = false;
   for (auto m : g.members)
-    if (!node.alive(m)) {
+    if (!node.alive(NodeIndex{m})) {
       log::error("node rank %u of the group died", static_cast<unsigned>(m));
       dead = true;
     }

@@ -35,7 +35,7 @@ gaspi_return_t reduce_area_create(Node &node, const NodeGroup &group, ReduceArea
 
 void reduce_area_drop(Node &node, ReduceArea &area, bool leader) noexcept {
   if (leader && area.tag != 0 && !node.solo())
-    ShmObject::unlink(node.object_name("c", node.rank(), area.tag, 0, area.nonce));
+    ShmObject::unlink(node.object_name("c", node.rank().value(), area.tag, 0, area.nonce));
   area = ReduceArea{};
 }
 
@@ -53,7 +53,7 @@ gaspi_return_t reduce_area_attach_step(Node &node, NodeGroup &group, ReduceArea 
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
-  const std::uint64_t nonce = node.block(leader).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
+  const std::uint64_t nonce = node.block(NodeIndex{leader}).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
   if (!ShmObject::open(node.object_name("c", leader, group.tag, 0, nonce), area.layout.bytes(), area.object, error)) {
     log::error("group %u: %s", group.slot, error.c_str());
     area = ReduceArea{};
@@ -75,7 +75,7 @@ void reduce_contribute(Node &node, const NodeGroup &group, ReduceArea &area, Nod
   std::memcpy(area.at(area.layout.slot_offset(group.my_index)), send, bytes);
   area.arrived(group.my_index).seq.store(state.seq, std::memory_order_seq_cst);
   if (group.my_index != 0)
-    node.ring(group.members[0]);
+    node.ring(NodeIndex{group.members[0]});
 }
 
 gaspi_return_t reduce_combine_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state,
@@ -95,7 +95,7 @@ gaspi_return_t reduce_combine_step(const NodeGroup &group, ReduceArea &area, con
 void reduce_publish(Node &node, const NodeGroup &group, ReduceArea &area, const NodeReduceState &state) noexcept {
   area.result_seq().seq.store(state.seq, std::memory_order_seq_cst);
   for (std::size_t i = 1; i < group.members.size(); ++i)
-    node.ring(group.members[i]);
+    node.ring(NodeIndex{group.members[i]});
 }
 
 gaspi_return_t reduce_collect_step(const ReduceArea &area, const NodeReduceState &state, void *receive,

@@ -7,11 +7,6 @@
 
 namespace hygaspi::collectives {
 
-namespace {
-// Today an MPI rank of the runtime's communicator has the value of the global rank (core/ranks.hpp).
-MpiRank mpi_rank_of(gaspi_rank_t global) noexcept { return MpiRank(static_cast<int>(global)); }
-} // namespace
-
 void plan(GroupRecord &g, std::uint32_t slot) {
   g.node = shm::NodeGroup{};
   g.node.slot = slot;
@@ -22,17 +17,18 @@ void plan(GroupRecord &g, std::uint32_t slot) {
   g.allreduce = {};
   std::vector<int> seen_nodes;
   for (gaspi_rank_t m : g.members) {
-    if (rt().on_node(m)) {
-      if (m == rt().rank)
+    const Peer &peer = rt().peers[GlobalRank{m}];
+    if (peer.on_node()) {
+      if (peer.kind == PeerKind::self)
         g.node.my_index = static_cast<std::uint32_t>(g.node.members.size());
-      g.node.members.push_back(static_cast<gaspi_rank_t>(rt().local(m)));
+      g.node.members.push_back(static_cast<gaspi_rank_t>(peer.node.value()));
     }
     const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
     if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {
       seen_nodes.push_back(node); // members ascend, so the first one met on a node leads it
       if (m == rt().rank)
         g.my_leader_index = static_cast<std::int32_t>(g.leaders.size());
-      g.leaders.push_back(mpi_rank_of(m));
+      g.leaders.push_back(peer.mpi);
     }
   }
 }
@@ -68,7 +64,7 @@ bool healthy(GroupRecord &g) {
   node.refresh_liveness(); // rate-limited
   bool ok = true;
   for (auto m : g.node.members)
-    if (!node.alive(m)) {
+    if (!node.alive(NodeIndex{m})) {
       log::error("node rank %u of the group died", static_cast<unsigned>(m));
       ok = false;
     }

@@ -1,0 +1,80 @@
+#include "bridge/segments.hpp"
+
+#include <algorithm>
+
+#include "core/log.hpp"
+
+namespace hygaspi {
+
+gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
+                                    void *user_memory, std::uint64_t alloc_policy) {
+  std::lock_guard lock(mutex_);
+  // The spec leaves the code open; GPI-2 returns GASPI_ERR_INV_SEG.
+  if (node_->local(seg) != nullptr) {
+    log::error("segment %u already exists", seg);
+    return GASPI_ERR_INV_SEG;
+  }
+  if (const gaspi_return_t rc = node_->segment_create(seg, size, notification_num, user_memory, alloc_policy);
+      rc != GASPI_SUCCESS)
+    return rc;
+  if (rma_->active()) {
+    const shm::MappedSegment &m = *node_->local(seg);
+    if (const gaspi_return_t rc = rma_->attach(seg, m.data, m.size, m.notifications,
+                                               std::uint64_t{m.notification_num} * sizeof(std::uint32_t));
+        rc != GASPI_SUCCESS) {
+      node_->segment_delete(seg);
+      return rc;
+    }
+  }
+  entries_[seg].registered.clear();
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t SegmentTable::register_with(std::uint32_t seg, const Peer &peer) {
+  if (peer.on_node())
+    return GASPI_SUCCESS;
+  const shm::MappedSegment &m = *node_->local(seg);
+  const mpi::RemoteSegment entry{m.generation,
+                                 m.size,
+                                 reinterpret_cast<std::uint64_t>(m.data),
+                                 reinterpret_cast<std::uint64_t>(m.notifications),
+                                 m.notification_num,
+                                 seg,
+                                 {}};
+  if (const gaspi_return_t rc = rma_->register_with(seg, peer.mpi.value(), entry); rc != GASPI_SUCCESS)
+    return rc;
+  std::lock_guard lock(mutex_);
+  auto &ranks = entries_[seg].registered;
+  if (std::find(ranks.begin(), ranks.end(), peer.mpi) == ranks.end())
+    ranks.push_back(peer.mpi);
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t SegmentTable::remove(std::uint32_t seg) {
+  std::lock_guard lock(mutex_);
+  if (node_->local(seg) == nullptr) {
+    log::error("segment %u does not exist", seg);
+    return GASPI_ERR_INV_SEG;
+  }
+  Entry &e = entries_[seg];
+  e.pending_collective.store(false, std::memory_order_release);
+  if (rma_->active()) {
+    // Peers of other nodes must not reach into memory that is about to be freed.
+    for (const MpiRank r : e.registered)
+      if (const gaspi_return_t rc = rma_->register_with(seg, r.value(), mpi::RemoteSegment{}); rc != GASPI_SUCCESS)
+        return rc;
+    e.registered.clear();
+    rma_->detach(seg);
+  }
+  return node_->segment_delete(seg);
+}
+
+void SegmentTable::clear() noexcept {
+  std::lock_guard lock(mutex_);
+  for (Entry &e : entries_) {
+    e.pending_collective.store(false, std::memory_order_relaxed);
+    e.registered.clear();
+  }
+}
+
+} // namespace hygaspi

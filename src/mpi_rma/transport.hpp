@@ -1,0 +1,77 @@
+// The inter-node transport (bridge/transport.hpp's concept) over the MPI window of mpi_rma/rma.hpp:
+//   put / get      MPI_Put / MPI_Get in the lock_all epoch; complete at flush(queue)
+//   notify         flush(target), then the notification word (spec §8.3.2: MPI orders two puts
+//                  to one target only across a flush)
+//   atomics        a request to the target, which applies shm/atomics.hpp's CPU atomics on its
+//                  own mapping (mpi_rma/control.hpp; DESIGN.md "Atomics": CPU and MPI atomics do
+//                  not compose)
+//   flush(queue)   MPI_Win_flush_all when `queue` issued an MPI transfer since its last flush
+//
+// The per-queue "needs a flush" flag is set AFTER the MPI_Put/MPI_Get is issued. Set before
+// (as the bridge once did), a gaspi_wait(q) in another thread could clear it and flush between the
+// flag and the put, and the poster's own gaspi_wait(q) would then find the flag clear and return
+// with its put never flushed (issue "One engine with typed peers", "A likely race").
+#pragma once
+#include <GASPI.h>
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+
+#include "core/deadline.hpp"
+#include "core/limits.hpp"
+#include "core/ranks.hpp"
+#include "mpi_rma/control.hpp"
+#include "mpi_rma/rma.hpp"
+
+namespace hygaspi::mpi {
+
+class Transport {
+public:
+  using Peer = MpiRank;
+  using Segment = RemoteSegment;
+
+  void bind(Rma &rma, Control &control) noexcept {
+    rma_ = &rma;
+    control_ = &control;
+  }
+  void reset() noexcept;
+
+  gaspi_return_t put(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const void *src, std::uint64_t size,
+                     std::uint32_t queue) {
+    const gaspi_return_t rc = rma_->put(to.value(), dst.data + offset, src, size);
+    needs_flush_[queue].store(true, std::memory_order_release); // after the put: see above
+    return rc;
+  }
+  gaspi_return_t get(void *dst, MpiRank from, const RemoteSegment &src, std::uint64_t offset, std::uint64_t size,
+                     std::uint32_t queue) {
+    const gaspi_return_t rc = rma_->get(dst, from.value(), src.data + offset, size);
+    needs_flush_[queue].store(true, std::memory_order_release);
+    return rc;
+  }
+  gaspi_return_t notify(MpiRank to, const RemoteSegment &dst, std::uint32_t id, std::uint32_t value,
+                        std::uint32_t /*queue: notify flushes `to` itself*/) {
+    return rma_->notify(to.value(), dst, id, value);
+  }
+  gaspi_return_t fetch_add(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, std::uint64_t add,
+                           std::uint64_t &old, std::uint64_t timeout_ms) {
+    return atomic(to, AtomicRequest{AtomicOp::fetch_add, dst.segment, offset, add, 0, 0, 0}, old, Deadline(timeout_ms));
+  }
+  gaspi_return_t compare_swap(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, std::uint64_t comparator,
+                              std::uint64_t replacement, std::uint64_t &old, std::uint64_t timeout_ms) {
+    return atomic(to, AtomicRequest{AtomicOp::compare_swap, dst.segment, offset, comparator, replacement, 0, 0}, old,
+                  Deadline(timeout_ms));
+  }
+  gaspi_return_t flush(std::uint32_t queue);
+  // Completes every transfer to `peer` (the local notification of the read variants).
+  gaspi_return_t flush_peer(MpiRank peer) { return rma_->flush(peer.value()); }
+
+private:
+  gaspi_return_t atomic(MpiRank to, const AtomicRequest &request, std::uint64_t &old, const Deadline &deadline);
+
+  Rma *rma_ = nullptr;
+  Control *control_ = nullptr;
+  std::array<std::atomic<bool>, limits::kMaxQueues> needs_flush_{};
+};
+
+} // namespace hygaspi::mpi
