@@ -53,7 +53,8 @@ gaspi_return_t reduce_area_attach_step(Node &node, NodeGroup &group, ReduceArea 
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
-  const std::uint64_t nonce = node.block(NodeIndex{leader}).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
+  const std::uint64_t nonce =
+      node.block(NodeIndex{leader}).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
   if (!ShmObject::open(node.object_name("c", leader, group.tag, 0, nonce), area.layout.bytes(), area.object, error)) {
     log::error("group %u: %s", group.slot, error.c_str());
     area = ReduceArea{};
