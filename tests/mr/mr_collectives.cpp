@@ -1,6 +1,7 @@
 // Collectives (spec §11): every op/type combination of gaspi_allreduce checked exactly, a user
 // reduction on a struct with state, allreduce resumed after GASPI_TIMEOUT without re-reading the
-// send buffer, a barrier and an allreduce in flight on one group at once, and collectives on two
+// send buffer, every collective driven one GASPI_TEST step at a time, a barrier and an allreduce in
+// flight on one group at once, and collectives on two
 // overlapping groups.
 #include <algorithm>
 #include <atomic>
@@ -134,6 +135,36 @@ void resumed_allreduce() {
   MR_OK(gaspi_segment_delete(seg));
 }
 
+// Every collective driven one step at a time (GASPI_TEST, spec §11: "GASPI_TEST makes one step")
+// by half of the ranks, blocking on the others, so that calls return GASPI_TIMEOUT in every phase
+// of the hierarchical machines (node arrive, leaders, node release; contribute, combine, exchange,
+// collect) and resume there. Each allreduce's value changes with the round, so a resumed call that
+// mixed two rounds, or re-read its send buffer, gives a wrong sum.
+void polled_collectives() {
+  for (long round = 0; round < 40; ++round) {
+    const bool poll = (me + round) % 2 == 0;
+    gaspi_return_t rc = GASPI_TIMEOUT;
+    if (poll) {
+      while ((rc = gaspi_barrier(GASPI_GROUP_ALL, GASPI_TEST)) == GASPI_TIMEOUT) {
+      }
+      MR_OK(rc);
+    } else {
+      MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+    }
+    long send = (me + 1) * (round + 1), recv = -1;
+    if (poll) {
+      rc = gaspi_allreduce(&send, &recv, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_TEST);
+      send = -1000000; // read at the first call only
+      while (rc == GASPI_TIMEOUT)
+        rc = gaspi_allreduce(&send, &recv, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_TEST);
+      MR_OK(rc);
+    } else {
+      MR_OK(gaspi_allreduce(&send, &recv, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_BLOCK));
+    }
+    MR_CHECK(recv == static_cast<long>(n) * (n + 1) / 2 * (round + 1));
+  }
+}
+
 // One thread runs barriers while another runs allreduces on the same group.
 void barrier_beside_allreduce() {
   std::thread barriers([] {
@@ -158,6 +189,7 @@ int main() {
   all_builtins(GASPI_GROUP_ALL, all);
   user_reduction();
   resumed_allreduce();
+  polled_collectives();
   barrier_beside_allreduce();
 
   // Two overlapping groups: the lower half plus rank n-1, and the upper half plus rank 0.
