@@ -1,5 +1,6 @@
 // Global atomics (spec §10) on node peers: CPU atomics on the 8-byte word in the target's
 // segment mapping, so node peers and the owner itself share one atomicity domain.
+#include "bridge/progress.hpp"
 #include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
@@ -31,7 +32,7 @@ gaspi_return_t remote_atomic(mpi::AtomicOp op, gaspi_segment_id_t seg, gaspi_off
                              std::uint64_t a, std::uint64_t b, gaspi_atomic_value_t *old, gaspi_timeout_t timeout) {
   mpi::AtomicRequest request{op, seg, offset, a, b, 0, 0};
   std::uint64_t value = 0;
-  gaspi_return_t rc = rt().control.atomic(rank, request, value, Deadline(timeout));
+  gaspi_return_t rc = rt().control.atomic(rank, request, value, Deadline(timeout), progress());
   if (rc == GASPI_SUCCESS)
     *old = value;
   else if (rc == GASPI_ERROR)
