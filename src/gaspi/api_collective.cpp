@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "bridge/group_ops.hpp"
+#include "bridge/progress.hpp"
 #include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
 
@@ -123,7 +124,7 @@ gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::si
     void *ctx;
     static gaspi_return_t step(void *self, void *acc, std::size_t bytes, const Deadline &deadline) {
       auto &l = *static_cast<Leaders *>(self);
-      return mpi::leader_allreduce(rt().mpi, rt().control, l.route->node.tag, l.route->leaders,
+      return mpi::leader_allreduce(rt().mpi, rt().control, progress(), l.route->node.tag, l.route->leaders,
                                    static_cast<std::uint32_t>(l.route->my_leader_index), acc, bytes, l.combine, l.ctx,
                                    l.route->leader_reduce, leader_abort_check(l.route->node.slot), deadline);
     }
@@ -132,7 +133,7 @@ gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::si
   if (route.leaders.size() > 1)
     inter = shm::InterNode{&Leaders::step, &leaders};
   return end_collective(group, rt().reduce.allreduce(rt().node, route.node, slot_bytes(), g.reduce, send, receive,
-                                                     bytes, combine, ctx, inter, Deadline(timeout)));
+                                                     bytes, combine, ctx, inter, Deadline(timeout), progress()));
 }
 
 } // namespace

@@ -76,7 +76,7 @@ namespace {
 // Hierarchical and resumable: the node's members meet in shm, the node leaders meet over MPI,
 // and the node meets again so that nobody leaves before every node has arrived.
 gaspi_return_t barrier_steps(Group &g, GroupRoute &route, const Deadline &deadline) {
-  auto node_part = [&] { return shm::node_barrier(rt().node, route.node, g.barrier, deadline); };
+  auto node_part = [&] { return shm::node_barrier(rt().node, route.node, g.barrier, deadline, progress()); };
   if (route.leaders.size() == 1)
     return node_part();
   if (route.barrier_phase == 0) {
@@ -85,7 +85,7 @@ gaspi_return_t barrier_steps(Group &g, GroupRoute &route, const Deadline &deadli
   }
   if (route.barrier_phase == 1) {
     if (route.my_leader_index >= 0)
-      HYGASPI_TRY(mpi::leader_barrier(rt().mpi, rt().control, g.tag, route.leaders,
+      HYGASPI_TRY(mpi::leader_barrier(rt().mpi, rt().control, progress(), g.tag, route.leaders,
                                       static_cast<std::uint32_t>(route.my_leader_index), route.leader_barrier,
                                       leader_abort_check(route.node.slot), deadline));
     route.barrier_phase = 2;

@@ -57,8 +57,8 @@ bool abort_notice(Env &env, std::uint32_t group_tag) {
 
 // Tests `requests` until all are done, driving progress; GASPI_TIMEOUT keeps them posted. An abort
 // (see Abort) ends it with GASPI_ERROR; the requests stay posted, as the group is broken for good.
-gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int count, std::uint32_t group_tag,
-                        Abort abort, const Deadline &deadline) {
+gaspi_return_t wait_all(Env &env, Control &control, Step progress, MPI_Request *requests, int count,
+                        std::uint32_t group_tag, Abort abort, const Deadline &deadline) {
   std::int64_t round = 0;
   for (bool first = true;; first = false) {
     int done = 0;
@@ -74,8 +74,11 @@ gaspi_return_t wait_all(Env &env, Control &control, MPI_Request *requests, int c
     }
     if (!first && (deadline.test_only() || deadline.expired()))
       return GASPI_TIMEOUT;
-    control.progress();
-    control.pause(round);
+    progress(); // the caller's step (bridge/progress.hpp): serves atomics, passive messages, kills
+    if (round++ < control.wait_policy().spin)
+      cpu_relax();
+    else
+      sched_yield();
   }
 }
 
@@ -122,8 +125,9 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leader
   }
 }
 
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier &state, Abort abort, const Deadline &deadline) {
+gaspi_return_t leader_barrier(Env &env, Control &control, Step progress, std::uint32_t group_tag,
+                              std::span<const int> leaders, std::uint32_t me, LeaderBarrier &state, Abort abort,
+                              const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   const int base = group_mpi_tag(env, group_tag);
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {
@@ -135,7 +139,7 @@ gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_ta
       MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n], tag, env.comm(), &state.requests[1]);
       state.posted = true;
     }
-    if (gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline);
+    if (gaspi_return_t rc = wait_all(env, control, progress, state.requests, 2, group_tag, abort, deadline);
         rc != GASPI_SUCCESS) {
       if (rc != GASPI_TIMEOUT) { // the tokens live in the group's route, which the runtime keeps
         abandon(env, state.requests, std::monostate{});
@@ -148,9 +152,10 @@ gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_ta
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                                std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
-                                LeaderReduce &state, Abort abort, const Deadline &deadline) {
+gaspi_return_t leader_allreduce(Env &env, Control &control, Step progress, std::uint32_t group_tag,
+                                std::span<const int> leaders, std::uint32_t me, void *acc, std::size_t bytes,
+                                CombineFn combine, void *ctx, LeaderReduce &state, Abort abort,
+                                const Deadline &deadline) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   if (n == 1)
     return GASPI_SUCCESS;
@@ -179,7 +184,7 @@ gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_
       }
       state.posted = true;
     }
-    gaspi_return_t rc = wait_all(env, control, state.requests, 2, group_tag, abort, deadline);
+    gaspi_return_t rc = wait_all(env, control, progress, state.requests, 2, group_tag, abort, deadline);
     if (rc == GASPI_SUCCESS)
       state.posted = false;
     return rc;

@@ -36,8 +36,9 @@ struct Abort {
 void leader_abort(Env &env, std::uint32_t group_tag, std::span<const int> leaders, std::uint32_t me);
 
 // Dissemination barrier among `leaders` (global ranks); I am leaders[me].
-gaspi_return_t leader_barrier(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                              std::uint32_t me, LeaderBarrier &state, Abort abort, const Deadline &deadline);
+gaspi_return_t leader_barrier(Env &env, Control &control, Step progress, std::uint32_t group_tag,
+                              std::span<const int> leaders, std::uint32_t me, LeaderBarrier &state, Abort abort,
+                              const Deadline &deadline);
 
 using CombineFn = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
 
@@ -53,8 +54,9 @@ struct LeaderReduce {
 // leader i - p and get the result back at the end. Every combine puts the lower leaders' part
 // first, so all leaders compute the bit-identical result even for a user operation that is not
 // commutative. On success `acc` holds the result on every leader.
-gaspi_return_t leader_allreduce(Env &env, Control &control, std::uint32_t group_tag, std::span<const int> leaders,
-                                std::uint32_t me, void *acc, std::size_t bytes, CombineFn combine, void *ctx,
-                                LeaderReduce &state, Abort abort, const Deadline &deadline);
+gaspi_return_t leader_allreduce(Env &env, Control &control, Step progress, std::uint32_t group_tag,
+                                std::span<const int> leaders, std::uint32_t me, void *acc, std::size_t bytes,
+                                CombineFn combine, void *ctx, LeaderReduce &state, Abort abort,
+                                const Deadline &deadline);
 
 } // namespace hygaspi::mpi

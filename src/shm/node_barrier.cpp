@@ -4,7 +4,8 @@
 
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progress, const Deadline &deadline) {
+gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progress, const Deadline &deadline,
+                            Step drive) {
   const auto n = static_cast<std::uint32_t>(group.members.size());
   const std::uint32_t tag = group.tag;
   if (!progress.active) {
@@ -31,7 +32,7 @@ gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progr
       std::int32_t slot = find_slot(node, group, to);
       if (slot < 0) {
         auto found = [&] { return (slot = find_slot(node, group, to)) >= 0; };
-        if (gaspi_return_t rc = await_group(node, group, found, deadline); rc != GASPI_SUCCESS)
+        if (gaspi_return_t rc = await_group(node, group, found, deadline, drive); rc != GASPI_SUCCESS)
           return leave(rc);
       }
       node.block(NodeIndex{group.members[to]})
@@ -47,7 +48,7 @@ gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progr
       std::uint64_t v = flag.load(std::memory_order_acquire);
       return (v >> 32) == tag && seq_reached(static_cast<std::uint32_t>(v), progress.seq);
     };
-    if (gaspi_return_t rc = await_group(node, group, arrived, deadline); rc != GASPI_SUCCESS)
+    if (gaspi_return_t rc = await_group(node, group, arrived, deadline, drive); rc != GASPI_SUCCESS)
       return leave(rc);
   }
   progress.active = false;

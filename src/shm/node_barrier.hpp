@@ -10,6 +10,8 @@
 
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progress, const Deadline &deadline);
+// `drive`: the caller's progress step, driven while it waits (core/wait.hpp).
+gaspi_return_t node_barrier(Node &node, NodeGroup &group, BarrierProgress &progress, const Deadline &deadline,
+                            Step drive);
 
 } // namespace hygaspi::shm

@@ -53,7 +53,8 @@ void NodeReduce::clear() noexcept {
     a = ReduceArea{};
 }
 
-gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline) {
+gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline,
+                                  Step drive) {
   ReduceArea &area = areas_[group.slot];
   if (area.tag == group.tag)
     return GASPI_SUCCESS;
@@ -61,7 +62,7 @@ gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t sl
   // member normally finds it at once, but GASPI_GROUP_ALL is committed inside gaspi_proc_init
   // without a barrier.
   if (gaspi_return_t rc = await_group(
-          node, group, [&] { return find_slot(node, group, 0) >= 0; }, deadline);
+          node, group, [&] { return find_slot(node, group, 0) >= 0; }, deadline, drive);
       rc != GASPI_SUCCESS)
     return rc;
   const auto members = static_cast<std::uint32_t>(group.members.size());
@@ -88,11 +89,11 @@ gaspi_return_t NodeReduce::attach(Node &node, NodeGroup &group, std::uint64_t sl
 
 gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t slot_bytes, ReduceProgress &progress,
                                      const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
-                                     InterNode inter, const Deadline &deadline) {
+                                     InterNode inter, const Deadline &deadline, Step drive) {
   const auto n = static_cast<std::uint32_t>(group.members.size());
   const std::uint32_t my_index = group.my_index;
   const gaspi_rank_t leader = group.members[0];
-  if (gaspi_return_t rc = attach(node, group, slot_bytes, deadline); rc != GASPI_SUCCESS)
+  if (gaspi_return_t rc = attach(node, group, slot_bytes, deadline, drive); rc != GASPI_SUCCESS)
     return rc;
   ReduceArea &area = areas_[group.slot];
 
@@ -109,7 +110,7 @@ gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t
     for (std::uint32_t i = 1; i < n; ++i) {
       // On GASPI_TIMEOUT the phase stays `contributed`; the next call waits on.
       if (gaspi_return_t rc = await_group(
-              node, group, [&] { return reached(area.arrived(i), progress.seq); }, deadline);
+              node, group, [&] { return reached(area.arrived(i), progress.seq); }, deadline, drive);
           rc != GASPI_SUCCESS)
         return abandon(progress, rc);
     }
@@ -132,7 +133,7 @@ gaspi_return_t NodeReduce::allreduce(Node &node, NodeGroup &group, std::uint64_t
   }
 
   if (gaspi_return_t rc = await_group(
-          node, group, [&] { return reached(area.result_seq(), progress.seq); }, deadline);
+          node, group, [&] { return reached(area.result_seq(), progress.seq); }, deadline, drive);
       rc != GASPI_SUCCESS)
     return abandon(progress, rc);
   std::memcpy(receive, area.at(area.layout.result_offset()), bytes);

@@ -55,10 +55,10 @@ public:
 
   gaspi_return_t allreduce(Node &node, NodeGroup &group, std::uint64_t slot_bytes, ReduceProgress &progress,
                            const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
-                           InterNode inter, const Deadline &deadline);
+                           InterNode inter, const Deadline &deadline, Step drive);
 
 private:
-  gaspi_return_t attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline);
+  gaspi_return_t attach(Node &node, NodeGroup &group, std::uint64_t slot_bytes, const Deadline &deadline, Step drive);
   std::array<ReduceArea, limits::kMaxGroups> areas_;
 };
 
