@@ -458,8 +458,8 @@ void atomic_figures(RawWin &dyn, RawWin &alloc) {
   auto m = measure(count_of(5000), v);
   row("fetch_add (target in barrier)", m[0], m[1], m[2], "us", 3, 0, false);
   // A target that has waited a while in gaspi_notify_waitsome (here: 20 ms before the first
-  // request) serves requests between naps of up to 1 ms (doorbell.hpp poll_until): fewer ops, the
-  // same raw figures repeated for reference.
+  // request) serves requests between naps of up to 200 us (core/wait.hpp; bench_progress waitsome
+  // splits the first request from the rest): fewer ops, the same raw figures repeated for reference.
   std::vector<Variant> w{{"gaspi", [](long c) { return gaspi_fetch_add(c, true); }}};
   auto n = measure(count_of(100), w);
   row("fetch_add (target long in waitsome)", n[0], m[1], m[2], "us", 3, 0, false);

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 
 namespace hygaspi {
@@ -48,14 +49,8 @@ gaspi_return_t await_any_partner(Ready &&ready, gaspi_timeout_t timeout, bool pa
       why = Why::no_sender;
     return why == Why::none;
   };
-  switch (node.wait_while(ready, Deadline(timeout), healthy)) {
-  case shm::WaitResult::ready:
-    return GASPI_SUCCESS;
-  case shm::WaitResult::timeout:
-    return GASPI_TIMEOUT;
-  case shm::WaitResult::failed:
-    break;
-  }
+  if (const gaspi_return_t rc = node.wait_while(ready, Deadline(timeout), healthy, progress()); rc != GASPI_ERROR)
+    return rc;
   if (node.stopping())
     log::error("gaspi_proc_term was called while this call waited");
   else if (why == Why::death)

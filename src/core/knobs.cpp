@@ -21,14 +21,32 @@ constexpr bool table_is_sound() {
     for (std::size_t j = 0; j < i; ++j)
       if (kKnobs[j].name == k.name || kKnobs[j].member == k.member)
         return false;
-    Knobs scratch;
-    if (!store_knob(k, k.default_value, scratch)) // every default parses and lies in its range
+    if (!knob_accepts(k, k.default_value)) // every default parses and lies in its range
       return false;
   }
   return true;
 }
 static_assert(table_is_sound(), "kKnobs: a name or member repeats, a type or default is wrong, or a doc has '|'");
 static_assert(kKnobCount <= 64, "Knobs::from_env has one bit per knob");
+
+// Parses `text` as the value of `k` into its member of `out`. False, with `out` unchanged, when the
+// text is malformed or out of range.
+bool store_knob(const Knob &k, std::string_view text, Knobs &out) {
+  if (!knob_accepts(k, text))
+    return false;
+  switch (k.type) {
+  case KnobType::integer:
+    out.*std::get<std::int64_t Knobs::*>(k.member) = *parse_int(text, k.min, k.max);
+    break;
+  case KnobType::boolean:
+    out.*std::get<bool Knobs::*>(k.member) = *parse_int(text, k.min, k.max) == 1; // "01" too
+    break;
+  case KnobType::hex_id:
+    out.*std::get<std::string Knobs::*>(k.member) = std::string(text);
+    break;
+  }
+  return true;
+}
 
 std::string malformed(const Knob &k, std::string_view text) {
   std::string message = std::string(k.name) + "='" + std::string(text) + "' is not ";
@@ -51,6 +69,11 @@ bool read_one(std::size_t i, Knobs &out, std::string &error) {
 }
 
 } // namespace
+
+Knobs::Knobs() {
+  for (const Knob &k : kKnobs)
+    (void)store_knob(k, k.default_value, *this); // accepted: table_is_sound
+}
 
 const char *knob_env(const Knob &k) noexcept { return std::getenv(k.name.data()); }
 

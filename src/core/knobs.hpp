@@ -18,7 +18,7 @@ namespace hygaspi {
 // Parsed values. A default-constructed Knobs holds every knob's default from kKnobs (the zeros
 // below are placeholders that the constructor overwrites).
 struct Knobs {
-  constexpr Knobs();
+  Knobs();
 
   std::string job;                // HYGASPI_JOB: job id set by the launcher ("" = standalone)
   std::int64_t rank{};            // HYGASPI_RANK
@@ -136,31 +136,17 @@ inline constexpr std::size_t kKnobCount = std::size(kKnobs);
   return value;
 }
 
-// Parses `text` as the value of `k` into its member of `out`. False, with `out` unchanged, when the
-// text is malformed or out of range.
-[[nodiscard]] constexpr bool store_knob(const Knob &k, std::string_view text, Knobs &out) {
-  switch (k.type) {
-  case KnobType::integer:
-  case KnobType::boolean: {
-    const auto value = parse_int(text, k.min, k.max);
-    if (!value)
+// True when `text` is a value of `k`: its type's syntax, within its range. (Constant-evaluated for
+// every default in knobs.cpp; Knobs itself is not a literal type under clang with libstdc++ 12.)
+[[nodiscard]] constexpr bool knob_accepts(const Knob &k, std::string_view text) noexcept {
+  if (k.type != KnobType::hex_id)
+    return parse_int(text, k.min, k.max).has_value();
+  if (text.size() < static_cast<std::uint64_t>(k.min) || text.size() > static_cast<std::uint64_t>(k.max))
+    return false;
+  for (char c : text)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
       return false;
-    if (k.type == KnobType::integer)
-      out.*std::get<std::int64_t Knobs::*>(k.member) = *value;
-    else
-      out.*std::get<bool Knobs::*>(k.member) = *value == 1;
-    return true;
-  }
-  case KnobType::hex_id:
-    if (text.size() < static_cast<std::uint64_t>(k.min) || text.size() > static_cast<std::uint64_t>(k.max))
-      return false;
-    for (char c : text)
-      if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
-        return false;
-    out.*std::get<std::string Knobs::*>(k.member) = std::string(text);
-    return true;
-  }
-  return false;
+  return true;
 }
 
 // The index of the knob of `member` in kKnobs (kKnobCount if none: not a knob).
@@ -169,11 +155,6 @@ inline constexpr std::size_t kKnobCount = std::size(kKnobs);
     if (kKnobs[i].member == member)
       return i;
   return kKnobCount;
-}
-
-constexpr Knobs::Knobs() {
-  for (const Knob &k : kKnobs)
-    (void)store_knob(k, k.default_value, *this); // valid: checked at compile time in knobs.cpp
 }
 
 template <class T> constexpr bool Knobs::given(T Knobs::*member) const noexcept {

@@ -12,18 +12,27 @@
 //    progress, since MPI traffic rings no doorbell and is seen only at the next look.
 //  - healthy: false ends the wait with GASPI_ERROR; the caller logs why.
 //
-// When MPI is probed (issue 10 step 4: "MPI is not probed on every spin"). One progress step
-// (control.cpp: three MPI_Improbe under the MPI lock, plus a test of abandoned replies) costs
-// about 1-2 us with Open MPI's ob1/vader, against a few ns for an shm flag look. Probing it on
-// every spin turned the spin phase (HYGASPI_SPIN looks) into milliseconds, and made a waiter
-// that spins slow to see its own shm flag. So:
-//  - spinning: a progress step every kSpinsPerProgress looks (64 pauses, ~2-3 us apart: the
-//    latency a spinning target adds to an MPI request stays below one round trip, ~5 us);
-//  - yielding and sleeping: a step at every look (a look there already costs a syscall).
-// A step that served something restarts the backoff at the yield phase, not at the spin phase: a
-// stream of requests is served at every yield (~1 us apart), and the waiter never naps between
-// two requests of a burst. The health check stays on its clock meanwhile, so a stream of requests
-// cannot keep a wait alive past a partner's death or a term.
+// When MPI is probed (issue 10 step 4: "MPI is not probed on every spin"), measured with
+// bench_progress waitsome (2 ranks as 2 nodes on one host, Open MPI ob1/vader, a loaded 2-core VM):
+// one progress step (three MPI_Improbe under the MPI lock, and the atomic requests it serves) costs
+// about 0.2 us, a pause a few tens of ns, and an idle target answers a fetch_add in ~2 us.
+//  - spinning: a step every kSpinsPerProgress = 8 spins. Every spin spent ~90% of the spin phase in
+//    MPI for no faster service (requests that follow one another: 2.3-2.4 us every spin, 2.3-2.7
+//    us every 8, 4.2 us every 64: the request waits for the next step);
+//  - yielding and sleeping: a step at every look (a look there costs a syscall anyway);
+//  - a step that served something sends the wait back to spinning: the next request of a burst is
+//    a round trip away;
+//  - naps grow from kFirstNap to kLongestNap = 200 us while MPI is polled (1 ms before). Long naps
+//    were the cause of the 6x: a request that finds the target asleep waits for the end of its
+//    nap (plus the kernel's 50 us timer slack), and nothing can wake it, as MPI rings nothing. The
+//    first request of a burst finds it asleep, and so does every request after a hiccup longer
+//    than the spin phase (frequent on a loaded machine). Measured mean of a 100-request burst to a
+//    target long in notify_waitsome, against a stream to a target in a barrier: 1 ms naps 2.4-3.1x
+//    (before this engine as with it), 500 us 2.4-2.7x, 200 us 0.95-1.09x, 50 us 0.98-1.09x. The
+//    price is CPU while blocked: a receive blocked 500 ms over MPI used 7.6 ms of CPU with 1 ms
+//    naps, 15 ms with 500 us, 24 ms with 200 us, 36-52 ms with 100-50 us (mr_passive allows 100).
+// The health check stays on its clock meanwhile, so a stream of requests cannot keep a wait alive
+// past a partner's death or a term.
 #pragma once
 #include <GASPI.h>
 
@@ -45,10 +54,10 @@ struct WaitPolicy {
   std::int64_t yields = 50; // looks with a sched_yield between them, before the first sleep
 };
 
-inline constexpr std::int64_t kSpinsPerProgress = 64;
+inline constexpr std::int64_t kSpinsPerProgress = 8;
 inline constexpr std::chrono::milliseconds kHealthEvery{10};
 inline constexpr std::chrono::microseconds kFirstNap{20};
-inline constexpr std::chrono::microseconds kLongestNap{1000};
+inline constexpr std::chrono::microseconds kLongestNap{200};
 
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
@@ -60,13 +69,17 @@ struct NoProgress {
 // A progress step passed down through a layer that cannot name the bridge's type (a non-owning
 // reference to any `bool()` callable, which must outlive the wait), or none (Step{}: the engine
 // then waits as with NoProgress). One indirect call per step, on the slow path of a wait only.
+class Step;
+template <class F>
+concept StepCallable = !std::is_same_v<std::remove_cvref_t<F>, Step> && std::is_invocable_r_v<bool, F &>;
+
 class Step {
 public:
   Step() noexcept = default;
-  template <class F>
-  requires(!std::is_same_v<std::remove_cvref_t<F>, Step>) Step(F &f)
-  noexcept // NOLINT(google-explicit-constructor): a Step stands for its callable
-      : self_(static_cast<void *>(&f)), call_([](void *s) { return static_cast<bool>((*static_cast<F *>(s))()); }) {}
+  template <StepCallable F>
+  Step(F &f) noexcept // NOLINT(google-explicit-constructor): a Step stands for its callable
+      : self_(const_cast<void *>(static_cast<const void *>(&f))),
+        call_([](void *s) { return static_cast<bool>((*static_cast<F *>(s))()); }) {}
   [[nodiscard]] bool active() const noexcept { return call_ != nullptr; }
   bool operator()() const { return call_ != nullptr && call_(self_); }
 
@@ -116,24 +129,29 @@ gaspi_return_t wait_until(Ready &&ready, const Deadline &deadline, const WaitPol
     return GASPI_SUCCESS;
   if (deadline.test_only())
     return GASPI_TIMEOUT;
-  for (std::int64_t i = 1; i <= policy.spin; ++i) {
-    cpu_relax();
-    if (polls && i % kSpinsPerProgress == 0)
-      progress();
-    if (ready())
-      return GASPI_SUCCESS;
-  }
   using Clock = std::chrono::steady_clock;
   auto next_health = Clock::now() + kHealthEvery;
   auto nap = std::chrono::nanoseconds(kFirstNap);
-  for (std::int64_t yields = 0;;) {
+  std::int64_t spins = 0;
+  std::int64_t yields = 0;
+  for (;;) {
     bool done = false;
+    bool served = false;
     bool slept = false;
-    if (yields < policy.yields) {
+    if (spins < policy.spin) {
+      ++spins;
+      cpu_relax();
+      const bool step = spins % kSpinsPerProgress == 0;
+      if (polls && step)
+        served = progress();
+      done = ready();
+      if (!done && !step)
+        continue; // the clock, the health check and the deadline: every kSpinsPerProgress spins
+    } else if (yields < policy.yields) {
       ++yields;
       sched_yield();
-      if (polls && progress())
-        yields = 0; // a peer is active: keep looking often
+      if (polls)
+        served = progress();
       done = ready();
     } else {
       const auto cap = polls ? nap : std::chrono::nanoseconds(kHealthEvery);
@@ -141,14 +159,16 @@ gaspi_return_t wait_until(Ready &&ready, const Deadline &deadline, const WaitPol
       done = left.count() > 0 ? sleep(ready, left) : ready();
       slept = true;
       nap = std::min<std::chrono::nanoseconds>(nap * 2, kLongestNap);
-      if (polls && progress()) { // a peer is active: back to yielding, and short naps
-        yields = 0;
-        nap = kFirstNap;
-        done = done || ready();
-      }
+      if (polls && !done && (served = progress()))
+        done = ready();
     }
     if (done)
       return GASPI_SUCCESS;
+    if (served) { // a peer is active: look hot again, the next request is likely a round trip away
+      spins = 0;
+      yields = 0;
+      nap = kFirstNap;
+    }
     if (slept || Clock::now() >= next_health) {
       if (!healthy())
         return GASPI_ERROR;

@@ -1,5 +1,6 @@
 // Global atomics (spec §10) on node peers: CPU atomics on the 8-byte word in the target's
 // segment mapping, so node peers and the owner itself share one atomicity domain.
+#include "bridge/progress.hpp"
 #include "gaspi/checks.hpp"
 #include "gaspi/fast_path.hpp"
 #include "core/statistics.hpp"

@@ -51,27 +51,22 @@ public:
   ClaimLine(const ClaimLine &) = delete;
   ClaimLine &operator=(const ClaimLine &) = delete;
   // Takes a free line: false when every line stays taken until the deadline, or term began.
-  [[nodiscard]] bool take(const Deadline &deadline) noexcept {
+  [[nodiscard]] bool take(const Deadline &deadline) {
     constexpr std::uint32_t all = (1u << shm::kClaimLinesPerSender) - 1;
-    auto nap = std::chrono::microseconds(20);
-    std::uint32_t used = mask_.load(std::memory_order_relaxed);
-    for (;;) {
-      const std::uint32_t free = ~used & all;
-      if (free != 0) {
+    auto taken = [&] {
+      std::uint32_t used = mask_.load(std::memory_order_relaxed);
+      for (std::uint32_t free = ~used & all; free != 0; free = ~used & all) {
         bit_ = static_cast<std::uint32_t>(__builtin_ctz(free));
         if (mask_.compare_exchange_weak(used, used | (1u << bit_), std::memory_order_acquire,
                                         std::memory_order_relaxed))
           return held_ = true;
-        continue;
       }
-      if (deadline.test_only() || deadline.expired() || rt().node.stopping())
-        return false;
-      // The holders are this process's other senders, blocked on a full ring: nap, growing.
-      timespec ts{0, static_cast<long>(std::chrono::nanoseconds(deadline.remaining(nap)).count())};
-      nanosleep(&ts, nullptr);
-      nap = std::min<std::chrono::microseconds>(nap * 2, std::chrono::milliseconds(1));
-      used = mask_.load(std::memory_order_relaxed);
-    }
+      return false;
+    };
+    // The holders are this process's other senders, blocked on a full ring, which ring nothing
+    // when they let go: naps (Nap), straight away.
+    return wait_until(taken, deadline, WaitPolicy{0, 0}, NoProgress{}, Nap{}, [] { return !rt().node.stopping(); }) ==
+           GASPI_SUCCESS;
   }
   // This process's line number k in the ring.
   [[nodiscard]] std::uint32_t line() const noexcept {
@@ -104,37 +99,24 @@ bool push(shm::PassiveRing &ring, std::uint32_t line, const char *src, std::uint
 // seq_cst store (doorbell.hpp's Dekker pair), so futex_wait returns at once. The 10 ms re-check
 // notices a dead target or an older ticket holder that died.
 template <class Push>
-shm::WaitResult wait_for_space(shm::PassiveRing &ring, std::uint32_t line, Push &&push, const Deadline &deadline,
-                               NodeIndex target) {
+gaspi_return_t wait_for_space(shm::PassiveRing &ring, std::uint32_t line, Push &&push, const Deadline &deadline,
+                              NodeIndex target) {
   auto alive = [](std::uint32_t s) { return rt().node.alive(NodeIndex{s}); };
+  auto pushed = [&] { return shm::passive_may_claim(ring, line, alive) && push(); };
   if (deadline.test_only())
-    return shm::passive_may_claim(ring, line, alive) && push() ? shm::WaitResult::ready : shm::WaitResult::timeout;
+    return pushed() ? GASPI_SUCCESS : GASPI_TIMEOUT;
   ring.space.waiters.fetch_add(1, std::memory_order_seq_cst);
   shm::passive_wait_begin(ring, line);
-  shm::WaitResult result = shm::WaitResult::timeout;
-  for (;;) {
-    const std::uint32_t seen = ring.space.seq.load(std::memory_order_seq_cst);
-    std::atomic_thread_fence(std::memory_order_seq_cst);
-    if (shm::passive_may_claim(ring, line, alive) && push()) {
-      result = shm::WaitResult::ready;
-      break;
-    }
-    if (!rt().node.alive(target) || rt().node.stopping()) {
-      result = shm::WaitResult::failed;
-      break;
-    }
+  auto healthy = [&] {
     rt().node.refresh_liveness();
-    const auto left = deadline.remaining(std::chrono::milliseconds(10));
-    if (left.count() == 0) {
-      if (shm::passive_may_claim(ring, line, alive) && push()) // one last look, as wait_until does
-        result = shm::WaitResult::ready;
-      break;
-    }
-    shm::futex_wait(ring.space, seen, left);
-  }
+    return rt().node.alive(target) && !rt().node.stopping();
+  };
+  // Straight to the futex (no spin, no yield): the receiver frees slots at its own pace.
+  const gaspi_return_t rc =
+      wait_until(pushed, deadline, WaitPolicy{0, 0}, NoProgress{}, shm::DoorbellSleep{ring.space}, healthy);
   shm::passive_wait_end(ring, line);
   ring.space.waiters.fetch_sub(1, std::memory_order_seq_cst);
-  return result;
+  return rc;
 }
 
 gaspi_return_t passive_size(std::uint64_t s) noexcept {
@@ -159,9 +141,9 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     const shm::MappedSegment *local = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
     if (!peer->on_node()) // another node: an MPI message, delivered once matched
-      return stats::passive_sent(
-          rank, size,
-          rt().control.passive_send(peer->mpi.value(), local->data + offset_local, size, Deadline(timeout)));
+      return stats::passive_sent(rank, size,
+                                 rt().control.passive_send(peer->mpi.value(), local->data + offset_local, size,
+                                                           Deadline(timeout), progress()));
     shm::Node &node = rt().node;
     const NodeIndex target = peer->node;
     shm::PassiveRing *ring = node.passive_ring(target);
@@ -185,10 +167,10 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     // senders were woken for. Otherwise it takes a ticket behind them (see "Fairness" above).
     const bool queue_behind = ring->space.waiters.load(std::memory_order_seq_cst) != 0;
     if (queue_behind || !push()) {
-      const shm::WaitResult w = wait_for_space(*ring, claim.line(), push, deadline, target);
-      if (w == shm::WaitResult::timeout)
+      const gaspi_return_t w = wait_for_space(*ring, claim.line(), push, deadline, target);
+      if (w == GASPI_TIMEOUT)
         return GASPI_TIMEOUT; // nothing was claimed, so nothing was sent
-      if (w == shm::WaitResult::failed) {
+      if (w == GASPI_ERROR) {
         if (node.stopping())
           log::error("gaspi_proc_term was called while this call waited");
         else

@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "bridge/failures.hpp"
+#include "bridge/progress.hpp"
 #include "gaspi/checks.hpp"
 #include "bridge/collectives/collectives.hpp"
 #include "bridge/group_ops.hpp"
@@ -108,8 +109,6 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline)
   return r.node.init(options, deadline);
 }
 
-bool progress_mpi() { return rt().control.progress(); }
-
 // gaspi_proc_term's work: caller holds r.lifecycle and has checked that GASPI is initialised.
 void teardown(Runtime &r) {
   r.initialized.store(false, std::memory_order_seq_cst);
@@ -125,8 +124,7 @@ void teardown(Runtime &r) {
     if (g.state == GroupState::committed)
       collectives::drop(g);
   if (r.mpi.active()) {
-    r.node.set_progress(nullptr);
-    r.control.stop_thread();
+    stop_progress_thread();
     r.control.term();
     if (r.rma.active())
       r.rma.term(); // collective: waits for every rank's gaspi_proc_term
@@ -152,19 +150,6 @@ void teardown_at_mpi_finalize() {
     return;
   teardown(r);
   r.finalized_by_mpi = true;
-}
-
-// Runs a global atomic that another node asked for, on one of our segments (mpi_rma/control.hpp).
-gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &old) {
-  const shm::MappedSegment *seg =
-      request.segment < limits::kMaxSegments ? rt().segments.local(request.segment) : nullptr;
-  if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
-    return GASPI_ERROR; // the initiator checked what it could; the segment may have gone since
-  // The same CPU atomics as a node peer's (shm/atomics.hpp): one atomicity domain.
-  auto *word = reinterpret_cast<std::uint64_t *>(seg->data + request.offset);
-  old = request.op == mpi::AtomicOp::fetch_add ? shm::atomic_fetch_add(word, request.a)
-                                               : shm::atomic_compare_swap(word, request.a, request.b);
-  return GASPI_SUCCESS;
 }
 
 // Each rank's outcome of an init step, made known to every rank: a step that failed on one rank
@@ -216,16 +201,15 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     r.node.abandon();        // node peers fail at once; others learn it from agree()
   HYGASPI_TRY(agree(r, rc)); // every rank has its node (Node::init removed the bootstrap names)
   r.bootstrap_job.reset();
-  r.control.init(r.mpi, serve_atomic, effective_spin(knobs, node_size));
+  r.control.init(r.mpi, WaitPolicy{effective_spin(knobs, node_size), knobs.yields});
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
   if (r.peers.spans_nodes()) {
-    HYGASPI_TRY(r.rma.init(r.mpi));
-    r.node.set_progress(progress_mpi);
+    HYGASPI_TRY(r.rma.init(r.mpi)); // from here on, waits drive progress() (bridge/progress.hpp)
     // On by default across nodes: osc/pt2pt (TCP) needs the target's CPU, and a rank that spins
     // on its own memory would otherwise never serve its peers (measured: a deadlock across hosts).
     if (knobs.progress_thread != 0) {
       if (r.mpi.progress_thread_allowed())
-        r.control.start_thread();
+        start_progress_thread();
       else if (knobs.progress_thread == 1)
         log::warn("HYGASPI_PROGRESS_THREAD=1 ignored: the application started MPI without MPI_THREAD_MULTIPLE");
     }
@@ -286,7 +270,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
     r.finalized_by_mpi = false;
     r.segments.bind(r.node, r.rma);
-    r.mpi_transport.bind(r.rma, r.control);
+    r.mpi_transport.bind(r.rma, r.control, mpi_progress());
     gaspi_return_t rc =
         mpi::wanted(knobs) ? start_mpi_job(r, knobs, Deadline(wait_ms)) : start_node_job(r, knobs, Deadline(wait_ms));
     if (rc == GASPI_TIMEOUT && r.node.resumable())
@@ -359,7 +343,7 @@ gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t t
     HYGASPI_TRY(check::peer(rank, peer));
     HYGASPI_CHECK(peer->kind != PeerKind::self, GASPI_ERR_INV_RANK, "a rank cannot kill itself");
     if (!peer->on_node()) {
-      const gaspi_return_t rc = rt().control.kill(peer->mpi.value(), Deadline(timeout));
+      const gaspi_return_t rc = rt().control.kill(peer->mpi.value(), Deadline(timeout), progress());
       if (rc == GASPI_SUCCESS)
         rt().known_dead[peer->global.value()].store(true, std::memory_order_release);
       return rc;

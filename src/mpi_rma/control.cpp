@@ -1,8 +1,6 @@
 #include "mpi_rma/control.hpp"
 
 #include <csignal>
-#include <ctime>
-#include <sched.h>
 #include <unistd.h>
 #include <algorithm>
 #include <memory>
@@ -10,8 +8,18 @@
 #include <vector>
 
 #include "core/log.hpp"
+#include "mpi_rma/mpi_call.hpp"
 
 namespace hygaspi::mpi {
+
+namespace {
+// Propagates a failed status (what gaspi/checks.hpp's HYGASPI_TRY does a layer up).
+#define CONTROL_TRY(expr)                                                                                              \
+  do {                                                                                                                 \
+    if (const gaspi_return_t control_rc_ = (expr); control_rc_ != GASPI_SUCCESS)                                       \
+      return control_rc_;                                                                                              \
+  } while (0)
+} // namespace
 
 bool Control::drain_passive() {
   // One drainer at a time: two threads that each match a message of the same sender could queue
@@ -25,13 +33,16 @@ bool Control::drain_passive() {
     int pending = 0;
     MPI_Message handle;
     MPI_Status status;
-    MPI_Improbe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &handle, &status);
-    if (!pending)
+    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &handle, &status)) !=
+            GASPI_SUCCESS ||
+        !pending)
       return took;
     int count = 0;
-    MPI_Get_count(&status, MPI_BYTE, &count);
+    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
+      count = 0; // the receive below then fails with a truncation, logged, and the message is gone
     Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
-    MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
+    if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      continue; // logged; nothing to deliver
     mailbox_.push_back(std::move(m));
     took = true;
   }
@@ -45,66 +56,58 @@ void Control::serve_kill() {
   int pending = 0;
   MPI_Message handle;
   MPI_Status status;
-  MPI_Improbe(MPI_ANY_SOURCE, kTagKill, env_->comm(), &pending, &handle, &status);
-  if (!pending)
+  if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagKill, env_->comm(), &pending, &handle, &status)) != GASPI_SUCCESS ||
+      !pending)
     return;
   std::int32_t reply_tag = 0;
-  if (MPI_Mrecv(&reply_tag, 1, MPI_INT32_T, &handle, MPI_STATUS_IGNORE) != MPI_SUCCESS || !valid_reply_tag(reply_tag))
+  if (HYGASPI_MPI(MPI_Mrecv(&reply_tag, 1, MPI_INT32_T, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS ||
+      !valid_reply_tag(reply_tag))
     return; // malformed: nobody to answer, and no reason to die
   log::debug("rank %d asked this rank to end", status.MPI_SOURCE);
   std::uint64_t reply[2] = {static_cast<std::uint64_t>(GASPI_SUCCESS), 0};
-  MPI_Ssend(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, env_->comm());
+  if (HYGASPI_MPI(MPI_Ssend(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, env_->comm())) != GASPI_SUCCESS)
+    return;                    // the killer cannot learn of it: it times out, and may ask again
   ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
 }
 
 bool Control::progress() {
   serve_kill();
-  bool served = drain_passive();
-  {
-    std::lock_guard abandon(abandoned_mutex_);
-    auto lock = env_->lock();
-    std::erase_if(abandoned_, [](Abandoned &a) {
-      int done = 0;
-      MPI_Test(&a.request, &done, MPI_STATUS_IGNORE);
-      return done != 0;
-    });
-  }
+  bool took = drain_passive();
+  std::lock_guard abandon(abandoned_mutex_);
+  auto lock = env_->lock();
+  std::erase_if(abandoned_, [](Abandoned &a) {
+    int done = 0;
+    // A failed test is logged, and the reply is dropped: MPI will not complete it any more.
+    return HYGASPI_MPI(MPI_Test(&a.request, &done, MPI_STATUS_IGNORE)) != GASPI_SUCCESS || done != 0;
+  });
+  return took;
+}
+
+bool Control::take_atomic(AtomicCall &call) {
   for (;;) {
     auto lock = env_->lock();
     int pending = 0;
     MPI_Message handle;
     MPI_Status status;
-    MPI_Improbe(MPI_ANY_SOURCE, kTagAtomicRequest, env_->comm(), &pending, &handle, &status);
-    if (!pending)
-      return served;
-    AtomicRequest request{};
-    int rc = MPI_Mrecv(&request, sizeof request, MPI_BYTE, &handle, MPI_STATUS_IGNORE);
-    if (rc != MPI_SUCCESS || !valid_reply_tag(request.reply_tag))
-      continue;                      // malformed (too long, or a tag no initiator posts): nobody to answer
-    std::uint64_t reply[2] = {0, 0}; // {gaspi_return_t, old value}
-    reply[0] = static_cast<std::uint64_t>(static_cast<std::int64_t>(local_atomic_(request, reply[1])));
-    MPI_Send(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, request.reply_tag, env_->comm());
-    served = true;
+    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagAtomicRequest, env_->comm(), &pending, &handle, &status)) !=
+            GASPI_SUCCESS ||
+        !pending)
+      return false;
+    call = AtomicCall{};
+    if (HYGASPI_MPI(MPI_Mrecv(&call.request, sizeof call.request, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) !=
+            GASPI_SUCCESS ||
+        !valid_reply_tag(call.request.reply_tag))
+      continue; // malformed (too long, or a tag no initiator posts): nobody to answer
+    call.from = status.MPI_SOURCE;
+    return true;
   }
 }
 
-void Control::start_thread() {
-  stop_.store(false);
-  thread_ = std::thread([this] {
-    log::CallScope scope("progress");
-    while (!stop_.load(std::memory_order_relaxed)) {
-      progress();
-      timespec nap{0, 50000};
-      nanosleep(&nap, nullptr);
-    }
-  });
-}
-
-void Control::stop_thread() noexcept {
-  if (!thread_.joinable())
-    return;
-  stop_.store(true);
-  thread_.join();
+void Control::reply(const AtomicCall &call, gaspi_return_t rc, std::uint64_t old) {
+  const std::uint64_t reply[2] = {static_cast<std::uint64_t>(static_cast<std::int64_t>(rc)), old};
+  auto lock = env_->lock();
+  // A failure is logged; the initiator then waits until its deadline.
+  (void)HYGASPI_MPI(MPI_Send(reply, 2, MPI_UINT64_T, call.from, call.request.reply_tag, env_->comm()));
 }
 
 // Exactly once per successful return (issue 9, item 16). A request that has reached the target
@@ -127,7 +130,8 @@ void Control::stop_thread() noexcept {
 // Pending requests are per thread, not per rank: two threads that issue the same atomic are two
 // operations (each adds), and a thread can only retry its own call. The map costs one lock per
 // remote atomic, beside a round trip of microseconds.
-gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline) {
+gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline,
+                               Step progress) {
   const std::thread::id self = std::this_thread::get_id();
   std::optional<Pending> flight;
   {
@@ -150,76 +154,73 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
   if (!flight) {
     flight.emplace(Pending{rank, request, Abandoned{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)}});
     auto lock = env_->lock();
-    request.reply_tag = post_reply(rank, flight->flight.request, flight->flight.reply.get());
+    CONTROL_TRY(post_reply(rank, flight->flight.request, flight->flight.reply.get(), request.reply_tag));
     flight->request.reply_tag = request.reply_tag;
-    int rc = MPI_Send(&request, sizeof request, MPI_BYTE, rank, kTagAtomicRequest, env_->comm());
-    if (rc != MPI_SUCCESS) {
-      MPI_Cancel(&flight->flight.request);
-      MPI_Request_free(&flight->flight.request);
-      return fail("MPI_Send", rc);
+    if (const gaspi_return_t rc =
+            HYGASPI_MPI(MPI_Send(&request, sizeof request, MPI_BYTE, rank, kTagAtomicRequest, env_->comm()));
+        rc != GASPI_SUCCESS) {
+      cancel(flight->flight.request);
+      return rc;
     }
   }
-  std::int64_t round = 0;
-  for (;;) {
-    // Serve others before the first look: with GASPI_TEST this is the only step of the call, and
-    // two ranks that retry atomics on each other must still serve each other.
-    progress();
-    int done = 0;
-    {
-      auto lock = env_->lock();
-      MPI_Test(&flight->flight.request, &done, MPI_STATUS_IGNORE);
-    }
-    if (done)
-      break;
-    if (deadline.expired()) {
-      // Still in flight: the reply buffer stays alive with it, and the retry adopts it.
-      std::lock_guard guard(pending_mutex_);
-      pending_.insert_or_assign(self, std::move(*flight));
-      return GASPI_TIMEOUT;
-    }
-    pause(round);
+  // The engine serves others before its first look: with GASPI_TEST that is the only step of the
+  // call, and two ranks that retry atomics on each other must still serve each other.
+  bool failed = false;
+  auto replied = [&] { return test(flight->flight.request, failed); };
+  const gaspi_return_t rc = wait_until(replied, deadline, wait_, progress, Nap{}, kAlwaysHealthy);
+  if (rc == GASPI_TIMEOUT) {
+    // Still in flight: the reply buffer stays alive with it, and the retry adopts it.
+    std::lock_guard guard(pending_mutex_);
+    pending_.insert_or_assign(self, std::move(*flight));
+    return GASPI_TIMEOUT;
   }
+  if (failed)
+    return GASPI_ERROR; // MPI_Test said why; MPI will not complete the reply any more
   old = flight->flight.reply[1];
   return static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight->flight.reply[0]));
 }
 
-std::int32_t Control::post_reply(int rank, MPI_Request &receive, std::uint64_t *reply) {
-  const std::int32_t tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
-  MPI_Irecv(reply, 2, MPI_UINT64_T, rank, tag, env_->comm(), &receive);
-  return tag;
+bool Control::test(MPI_Request &request, bool &failed) {
+  int done = 0;
+  auto lock = env_->lock();
+  if (HYGASPI_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+    failed = true;
+  return done != 0 || failed;
 }
 
-gaspi_return_t Control::kill(int rank, const Deadline &deadline) {
+void Control::cancel(MPI_Request &receive) {
+  (void)HYGASPI_MPI(MPI_Cancel(&receive));
+  (void)HYGASPI_MPI(MPI_Request_free(&receive));
+}
+
+gaspi_return_t Control::post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag) {
+  tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
+  return HYGASPI_MPI(MPI_Irecv(reply, 2, MPI_UINT64_T, rank, tag, env_->comm(), &receive));
+}
+
+gaspi_return_t Control::kill(int rank, const Deadline &deadline, Step progress) {
   Abandoned flight{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)};
   {
     auto lock = env_->lock();
-    const std::int32_t reply_tag = post_reply(rank, flight.request, flight.reply.get());
-    int rc = MPI_Send(&reply_tag, 1, MPI_INT32_T, rank, kTagKill, env_->comm());
-    if (rc != MPI_SUCCESS) {
-      MPI_Cancel(&flight.request);
-      MPI_Request_free(&flight.request);
-      return fail("MPI_Send", rc);
+    std::int32_t reply_tag = 0;
+    CONTROL_TRY(post_reply(rank, flight.request, flight.reply.get(), reply_tag));
+    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Send(&reply_tag, 1, MPI_INT32_T, rank, kTagKill, env_->comm()));
+        rc != GASPI_SUCCESS) {
+      cancel(flight.request);
+      return rc;
     }
   }
-  std::int64_t round = 0;
-  for (;;) {
-    progress();
-    int done = 0;
-    {
-      auto lock = env_->lock();
-      MPI_Test(&flight.request, &done, MPI_STATUS_IGNORE);
-    }
-    if (done)
-      return GASPI_SUCCESS;
-    if (deadline.expired()) {
-      // The target has not taken it yet; it will when it next makes progress. Its acknowledgement
-      // is drained like an abandoned atomic's reply.
-      std::lock_guard abandon(abandoned_mutex_);
-      abandoned_.push_back(std::move(flight));
-      return GASPI_TIMEOUT;
-    }
-    pause(round);
+  bool failed = false;
+  auto acknowledged = [&] { return test(flight.request, failed); };
+  const gaspi_return_t rc = wait_until(acknowledged, deadline, wait_, progress, Nap{}, kAlwaysHealthy);
+  if (rc == GASPI_TIMEOUT) {
+    // The target has not taken it yet; it will when it next makes progress. Its acknowledgement
+    // is drained like an abandoned atomic's reply.
+    std::lock_guard abandon(abandoned_mutex_);
+    abandoned_.push_back(std::move(flight));
+    return GASPI_TIMEOUT;
   }
+  return failed ? GASPI_ERROR : GASPI_SUCCESS;
 }
 
 void Control::term() noexcept {
@@ -241,41 +242,30 @@ void Control::term() noexcept {
   auto lock = env_->lock();
   for (auto &a : left) {
     // A receive is always cancellable; if its reply came first, the wait just completes it.
-    MPI_Cancel(&a.request);
-    MPI_Wait(&a.request, MPI_STATUS_IGNORE);
+    (void)HYGASPI_MPI(MPI_Cancel(&a.request));
+    (void)HYGASPI_MPI(MPI_Wait(&a.request, MPI_STATUS_IGNORE));
   }
 }
 
-gaspi_return_t Control::passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline) {
+gaspi_return_t Control::passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline,
+                                     Step progress) {
   MPI_Request send;
   {
     auto lock = env_->lock();
     // Complete once the target's MPI holds it: its progress moves it into its mailbox.
-    int rc = MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, kTagPassive, env_->comm(), &send);
-    if (rc != MPI_SUCCESS)
-      return fail("MPI_Isend", rc);
+    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, kTagPassive, env_->comm(), &send)));
   }
-  std::int64_t round = 0;
-  for (;;) {
-    int done = 0;
-    {
-      auto lock = env_->lock();
-      MPI_Test(&send, &done, MPI_STATUS_IGNORE);
-    }
-    if (done)
-      return GASPI_SUCCESS;
-    if (deadline.expired()) {
-      auto lock = env_->lock();
-      MPI_Cancel(&send);
-      MPI_Status status;
-      MPI_Wait(&send, &status);
-      int cancelled = 0;
-      MPI_Test_cancelled(&status, &cancelled);
-      return cancelled ? GASPI_TIMEOUT : GASPI_SUCCESS; // not cancelled: it was delivered
-    }
-    progress();
-    pause(round);
-  }
+  bool failed = false;
+  auto delivered = [&] { return test(send, failed); };
+  if (wait_until(delivered, deadline, wait_, progress, Nap{}, kAlwaysHealthy) != GASPI_TIMEOUT)
+    return failed ? GASPI_ERROR : GASPI_SUCCESS;
+  auto lock = env_->lock();
+  MPI_Status status;
+  CONTROL_TRY(HYGASPI_MPI(MPI_Cancel(&send)));
+  CONTROL_TRY(HYGASPI_MPI(MPI_Wait(&send, &status)));
+  int cancelled = 0;
+  CONTROL_TRY(HYGASPI_MPI(MPI_Test_cancelled(&status, &cancelled)));
+  return cancelled ? GASPI_TIMEOUT : GASPI_SUCCESS; // not cancelled: it was delivered
 }
 
 gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int &from) {

@@ -1,10 +1,13 @@
-// Two-sided control traffic on the private communicator, and the progress engine that serves it.
+// Two-sided control traffic on the private communicator.
 //
 // Global atomics on a rank of another node run at the target, with the same CPU atomics that its
 // node peers use (DESIGN.md "Atomics": CPU and MPI atomics do not compose, and osc/rdma's
 // MPI_Compare_and_swap crashes here). The initiator sends a request and waits for the reply while
-// it drives progress itself, so two ranks that target each other cannot deadlock. With no
-// asynchronous progress in MPI, a target serves requests whenever it is inside a GASPI wait.
+// it drives progress itself (the `progress` step its caller passes in), so two ranks that target
+// each other cannot deadlock. The target's progress step (bridge/progress.hpp) pulls requests with
+// take_atomic(), applies them to its segment with shm/atomics.hpp, and answers with reply(): this
+// layer knows no segments and calls nothing above it. With no asynchronous progress in MPI, a
+// target serves requests whenever it is inside a GASPI wait (or runs the progress thread).
 //
 // Passive messages from another node travel as MPI messages with their own tag; the receiver
 // takes them from MPI and from its shm ring (api_passive.cpp).
@@ -14,7 +17,6 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
-#include <sched.h>
 #include <thread>
 #include <memory>
 #include <mutex>
@@ -22,6 +24,7 @@
 #include <vector>
 
 #include "core/deadline.hpp"
+#include "core/wait.hpp"
 #include "mpi_rma/mpi_env.hpp"
 
 namespace hygaspi::mpi {
@@ -52,7 +55,7 @@ struct AtomicRequest {
 
 // A request comes from another process, so the target checks all of it before it acts: a known op
 // on an aligned 8-byte word inside a segment of `segment_size` bytes (the segment id is checked by
-// the lookup, serve_atomic in api_proc.cpp), and a reply tag that the initiator can have posted.
+// the lookup, serve_atomic in bridge/progress.cpp), and a reply tag that the initiator can have posted.
 // Fuzzed by tests/fuzz/fuzz_atomic_request.cpp.
 [[nodiscard]] constexpr bool valid_reply_tag(std::int32_t tag) noexcept {
   return tag >= kTagReply && tag < kTagReply + kReplyTags;
@@ -62,38 +65,37 @@ struct AtomicRequest {
          request.offset % 8 == 0 && request.offset <= segment_size - 8;
 }
 
-// Executes an atomic on a local segment word; set by the bridge (it knows the segments).
-using LocalAtomic = gaspi_return_t (*)(const AtomicRequest &request, std::uint64_t &old);
+// An atomic request of another rank, taken from MPI by take_atomic(), answered by reply().
+struct AtomicCall {
+  AtomicRequest request;
+  int from; // its initiator
+};
 
 class Control {
 public:
-  void init(Env &env, LocalAtomic local_atomic, std::int64_t spin) noexcept {
+  // `wait`: the spin and yield counts of this layer's waits (core/wait.hpp).
+  void init(Env &env, const WaitPolicy &wait) noexcept {
     env_ = &env;
-    local_atomic_ = local_atomic;
-    spin_ = spin;
+    wait_ = wait;
   }
-  // Serves pending requests; called from every wait loop. True if it served or took anything.
+  [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
+  // This layer's share of a progress step: serves kill requests, moves passive messages into the
+  // mailbox, and completes the replies of abandoned atomics. True if it took anything. The atomic
+  // requests are the caller's to serve (take_atomic).
   bool progress();
-  // Between two looks of an MPI wait: busy-poll for the first `spin` rounds, then yield (a
-  // sched_yield costs about 1 us here, and each message is only seen after the partner's yield).
-  void pause(std::int64_t &round) const noexcept {
-    if (round++ < spin_)
-      __builtin_ia32_pause();
-    else
-      sched_yield();
-  }
+  // Takes one pending atomic request (checked: a known reply tag; the caller checks the word
+  // with valid_atomic_request, against the segment it finds). False when none is pending.
+  bool take_atomic(AtomicCall &call);
+  // Answers `call`: rc, and the word's old value.
+  void reply(const AtomicCall &call, gaspi_return_t rc, std::uint64_t old);
   // Runs `request` at `rank`. Exactly once per GASPI_SUCCESS: a call that returns GASPI_TIMEOUT
   // leaves its request in flight as this thread's pending atomic, and the thread's next call with
-  // the same rank and request adopts it instead of sending another (see control.cpp).
-  gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline);
+  // the same rank and request adopts it instead of sending another (see control.cpp). `progress`
+  // is the caller's progress step, driven while the reply is awaited.
+  gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline, Step progress);
   // gaspi_proc_term: cancels the replies still awaited, so that nothing of this MPI session is
   // adopted after a later gaspi_proc_init.
   void term() noexcept;
-
-  // The opt-in progress thread (needs MPI_THREAD_MULTIPLE): serves requests and lets MPI move
-  // data while the application computes. Sleeps 50 us between rounds.
-  void start_thread();
-  void stop_thread() noexcept;
 
   // gaspi_proc_kill of a rank on another node, whose pid this process cannot signal: asks the
   // target to SIGKILL itself, and returns GASPI_SUCCESS once the target has taken the request and
@@ -101,9 +103,9 @@ public:
   // target serves the request in its progress, that is when it is inside a GASPI call or runs the
   // progress thread; until then this call waits, up to its deadline (GASPI_TIMEOUT: the request
   // stays queued at the target, and a retry asks again).
-  gaspi_return_t kill(int rank, const Deadline &deadline);
+  gaspi_return_t kill(int rank, const Deadline &deadline, Step progress);
 
-  gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline);
+  gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline, Step progress);
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
   gaspi_return_t passive_try_receive(void *data, std::uint64_t size, int &from);
@@ -112,11 +114,8 @@ public:
 
 private:
   Env *env_ = nullptr;
-  LocalAtomic local_atomic_ = nullptr;
-  std::int64_t spin_ = 0;
+  WaitPolicy wait_;
   std::atomic<std::uint32_t> next_reply_{0};
-  std::thread thread_;
-  std::atomic<bool> stop_{false};
   struct Abandoned {
     MPI_Request request;
     std::unique_ptr<std::uint64_t[]> reply;
@@ -138,7 +137,12 @@ private:
   bool drain_passive();
   void serve_kill();
   // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
-  std::int32_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply);
+  gaspi_return_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag);
+  // One look at `request` (under the MPI lock): true when it completed, or when MPI_Test failed
+  // (logged; `failed` set).
+  bool test(MPI_Request &request, bool &failed);
+  // Withdraws a posted receive whose request could not be sent.
+  void cancel(MPI_Request &receive);
   std::mutex abandoned_mutex_;
   std::vector<Abandoned> abandoned_; // replies of atomics that timed out, still to be drained
   // At most one pending atomic per calling thread, keyed by thread (see control.cpp for why).

@@ -21,6 +21,7 @@
 #include "core/deadline.hpp"
 #include "core/limits.hpp"
 #include "core/ranks.hpp"
+#include "core/wait.hpp"
 #include "mpi_rma/control.hpp"
 #include "mpi_rma/rma.hpp"
 
@@ -31,9 +32,11 @@ public:
   using Peer = MpiRank;
   using Segment = RemoteSegment;
 
-  void bind(Rma &rma, Control &control) noexcept {
+  // `progress`: what the atomics drive while they wait for the target's reply (the bridge's step).
+  void bind(Rma &rma, Control &control, Step progress) noexcept {
     rma_ = &rma;
     control_ = &control;
+    progress_ = progress;
   }
   void reset() noexcept;
 
@@ -71,6 +74,7 @@ private:
 
   Rma *rma_ = nullptr;
   Control *control_ = nullptr;
+  Step progress_;
   std::array<std::atomic<bool>, limits::kMaxQueues> needs_flush_{};
 };
 

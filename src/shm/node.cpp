@@ -241,8 +241,9 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
       const RankState s = state();
       return s == RankState::dead || (current && s != RankState::absent);
     };
-    WaitResult w = wait_until(arrived, job_block_->bell, deadline, wait_, [&] { return state() != RankState::dead; });
-    if (w == WaitResult::timeout) {
+    const gaspi_return_t w = wait_until(arrived, deadline, wait_, NoProgress{}, DoorbellSleep{job_block_->bell},
+                                        [&] { return state() != RankState::dead; });
+    if (w == GASPI_TIMEOUT) {
       log::error("rank %u did not start in time", global_rank(NodeIndex{r}).print());
       return GASPI_TIMEOUT;
     }
@@ -317,16 +318,17 @@ gaspi_return_t Node::handshake(const Deadline &deadline) {
     auto dead = [&] {
       return slot.state.load(std::memory_order_seq_cst) == static_cast<std::uint32_t>(RankState::dead);
     };
-    WaitResult w = wait_until(mapped, job_block_->bell, deadline, wait_, [&] { return !dead(); });
+    const gaspi_return_t w =
+        wait_until(mapped, deadline, wait_, NoProgress{}, DoorbellSleep{job_block_->bell}, [&] { return !dead(); });
     if (mapped())
       continue;
     // A peer that is still mapping when the time is up has started: we cannot take our ready
     // back from it, so this is a failure, not a resumable timeout.
     const bool failed = (slot.flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;
     log::error("rank %u %s", r,
-               w == WaitResult::timeout ? "did not finish its gaspi_proc_init in time"
-               : failed                 ? "failed in gaspi_proc_init"
-                                        : "died during gaspi_proc_init");
+               w == GASPI_TIMEOUT ? "did not finish its gaspi_proc_init in time"
+               : failed           ? "failed in gaspi_proc_init"
+                                  : "died during gaspi_proc_init");
     return GASPI_ERROR;
   }
   // Every node peer has mapped our rank block and passive ring, and holds the job block: no name

@@ -153,46 +153,18 @@ public:
   }
 
   // ---- waiting
-  // Waits until ready(). On the slow path (after a sleep) it looks for dead peers, then asks
-  // healthy(): false, or a gaspi_proc_term in another thread (stopping()), ends the wait with
-  // WaitResult::failed.
-  template <class Ready, class Healthy>
-  WaitResult wait_while(Ready &&ready, const Deadline &deadline, Healthy &&healthy) {
+  // Waits with the engine (core/wait.hpp) until ready(), sleeping on this rank's doorbell, which
+  // every node peer rings. `progress` is one step of the transport that rings nothing (the bridge
+  // passes MPI's; NoProgress when this rank has no other node). On the slow path it looks for dead
+  // peers, then asks healthy(): false, or a gaspi_proc_term in another thread (stopping()), ends
+  // the wait with GASPI_ERROR, which the caller explains. GASPI_TIMEOUT at the deadline.
+  template <class Ready, class Healthy, class Progress = NoProgress>
+  gaspi_return_t wait_while(Ready &&ready, const Deadline &deadline, Healthy &&healthy, Progress &&progress = {}) {
     auto ok = [&] {
       refresh_liveness();
       return !stopping() && healthy();
     };
-    if (progress_ != nullptr)
-      return poll_until(ready, deadline, wait_, ok, progress_);
-    return wait_until(ready, my_block().bell, deadline, wait_, ok);
-  }
-  template <class Ready>
-  WaitResult wait(Ready &&ready, const Deadline &deadline, std::span<const std::uint32_t> partners) {
-    return wait_while(ready, deadline, [&] {
-      for (auto r : partners) // node-local indices (group members)
-        if (!alive(NodeIndex{r}))
-          return false;
-      return true;
-    });
-  }
-  // A wait's outcome as a GASPI return code; the caller of a failed wait logs why.
-  static constexpr gaspi_return_t return_code(WaitResult w) noexcept {
-    return w == WaitResult::ready ? GASPI_SUCCESS : w == WaitResult::timeout ? GASPI_TIMEOUT : GASPI_ERROR;
-  }
-  // Installs the progress function of another transport: waits then poll and drive it.
-  void set_progress(bool (*progress)()) noexcept { progress_ = progress; }
-  // wait() as a GASPI return code: GASPI_SUCCESS, GASPI_TIMEOUT, or GASPI_ERROR after logging
-  // which partner died.
-  template <class Ready>
-  gaspi_return_t await(Ready &&ready, const Deadline &deadline, std::span<const std::uint32_t> partners) {
-    if (const gaspi_return_t rc = return_code(wait(ready, deadline, partners)); rc != GASPI_ERROR)
-      return rc;
-    if (stopping())
-      log::error("gaspi_proc_term was called while this call waited");
-    for (auto r : partners)
-      if (!alive(NodeIndex{r}))
-        log::error("rank %u died", global_rank(NodeIndex{r}).print());
-    return GASPI_ERROR;
+    return wait_until(ready, deadline, wait_, progress, DoorbellSleep{my_block().bell}, ok);
   }
   void ring(NodeIndex rank) noexcept { shm::ring(block(rank).bell); }
 
@@ -253,7 +225,6 @@ private:
   void release(RankState final_state) noexcept;
 
   std::string job_;
-  bool (*progress_)() = nullptr;
   bool solo_ = false;
   bool resumable_ = false;
   bool keep_job_block_ = false;

@@ -41,8 +41,9 @@ void mark_broken(Node &node, NodeGroup &g) noexcept;
 
 // Waits until ready(); GASPI_TIMEOUT at the deadline; GASPI_ERROR once a member on the node is
 // dead or the group is broken (looked at on the slow path of the wait, at least every 10 ms).
+// `drive`: the caller's progress step, driven while it waits (core/wait.hpp).
 template <class Ready>
-gaspi_return_t await_group(Node &node, const NodeGroup &g, Ready &&ready, const Deadline &deadline) {
+gaspi_return_t await_group(Node &node, const NodeGroup &g, Ready &&ready, const Deadline &deadline, Step drive) {
   auto healthy = [&] {
     if (is_broken(node, g))
       return false;
@@ -51,7 +52,7 @@ gaspi_return_t await_group(Node &node, const NodeGroup &g, Ready &&ready, const 
         return false;
     return true;
   };
-  if (const gaspi_return_t rc = Node::return_code(node.wait_while(ready, deadline, healthy)); rc != GASPI_ERROR)
+  if (const gaspi_return_t rc = node.wait_while(ready, deadline, healthy, drive); rc != GASPI_ERROR)
     return rc;
   bool dead = false;
   for (auto m : g.members)

@@ -1,6 +1,6 @@
 // libFuzzer target: the check a target rank applies to a global atomic request that arrives from
 // another node over MPI (src/mpi_rma/control.hpp: valid_atomic_request, valid_reply_tag; used by
-// Control::progress and serve_atomic in src/gaspi/api_proc.cpp).
+// Control::take_atomic and serve_atomic in src/bridge/progress.cpp).
 //
 // Input: the raw bytes of an AtomicRequest as MPI_Mrecv would leave them (short input: zero
 // padded, as the zero-initialised receive buffer), then 8 bytes of segment size. A request the

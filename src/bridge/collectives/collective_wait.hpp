@@ -27,6 +27,7 @@
 #include <utility>
 
 #include "bridge/collectives/group_record.hpp"
+#include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/deadline.hpp"
 #include "core/wait.hpp"
@@ -60,7 +61,7 @@ gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Across &&across, const De
     return rc;
   if (!g.spans_nodes()) {
     const gaspi_return_t waited = shm::await_group(
-        rt().node, g.node, [&] { return (rc = step()) != GASPI_TIMEOUT; }, deadline);
+        rt().node, g.node, [&] { return (rc = step()) != GASPI_TIMEOUT; }, deadline, hygaspi::progress());
     return waited == GASPI_SUCCESS ? rc : waited;
   }
   // Waiting on a node peer, a look ends with a yield: that peer may need this core.
@@ -73,7 +74,7 @@ gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Across &&across, const De
   };
   // Serves ranks that wait on this one. Not at the wait's first look: the step just looked, and
   // one progress step (three MPI_Improbe) costs about a third of a whole barrier here.
-  auto progress = [first = true]() mutable { return std::exchange(first, false) ? false : rt().control.progress(); };
+  auto progress = [first = true]() mutable { return std::exchange(first, false) ? false : progress_step(); };
   if (const gaspi_return_t waited =
           wait_until(ready, deadline, kSpanningPolicy, progress, Nap{}, [&] { return healthy(g); });
       waited != GASPI_SUCCESS)

@@ -1,0 +1,75 @@
+// The engine's progress step (bridge/progress.hpp).
+#include "bridge/progress.hpp"
+
+#include <atomic>
+#include <ctime>
+#include <thread>
+
+#include "bridge/runtime.hpp"
+#include "core/log.hpp"
+#include "shm/atomics.hpp"
+
+namespace hygaspi {
+
+namespace {
+
+// Runs a global atomic that another node asked for, on one of our segments. The request comes
+// from another process: mpi::valid_atomic_request checks the op and the word against the segment
+// as it is now (the initiator checked what it could; the segment may have gone since).
+gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &old) {
+  const shm::MappedSegment *seg = request.segment < limits::kMaxSegments ? rt().segments.local(request.segment) : nullptr;
+  if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
+    return GASPI_ERROR;
+  auto *word = reinterpret_cast<std::uint64_t *>(seg->data + request.offset);
+  old = request.op == mpi::AtomicOp::fetch_add ? shm::atomic_fetch_add(word, request.a)
+                                               : shm::atomic_compare_swap(word, request.a, request.b);
+  return GASPI_SUCCESS;
+}
+
+struct MpiProgress {
+  bool operator()() const { return progress_step(); }
+};
+const MpiProgress g_mpi_progress;
+
+std::thread g_thread;
+std::atomic<bool> g_stop{false};
+
+} // namespace
+
+bool progress_step() {
+  mpi::Control &control = rt().control;
+  bool served = control.progress();
+  mpi::AtomicCall call;
+  while (control.take_atomic(call)) {
+    std::uint64_t old = 0;
+    const gaspi_return_t rc = serve_atomic(call.request, old);
+    control.reply(call, rc, old);
+    served = true;
+  }
+  return served;
+}
+
+Step progress() noexcept { return rt().rma.active() ? Step(g_mpi_progress) : Step(); }
+
+Step mpi_progress() noexcept { return Step(g_mpi_progress); }
+
+void start_progress_thread() {
+  g_stop.store(false);
+  g_thread = std::thread([] {
+    log::CallScope scope("progress");
+    while (!g_stop.load(std::memory_order_relaxed)) {
+      progress_step();
+      timespec nap{0, 50000};
+      nanosleep(&nap, nullptr);
+    }
+  });
+}
+
+void stop_progress_thread() noexcept {
+  if (!g_thread.joinable())
+    return;
+  g_stop.store(true);
+  g_thread.join();
+}
+
+} // namespace hygaspi

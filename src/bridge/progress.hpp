@@ -1,0 +1,31 @@
+// The engine's one progress step (issue 10 step 4: "Progress is passed in, not installed as a
+// callback"). Waits are core/wait.hpp's engine; the transports below the bridge never call up:
+// a wait that must drive MPI is handed progress() by its caller, and the step composes what each
+// transport needs. shm needs none (every producer rings the doorbell); MPI has no asynchronous
+// progress here, so a rank with other nodes serves them from its waits:
+//  - kill requests and passive messages (mpi::Control::progress: the mailbox of
+//    gaspi_passive_receive);
+//  - atomic requests of other nodes, pulled from MPI (mpi::Control::take_atomic) and applied to
+//    this rank's segment with the CPU atomics of shm/atomics.hpp, the same code node peers use.
+#pragma once
+#include "core/wait.hpp"
+
+namespace hygaspi {
+
+// One step; true when it served or took anything. Only while the job spans nodes (rt().rma).
+bool progress_step();
+
+// What a wait of this rank drives: progress_step while the job spans nodes, nothing otherwise (one
+// node: MPI carries nothing after init, and waits sleep on the doorbell alone).
+[[nodiscard]] Step progress() noexcept;
+// progress_step itself, for what the bridge hands the MPI transport when it binds it (its atomics
+// wait for replies while serving requests, so two ranks that target each other cannot deadlock).
+[[nodiscard]] Step mpi_progress() noexcept;
+
+// The progress thread (HYGASPI_PROGRESS_THREAD; needs MPI_THREAD_MULTIPLE): serves the step while
+// the application computes outside GASPI, so that a target-side atomic or a passive-target put
+// does not wait for the target's next GASPI call. Naps 50 us between steps.
+void start_progress_thread();
+void stop_progress_thread() noexcept;
+
+} // namespace hygaspi

@@ -1,0 +1,116 @@
+// The wait engine (src/core/wait.hpp) in one process: GASPI_TEST makes exactly one step, the
+// deadline, the health check, the progress schedule (every kSpinsPerProgress spins, every look
+// once yielding or sleeping, back to spinning after a served request), Step, and the futex
+// doorbell sleep (src/shm/doorbell.hpp) woken by another thread.
+#include <doctest/doctest.h>
+
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "core/wait.hpp"
+#include "shm/doorbell.hpp"
+
+using namespace hygaspi;
+using namespace std::chrono_literals;
+
+namespace {
+struct Counter {
+  int steps = 0;
+  bool serve = false;
+  bool operator()() {
+    ++steps;
+    return serve;
+  }
+};
+struct CountingSleep {
+  int sleeps = 0;
+  std::chrono::nanoseconds longest{0};
+  template <class Ready> bool operator()(Ready &ready, std::chrono::nanoseconds ns) {
+    ++sleeps;
+    longest = std::max(longest, ns);
+    return ready();
+  }
+};
+} // namespace
+
+TEST_CASE("GASPI_TEST: one progress step and one look") {
+  Counter progress;
+  int looks = 0;
+  auto never = [&] {
+    ++looks;
+    return false;
+  };
+  CHECK(wait_until(never, Deadline(kTimeoutTest), WaitPolicy{}, progress, Nap{}, kAlwaysHealthy) == GASPI_TIMEOUT);
+  CHECK(progress.steps == 1);
+  CHECK(looks == 1);
+  auto now = [] { return true; };
+  CHECK(wait_until(now, Deadline(kTimeoutTest), WaitPolicy{}, progress, Nap{}, kAlwaysHealthy) == GASPI_SUCCESS);
+}
+
+TEST_CASE("a bounded deadline ends with GASPI_TIMEOUT, a failed health check with GASPI_ERROR") {
+  auto never = [] { return false; };
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(wait_until(never, Deadline(20), WaitPolicy{100, 5}, NoProgress{}, Nap{}, kAlwaysHealthy) == GASPI_TIMEOUT);
+  CHECK(std::chrono::steady_clock::now() - t0 >= 20ms);
+  int checks = 0;
+  auto sick = [&] { return ++checks < 3; };
+  CHECK(wait_until(never, Deadline(kTimeoutBlock), WaitPolicy{100, 5}, NoProgress{}, Nap{}, sick) == GASPI_ERROR);
+  CHECK(checks == 3);
+}
+
+TEST_CASE("progress: every kSpinsPerProgress spins, then at every look") {
+  Counter progress;
+  int looks = 0;
+  const WaitPolicy policy{8 * kSpinsPerProgress, 4};
+  auto late = [&] { return ++looks > 1 + policy.spin + policy.yields; }; // ready at the first sleep
+  CountingSleep sleep;
+  CHECK(wait_until(late, Deadline(kTimeoutBlock), policy, progress, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
+  CHECK(progress.steps == 1 + 8 + 4); // the first step, one per 8 spins, one per yield
+  CHECK(sleep.sleeps == 1);
+  CHECK(sleep.longest <= kFirstNap); // with progress, sleeps are naps: MPI rings nothing
+}
+
+TEST_CASE("without progress a sleep may last until the health check; NoProgress and Step{} never step") {
+  int looks = 0;
+  auto late = [&] { return ++looks > 3; };
+  CountingSleep sleep;
+  CHECK(wait_until(late, Deadline(kTimeoutBlock), WaitPolicy{0, 0}, Step{}, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
+  CHECK(sleep.longest == std::chrono::nanoseconds(kHealthEvery));
+}
+
+TEST_CASE("a served request sends the wait back to spinning, with short naps") {
+  Counter progress;
+  int looks = 0;
+  CountingSleep sleep;
+  // Sleeps 3 times, serves once at the 3rd, then must spin the whole spin phase again.
+  const WaitPolicy policy{2 * kSpinsPerProgress, 0};
+  auto ready = [&] {
+    ++looks;
+    progress.serve = sleep.sleeps == 3 && progress.steps < 100;
+    if (progress.serve)
+      progress.steps = 100; // served exactly once
+    return sleep.sleeps == 4;
+  };
+  Step step(progress);
+  CHECK(wait_until(ready, Deadline(kTimeoutBlock), policy, step, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
+  // 1 + 2 spins per step before the first sleep, 2 again after the serve: 2 more steps.
+  CHECK(progress.steps == 100 + 2 + 1);
+}
+
+TEST_CASE("a doorbell sleeper is woken by a ring from another thread") {
+  shm::Doorbell bell{};
+  std::atomic<bool> flag{false};
+  auto set = [&] { return flag.load(std::memory_order_seq_cst); };
+  std::thread producer([&] {
+    std::this_thread::sleep_for(20ms);
+    flag.store(true, std::memory_order_seq_cst);
+    shm::ring(bell);
+  });
+  const auto t0 = std::chrono::steady_clock::now();
+  // No progress: the sleep may last 10 ms at a time, so only the ring ends it sooner.
+  CHECK(wait_until(set, Deadline(5000), WaitPolicy{0, 0}, NoProgress{}, shm::DoorbellSleep{bell}, kAlwaysHealthy) ==
+        GASPI_SUCCESS);
+  producer.join();
+  CHECK(std::chrono::steady_clock::now() - t0 < 1s);
+}
