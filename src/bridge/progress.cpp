@@ -2,6 +2,7 @@
 #include "bridge/progress.hpp"
 
 #include <atomic>
+#include <cstdint>
 #include <ctime>
 #include <thread>
 
@@ -34,9 +35,18 @@ const MpiProgress g_mpi_progress;
 std::thread g_thread;
 std::atomic<bool> g_stop{false};
 
+// Steps taken by the application's own threads (waits that drive progress). The progress thread
+// compares it between its rounds: when a waiter drives progress, the thread's step would only take
+// the MPI lock and a core from it (measured by helper "collectives": with the thread on, a 4-rank
+// MPI barrier on 2 cores cost 1.8-2.2x Open MPI's, with it off 0.9-1.2x), so the thread naps longer.
+std::atomic<std::uint64_t> g_driven{0};
+thread_local bool t_progress_thread = false;
+
 } // namespace
 
 bool progress_step() {
+  if (!t_progress_thread)
+    g_driven.fetch_add(1, std::memory_order_relaxed);
   mpi::Control &control = rt().control;
   bool served = control.progress();
   mpi::AtomicCall call;
@@ -57,9 +67,16 @@ void start_progress_thread() {
   g_stop.store(false);
   g_thread = std::thread([] {
     log::CallScope scope("progress");
+    t_progress_thread = true;
+    std::uint64_t seen = g_driven.load(std::memory_order_relaxed);
     while (!g_stop.load(std::memory_order_relaxed)) {
-      progress_step();
-      timespec nap{0, 50000};
+      // A waiter stepped since our last round: it serves the requests itself; look again later.
+      const std::uint64_t now = g_driven.load(std::memory_order_relaxed);
+      const bool driven = now != seen;
+      seen = now;
+      if (!driven)
+        progress_step();
+      timespec nap{0, driven ? 500000 : 50000};
       nanosleep(&nap, nullptr);
     }
   });
