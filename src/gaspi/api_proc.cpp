@@ -158,8 +158,7 @@ gaspi_return_t agree(Runtime &r, gaspi_return_t mine) {
   int ok = mine == GASPI_SUCCESS ? 1 : 0, all = 0;
   {
     auto lock = r.mpi.lock();
-    if (int rc = MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r.mpi.comm()); rc != MPI_SUCCESS)
-      return mpi::fail("MPI_Allreduce", rc);
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_MIN, r.mpi.comm())));
   }
   if (mine != GASPI_SUCCESS)
     return mine;

@@ -3,6 +3,7 @@
 #include <climits>
 
 #include "core/log.hpp"
+#include "mpi_rma/mpi_call.hpp"
 
 namespace hygaspi::mpi {
 
@@ -11,7 +12,7 @@ constexpr std::uint64_t kChunk = 1ull << 30; // MPI counts are int: move large t
 
 MPI_Aint address_of(const void *p) {
   MPI_Aint a = 0;
-  MPI_Get_address(p, &a);
+  (void)HYGASPI_MPI(MPI_Get_address(p, &a)); // cannot fail for a valid pointer
   return a;
 }
 } // namespace
@@ -23,38 +24,37 @@ gaspi_return_t Rma::init(Env &env) {
   table_at_.assign(static_cast<std::size_t>(env.size()), 0);
   attached_.assign(limits::kMaxSegments, Attached{});
   MPI_Info info;
-  MPI_Info_create(&info);
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Info_create(&info)));
   // No MPI_Accumulate is used on this window: let the component skip accumulate ordering.
-  MPI_Info_set(info, "accumulate_ordering", "none");
-  int rc = MPI_Win_create_dynamic(info, env.comm(), &win_);
-  MPI_Info_free(&info);
-  if (rc != MPI_SUCCESS) {
+  gaspi_return_t created = HYGASPI_MPI(MPI_Info_set(info, "accumulate_ordering", "none"));
+  if (created == GASPI_SUCCESS)
+    created = HYGASPI_MPI(MPI_Win_create_dynamic(info, env.comm(), &win_));
+  (void)HYGASPI_MPI(MPI_Info_free(&info));
+  if (created != GASPI_SUCCESS) {
     // Typical in interop mode on Debian's Open MPI: the system file disables osc/ucx and
     // osc/pt2pt, and osc/rdma cannot serve this job (PLATFORM-FACTS.md).
     log::error("no MPI one-sided component can serve this job (OMPI_MCA_osc=%s). Run with "
                "OMPI_MCA_osc=sm,rdma,pt2pt and MPI_THREAD_SERIALIZED or lower, or with OMPI_MCA_pml=ucx "
                "OMPI_MCA_osc=ucx where UCX is available",
                env.osc());
-    return fail("MPI_Win_create_dynamic", rc);
+    return created;
   }
-  MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN);
-  if ((rc = MPI_Win_attach(win_, table_.data(), static_cast<MPI_Aint>(table_.size() * sizeof(RemoteSegment)))) !=
-      MPI_SUCCESS)
-    return fail("MPI_Win_attach", rc);
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN)));
+  HYGASPI_TRY(HYGASPI_MPI(
+      MPI_Win_attach(win_, table_.data(), static_cast<MPI_Aint>(table_.size() * sizeof(RemoteSegment)))));
   std::uint64_t mine = static_cast<std::uint64_t>(address_of(table_.data()));
-  MPI_Allgather(&mine, 1, MPI_UINT64_T, table_at_.data(), 1, MPI_UINT64_T, env.comm());
-  if ((rc = MPI_Win_lock_all(MPI_MODE_NOCHECK, win_)) != MPI_SUCCESS)
-    return fail("MPI_Win_lock_all", rc);
-  return GASPI_SUCCESS;
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(&mine, 1, MPI_UINT64_T, table_at_.data(), 1, MPI_UINT64_T, env.comm())));
+  return HYGASPI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
 }
 
 void Rma::term() noexcept {
   if (win_ == MPI_WIN_NULL)
     return;
   auto lock = env_->lock();
-  MPI_Win_unlock_all(win_);
+  // Teardown: a failure is logged and the rest still runs.
+  (void)HYGASPI_MPI(MPI_Win_unlock_all(win_));
   // Every rank reaches gaspi_proc_term; MPI_Win_free is collective and waits for all of them.
-  MPI_Win_free(&win_);
+  (void)HYGASPI_MPI(MPI_Win_free(&win_));
   table_.clear();
   attached_.clear();
 }
@@ -64,12 +64,16 @@ gaspi_return_t Rma::attach(std::uint32_t seg, void *data, std::uint64_t size, vo
   auto lock = env_->lock();
   if (notif_bytes == 0) // notification_num 0: nothing to attach (and detach skips it)
     notifications = nullptr;
-  int rc =
-      notifications == nullptr ? MPI_SUCCESS : MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes));
-  if (rc == MPI_SUCCESS && data != nullptr)
-    rc = MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size));
-  if (rc != MPI_SUCCESS)
-    return fail("MPI_Win_attach", rc);
+  if (notifications != nullptr)
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes))));
+  if (data != nullptr) {
+    if (gaspi_return_t rc = HYGASPI_MPI(MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size)));
+        rc != GASPI_SUCCESS) {
+      if (notifications != nullptr) // unwind: leave nothing attached for a failed attach
+        (void)HYGASPI_MPI(MPI_Win_detach(win_, notifications));
+      return rc;
+    }
+  }
   attached_[seg] = Attached{data, notifications};
   return GASPI_SUCCESS;
 }
@@ -77,9 +81,9 @@ gaspi_return_t Rma::attach(std::uint32_t seg, void *data, std::uint64_t size, vo
 void Rma::detach(std::uint32_t seg) noexcept {
   auto lock = env_->lock();
   if (attached_[seg].notifications != nullptr)
-    MPI_Win_detach(win_, attached_[seg].notifications);
+    (void)HYGASPI_MPI(MPI_Win_detach(win_, attached_[seg].notifications));
   if (attached_[seg].data != nullptr)
-    MPI_Win_detach(win_, attached_[seg].data);
+    (void)HYGASPI_MPI(MPI_Win_detach(win_, attached_[seg].data));
   attached_[seg] = Attached{};
 }
 
@@ -88,10 +92,9 @@ gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegme
   const std::uint64_t slot =
       table_at_[static_cast<std::size_t>(rank)] +
       (static_cast<std::uint64_t>(env_->rank()) * limits::kMaxSegments + seg) * sizeof(RemoteSegment);
-  int rc = MPI_Put(&entry, sizeof entry, MPI_BYTE, rank, static_cast<MPI_Aint>(slot), sizeof entry, MPI_BYTE, win_);
-  if (rc == MPI_SUCCESS)
-    rc = MPI_Win_flush(rank, win_);
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Put", rc);
+  HYGASPI_TRY(HYGASPI_MPI(
+      MPI_Put(&entry, sizeof entry, MPI_BYTE, rank, static_cast<MPI_Aint>(slot), sizeof entry, MPI_BYTE, win_)));
+  return HYGASPI_MPI(MPI_Win_flush(rank, win_));
 }
 
 const RemoteSegment *Rma::remote(int rank, std::uint32_t seg) {
@@ -106,7 +109,7 @@ const RemoteSegment *Rma::remote(int rank, std::uint32_t seg) {
 
 void Rma::sync() noexcept {
   auto lock = env_->lock();
-  MPI_Win_sync(win_);
+  (void)HYGASPI_MPI(MPI_Win_sync(win_)); // a hint to the memory model: nothing to propagate
 }
 
 gaspi_return_t Rma::put(int rank, std::uint64_t address, const void *src, std::uint64_t size) {
@@ -114,9 +117,8 @@ gaspi_return_t Rma::put(int rank, std::uint64_t address, const void *src, std::u
   const char *p = static_cast<const char *>(src);
   for (std::uint64_t done = 0; done < size; done += kChunk) {
     const int n = static_cast<int>(std::min(kChunk, size - done));
-    int rc = MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
-    if (rc != MPI_SUCCESS)
-      return fail("MPI_Put", rc);
+    HYGASPI_TRY(
+        HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_)));
   }
   return GASPI_SUCCESS;
 }
@@ -126,36 +128,30 @@ gaspi_return_t Rma::get(void *dst, int rank, std::uint64_t address, std::uint64_
   char *p = static_cast<char *>(dst);
   for (std::uint64_t done = 0; done < size; done += kChunk) {
     const int n = static_cast<int>(std::min(kChunk, size - done));
-    int rc = MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_);
-    if (rc != MPI_SUCCESS)
-      return fail("MPI_Get", rc);
+    HYGASPI_TRY(
+        HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_)));
   }
   return GASPI_SUCCESS;
 }
 
 gaspi_return_t Rma::notify(int rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
   auto lock = env_->lock();
-  int rc = MPI_Win_flush(rank, win_); // earlier writes to `rank` land before the notification
-  if (rc == MPI_SUCCESS) {
-    rc = MPI_Put(&value, 1, MPI_UINT32_T, rank, static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1,
-                 MPI_UINT32_T, win_);
-    // Complete it now: `value` lives on this stack, and a waiting target should see it soon.
-    if (rc == MPI_SUCCESS)
-      rc = MPI_Win_flush(rank, win_);
-  }
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Put", rc);
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank, win_))); // earlier writes to `rank` land before the notification
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Put(&value, 1, MPI_UINT32_T, rank,
+                                  static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1, MPI_UINT32_T,
+                                  win_)));
+  // Complete it now: `value` lives on this stack, and a waiting target should see it soon.
+  return HYGASPI_MPI(MPI_Win_flush(rank, win_));
 }
 
 gaspi_return_t Rma::flush(int rank) {
   auto lock = env_->lock();
-  int rc = MPI_Win_flush(rank, win_);
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Win_flush", rc);
+  return HYGASPI_MPI(MPI_Win_flush(rank, win_));
 }
 
 gaspi_return_t Rma::flush_all() {
   auto lock = env_->lock();
-  int rc = MPI_Win_flush_all(win_);
-  return rc == MPI_SUCCESS ? GASPI_SUCCESS : fail("MPI_Win_flush_all", rc);
+  return HYGASPI_MPI(MPI_Win_flush_all(win_));
 }
 
 } // namespace hygaspi::mpi
