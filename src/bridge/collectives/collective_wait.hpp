@@ -37,9 +37,15 @@ namespace hygaspi::collectives {
 
 // How long a spanning collective polls before it yields, then sleeps (core/wait.hpp): 4096 looks
 // of an MPI_Testall are about 1-2 ms, a few message latencies of the slowest path (TCP across
-// hosts, ~50 us), so a collective that is merely late by a round trip never gives up its core,
-// while an application imbalance does not burn one for long.
-inline constexpr WaitPolicy kSpanningPolicy{4096, 50};
+// hosts, ~50 us), so a collective that is merely late by a round trip never gives up its core.
+// Then it yields, driving MPI at each look, for up to 100000 looks (0.1-1 s) before it naps: a
+// rank in a barrier is often the target of another node's puts (write, then wait, then barrier),
+// and over TCP (osc/pt2pt) each of them completes only at the target's next MPI call. With 50
+// yields the barrier was napping (200 us) within a few ms, and an 8 B write + wait across two
+// hosts took 283 us against 19.6 us raw (14x, scripts/multihost.sh --bench); yielding, 22.6 us
+// against 27.9 us. A yield gives the core away whenever another process wants it, as
+// MPI_Barrier's busy poll does not.
+inline constexpr WaitPolicy kSpanningPolicy{4096, 100000};
 
 // False when the collective can no longer complete (logged): gaspi_proc_term in another thread,
 // a dead member on the node, the group marked broken by a node member, or (leaders) an abort
