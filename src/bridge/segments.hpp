@@ -30,7 +30,7 @@ public:
     rma_ = &rma;
   }
 
-  // The published mapping of local segment `seg` (< kMaxSegments), or nullptr. Lock-free.
+  // The published mapping of local segment `seg` (< kSegmentSlots), or nullptr. Lock-free.
   [[nodiscard]] const shm::MappedSegment *local(std::uint32_t seg) const noexcept { return node_->local(seg); }
 
   // Creates local segment `seg`: its shm object, then its MPI attachment when MPI RMA is up. Fails
@@ -65,7 +65,7 @@ private:
   shm::Node *node_ = nullptr;
   mpi::Rma *rma_ = nullptr;
   std::mutex mutex_; // serialises creation, registration bookkeeping and deletion
-  std::array<Entry, limits::kMaxSegments> entries_{};
+  std::array<Entry, limits::kSegmentSlots> entries_{};
 };
 
 } // namespace hygaspi

@@ -10,6 +10,12 @@
 namespace hygaspi::limits {
 
 inline constexpr std::uint32_t kMaxSegments = 256;             // gaspi_segment_id_t is unsigned char
+// Segments of the engine's own, beyond every id a GASPI program can name (GASNET-NOTES lesson 11:
+// what the runtime allocates is reserved out of the user range): the GASNet front end's segment
+// and its active-message inbox. Engine tables hold kSegmentSlots entries; GASPI sees kMaxSegments.
+inline constexpr std::uint32_t kGasnetSegment = kMaxSegments;
+inline constexpr std::uint32_t kGasnetInbox = kMaxSegments + 1;
+inline constexpr std::uint32_t kSegmentSlots = kMaxSegments + 2;
 inline constexpr std::uint32_t kMaxGroups = 256;               // gaspi_group_t is unsigned char
 inline constexpr std::uint32_t kMaxQueues = 16;                // gaspi_queue_max, as GPI-2 (GASPI_MAX_QP)
 inline constexpr std::uint32_t kMaxQueueSize = UINT32_MAX;     // gaspi_number_t

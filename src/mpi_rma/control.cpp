@@ -21,31 +21,50 @@ namespace {
   } while (0)
 } // namespace
 
-bool Control::drain_passive() {
+namespace {
+constexpr int kBoxTags[kBoxes] = {kTagPassive, kTagAmRequest, kTagAmReply};
+}
+
+bool Control::drain() {
   // One drainer at a time: two threads that each match a message of the same sender could queue
   // them out of order.
   std::lock_guard box(mailbox_mutex_);
   bool took = false;
-  for (;;) {
-    auto lock = env_->lock();
-    // Matched probe: with a progress thread two threads may probe at once, and a plain
-    // Iprobe + Recv pair could hand one thread's message to the other.
-    int pending = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &handle, &status)) !=
-            GASPI_SUCCESS ||
-        !pending)
-      return took;
-    int count = 0;
-    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
-      count = 0; // the receive below then fails with a truncation, logged, and the message is gone
-    Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
-    if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
-      continue; // logged; nothing to deliver
-    mailbox_.push_back(std::move(m));
-    took = true;
+  const unsigned boxes = am_open_.load(std::memory_order_acquire) ? kBoxes : 1;
+  for (unsigned b = 0; b < boxes; ++b) {
+    for (;;) {
+      auto lock = env_->lock();
+      // Matched probe: with a progress thread two threads may probe at once, and a plain
+      // Iprobe + Recv pair could hand one thread's message to the other.
+      int pending = 0;
+      MPI_Message handle;
+      MPI_Status status;
+      if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kBoxTags[b], env_->comm(), &pending, &handle, &status)) !=
+              GASPI_SUCCESS ||
+          !pending)
+        break;
+      int count = 0;
+      if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
+        count = 0; // the receive below then fails with a truncation, logged, and the message is gone
+      Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
+      if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+        continue; // logged; nothing to deliver
+      mailboxes_[b].push_back(std::move(m));
+      took = true;
+    }
   }
+  return took;
+}
+
+bool Control::take(Box box, Message &out) {
+  drain();
+  std::lock_guard lock(mailbox_mutex_);
+  auto &q = mailboxes_[static_cast<unsigned>(box)];
+  if (q.empty())
+    return false;
+  out = std::move(q.front());
+  q.pop_front();
+  return true;
 }
 
 // A node peer's pid can be signalled; a rank of another node is asked to signal itself. The
@@ -72,7 +91,7 @@ void Control::serve_kill() {
 
 bool Control::progress() {
   serve_kill();
-  bool took = drain_passive();
+  bool took = drain();
   std::lock_guard abandon(abandoned_mutex_);
   auto lock = env_->lock();
   std::erase_if(abandoned_, [](Abandoned &a) {
@@ -245,15 +264,20 @@ void Control::term() noexcept {
     (void)HYGASPI_MPI(MPI_Cancel(&a.request));
     (void)HYGASPI_MPI(MPI_Wait(&a.request, MPI_STATUS_IGNORE));
   }
+  am_open_.store(false, std::memory_order_release);
+  std::lock_guard box(mailbox_mutex_);
+  for (auto &q : mailboxes_)
+    q.clear(); // nothing of this MPI session is delivered after a later start
 }
 
-gaspi_return_t Control::passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline,
-                                     Step progress) {
+gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline,
+                             Step progress) {
   MPI_Request send;
   {
     auto lock = env_->lock();
     // Complete once the target's MPI holds it: its progress moves it into its mailbox.
-    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, kTagPassive, env_->comm(), &send)));
+    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank,
+                                      kBoxTags[static_cast<unsigned>(box)], env_->comm(), &send)));
   }
   bool failed = false;
   auto delivered = [&] { return test(send, failed); };
@@ -269,15 +293,9 @@ gaspi_return_t Control::passive_send(int rank, const void *data, std::uint64_t s
 }
 
 gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int &from) {
-  drain_passive();
   Message m;
-  {
-    std::lock_guard box(mailbox_mutex_);
-    if (mailbox_.empty())
-      return GASPI_TIMEOUT;
-    m = std::move(mailbox_.front());
-    mailbox_.pop_front();
-  }
+  if (!take(Box::passive, m))
+    return GASPI_TIMEOUT;
   from = m.from;
   const std::size_t keep = std::min<std::size_t>(m.data.size(), size);
   std::copy(m.data.begin(), m.data.begin() + static_cast<long>(keep), static_cast<char *>(data));
@@ -291,9 +309,9 @@ gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int 
 }
 
 void Control::passive_purge() {
-  drain_passive();
+  drain();
   std::lock_guard box(mailbox_mutex_);
-  mailbox_.clear();
+  mailboxes_[static_cast<unsigned>(Box::passive)].clear();
 }
 
 } // namespace hygaspi::mpi

@@ -14,6 +14,7 @@
 #pragma once
 #include <GASPI.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -34,6 +35,8 @@ enum Tag : int {
   kTagAtomicRequest = 1,
   kTagPassive = 2,
   kTagKill = 3,      // gaspi_proc_kill of a rank on another node: payload = the killer's reply tag
+  kTagAmRequest = 4, // active messages of the GASNet front end: requests
+  kTagAmReply = 5,   //   and replies (separate, so that replies always drain)
   kTagReply = 100,   // + request number % kReplyTags
   kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride (mpi_rma/leaders.cpp)
 };
@@ -64,6 +67,18 @@ struct AtomicRequest {
   return (request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap) && segment_size >= 8 &&
          request.offset % 8 == 0 && request.offset <= segment_size - 8;
 }
+
+// The mailboxes that progress() fills from MPI, each with its tag: a message is taken out of MPI as
+// soon as any wait of this rank makes progress, so a sender never waits for the receiver to look
+// for that very message (two ranks that send to each other cannot deadlock).
+enum class Box : unsigned { passive = 0, am_request = 1, am_reply = 2 };
+inline constexpr unsigned kBoxes = 3;
+
+// A message taken from MPI.
+struct Message {
+  int from = -1;
+  std::vector<char> data;
+};
 
 // An atomic request of another rank, taken from MPI by take_atomic(), answered by reply().
 struct AtomicCall {
@@ -105,7 +120,17 @@ public:
   // stays queued at the target, and a retry asks again).
   gaspi_return_t kill(int rank, const Deadline &deadline, Step progress);
 
-  gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline, Step progress);
+  gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline, Step progress) {
+    return send(rank, Box::passive, data, size, deadline, progress);
+  }
+  // Sends a message for `box` of `rank` (size <= INT_MAX); waits, driving `progress`, until the
+  // target's MPI holds it. GASPI_TIMEOUT: at the deadline, cancelled, nothing delivered.
+  gaspi_return_t send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline, Step progress);
+  // Takes the oldest message of `box`, pulling what MPI holds first. False when there is none.
+  bool take(Box box, Message &out);
+  // The active-message mailboxes are filled only once a front end opens them (gasnet_attach):
+  // until then progress() probes one tag, not three.
+  void open_am_boxes() noexcept { am_open_.store(true, std::memory_order_release); }
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
   gaspi_return_t passive_try_receive(void *data, std::uint64_t size, int &from);
@@ -126,15 +151,11 @@ private:
     AtomicRequest request; // reply_tag included
     Abandoned flight;
   };
-  // Passive messages that progress() took from MPI while this rank was busy elsewhere: two ranks
-  // that send to each other and then receive must not wait on each other's matching receive.
-  struct Message {
-    int from;
-    std::vector<char> data;
-  };
+  // Messages that progress() took from MPI while this rank was busy elsewhere, one mailbox per Box.
   std::mutex mailbox_mutex_;
-  std::deque<Message> mailbox_;
-  bool drain_passive();
+  std::array<std::deque<Message>, kBoxes> mailboxes_;
+  std::atomic<bool> am_open_{false};
+  bool drain();
   void serve_kill();
   // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
   gaspi_return_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag);

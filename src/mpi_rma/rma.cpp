@@ -20,9 +20,9 @@ MPI_Aint address_of(const void *p) {
 gaspi_return_t Rma::init(Env &env) {
   env_ = &env;
   auto lock = env.lock();
-  table_.assign(static_cast<std::size_t>(env.size()) * limits::kMaxSegments, RemoteSegment{});
+  table_.assign(static_cast<std::size_t>(env.size()) * limits::kSegmentSlots, RemoteSegment{});
   table_at_.assign(static_cast<std::size_t>(env.size()), 0);
-  attached_.assign(limits::kMaxSegments, Attached{});
+  attached_.assign(limits::kSegmentSlots, Attached{});
   MPI_Info info;
   HYGASPI_TRY(HYGASPI_MPI(MPI_Info_create(&info)));
   // No MPI_Accumulate is used on this window: let the component skip accumulate ordering.
@@ -40,8 +40,8 @@ gaspi_return_t Rma::init(Env &env) {
     return created;
   }
   HYGASPI_TRY(HYGASPI_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN)));
-  HYGASPI_TRY(HYGASPI_MPI(
-      MPI_Win_attach(win_, table_.data(), static_cast<MPI_Aint>(table_.size() * sizeof(RemoteSegment)))));
+  HYGASPI_TRY(
+      HYGASPI_MPI(MPI_Win_attach(win_, table_.data(), static_cast<MPI_Aint>(table_.size() * sizeof(RemoteSegment)))));
   std::uint64_t mine = static_cast<std::uint64_t>(address_of(table_.data()));
   HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(&mine, 1, MPI_UINT64_T, table_at_.data(), 1, MPI_UINT64_T, env.comm())));
   return HYGASPI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
@@ -67,8 +67,7 @@ gaspi_return_t Rma::attach(std::uint32_t seg, void *data, std::uint64_t size, vo
   if (notifications != nullptr)
     HYGASPI_TRY(HYGASPI_MPI(MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes))));
   if (data != nullptr) {
-    if (gaspi_return_t rc = HYGASPI_MPI(MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size)));
-        rc != GASPI_SUCCESS) {
+    if (gaspi_return_t rc = HYGASPI_MPI(MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size))); rc != GASPI_SUCCESS) {
       if (notifications != nullptr) // unwind: leave nothing attached for a failed attach
         (void)HYGASPI_MPI(MPI_Win_detach(win_, notifications));
       return rc;
@@ -91,14 +90,14 @@ gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegme
   auto lock = env_->lock();
   const std::uint64_t slot =
       table_at_[static_cast<std::size_t>(rank)] +
-      (static_cast<std::uint64_t>(env_->rank()) * limits::kMaxSegments + seg) * sizeof(RemoteSegment);
+      (static_cast<std::uint64_t>(env_->rank()) * limits::kSegmentSlots + seg) * sizeof(RemoteSegment);
   HYGASPI_TRY(HYGASPI_MPI(
       MPI_Put(&entry, sizeof entry, MPI_BYTE, rank, static_cast<MPI_Aint>(slot), sizeof entry, MPI_BYTE, win_)));
   return HYGASPI_MPI(MPI_Win_flush(rank, win_));
 }
 
 const RemoteSegment *Rma::remote(int rank, std::uint32_t seg) {
-  RemoteSegment &e = table_[static_cast<std::size_t>(rank) * limits::kMaxSegments + seg];
+  RemoteSegment &e = table_[static_cast<std::size_t>(rank) * limits::kSegmentSlots + seg];
   if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0) {
     sync(); // the owner's put may have landed without our loads seeing it yet
     if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0)
@@ -137,9 +136,9 @@ gaspi_return_t Rma::get(void *dst, int rank, std::uint64_t address, std::uint64_
 gaspi_return_t Rma::notify(int rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
   auto lock = env_->lock();
   HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank, win_))); // earlier writes to `rank` land before the notification
-  HYGASPI_TRY(HYGASPI_MPI(MPI_Put(&value, 1, MPI_UINT32_T, rank,
-                                  static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1, MPI_UINT32_T,
-                                  win_)));
+  HYGASPI_TRY(
+      HYGASPI_MPI(MPI_Put(&value, 1, MPI_UINT32_T, rank,
+                          static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1, MPI_UINT32_T, win_)));
   // Complete it now: `value` lives on this stack, and a waiting target should see it soon.
   return HYGASPI_MPI(MPI_Win_flush(rank, win_));
 }

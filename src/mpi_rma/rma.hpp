@@ -63,7 +63,7 @@ public:
 private:
   Env *env_ = nullptr;
   MPI_Win win_ = MPI_WIN_NULL;
-  std::vector<RemoteSegment> table_;    // size * kMaxSegments, attached to the window
+  std::vector<RemoteSegment> table_;    // size * kSegmentSlots, attached to the window
   std::vector<std::uint64_t> table_at_; // address of every rank's table
   struct Attached {
     void *data = nullptr;

@@ -14,7 +14,7 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    2; // 2: group slots by commit tag, claim lines in the passive ring, name nonces
+    3; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -143,7 +143,7 @@ static_assert(sizeof(GroupSlot) == 16);
 struct RankBlock {
   RankHeader header;
   Doorbell bell; // rung by notifications and collective signals aimed at this rank
-  SegmentEntry segments[limits::kMaxSegments];
+  SegmentEntry segments[limits::kSegmentSlots];
   GroupFlags groups[limits::kMaxGroups]; // indexed by this rank's slot of the group
   GroupSlot group_slots[limits::kMaxGroups];
 };

@@ -172,8 +172,8 @@ gaspi_return_t Node::start(const NodeOptions &options) {
     if (r != rank_)
       others_.push_back(NodeIndex{r});
   for (auto &p : peers_) {
-    p.segments = std::make_unique<std::atomic<const MappedSegment *>[]>(limits::kMaxSegments);
-    for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
+    p.segments = std::make_unique<std::atomic<const MappedSegment *>[]>(limits::kSegmentSlots);
+    for (std::uint32_t s = 0; s < limits::kSegmentSlots; ++s)
       p.segments[s].store(nullptr, std::memory_order_relaxed);
   }
 
@@ -398,7 +398,7 @@ void Node::release(RankState final_state) noexcept {
   if (job_block_ == nullptr)
     return;
   if (!peers_.empty() && peers_[rank_].block != nullptr)
-    for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
+    for (std::uint32_t s = 0; s < limits::kSegmentSlots; ++s)
       if (local(s) != nullptr)
         segment_delete(s);
   for (const std::string &name : linked_) // an init that did not finish

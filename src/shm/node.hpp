@@ -213,7 +213,7 @@ private:
     ShmObject block_object;
     RankBlock *block = nullptr;
     std::uint32_t epoch = 0; // the life cycle of the peer whose objects are mapped
-    std::unique_ptr<std::atomic<const MappedSegment *>[]> segments; // kMaxSegments
+    std::unique_ptr<std::atomic<const MappedSegment *>[]> segments; // kSegmentSlots
   };
 
   gaspi_return_t start(const NodeOptions &options);

@@ -1,0 +1,293 @@
+// Active messages [G1 §2.3, §2.4]: one send for every category and argument count, the poll that
+// runs handlers, and the handler rules.
+#include <sched.h>
+
+#include <cstring>
+#include <utility>
+
+#include "bridge/am_channel.hpp"
+#include "bridge/progress.hpp"
+#include "bridge/runtime.hpp"
+#include "gasnet/internal.hpp"
+
+using namespace hygaspi;
+using namespace hygaspi::gasnet;
+
+namespace {
+
+// Calls a client handler with its prototype [G1 §2.3.2]: (token, a0..aM-1) for Short, (token,
+// buf, nbytes, a0..aM-1) for Medium and Long. gasnet_handlerentry_t stores `void (*)()`, so the
+// call casts to the exact type of M arguments.
+template <class T> using Arg = gasnet_handlerarg_t;
+template <std::size_t... I>
+void call_short(void (*f)(), gasnet_token_t t, const gasnet_handlerarg_t *a, std::index_sequence<I...>) {
+  reinterpret_cast<void (*)(gasnet_token_t, Arg<decltype(I)>...)>(f)(t, a[I]...);
+}
+template <std::size_t... I>
+void call_payload(void (*f)(), gasnet_token_t t, void *buf, std::size_t n, const gasnet_handlerarg_t *a,
+                  std::index_sequence<I...>) {
+  reinterpret_cast<void (*)(gasnet_token_t, void *, std::size_t, Arg<decltype(I)>...)>(f)(t, buf, n, a[I]...);
+}
+using ShortCall = void (*)(void (*)(), gasnet_token_t, const gasnet_handlerarg_t *);
+using PayloadCall = void (*)(void (*)(), gasnet_token_t, void *, std::size_t, const gasnet_handlerarg_t *);
+template <std::size_t... M> constexpr auto short_table(std::index_sequence<M...>) {
+  return std::array<ShortCall, sizeof...(M)>{[](void (*f)(), gasnet_token_t t, const gasnet_handlerarg_t *a) {
+    call_short(f, t, a, std::make_index_sequence<M>{});
+  }...};
+}
+template <std::size_t... M> constexpr auto payload_table(std::index_sequence<M...>) {
+  return std::array<PayloadCall, sizeof...(M)>{
+      [](void (*f)(), gasnet_token_t t, void *buf, std::size_t n, const gasnet_handlerarg_t *a) {
+        call_payload(f, t, buf, n, a, std::make_index_sequence<M>{});
+      }...};
+}
+constexpr auto kShortCalls = short_table(std::make_index_sequence<kMaxArgs + 1>{});
+constexpr auto kPayloadCalls = payload_table(std::make_index_sequence<kMaxArgs + 1>{});
+
+// Runs the handler of one message from `from`.
+void dispatch(GlobalRank from, const char *data, std::size_t size) {
+  State &s = state();
+  AmHeader h;
+  if (size < sizeof h)
+    fatal("gasnet_AMPoll", "a message of %zu bytes from node %u is shorter than its header", size, from.value());
+  std::memcpy(&h, data, sizeof h);
+  const char *body = data + sizeof h;
+  const std::size_t body_size = size - sizeof h;
+  if (h.nargs > kMaxArgs || h.category > kLongAsync)
+    fatal("gasnet_AMPoll", "a malformed message from node %u", from.value());
+  Token token{from.value(), h.is_reply == 0, false};
+  ThreadContext &ctx = context();
+  Token *outer = std::exchange(ctx.handler, &token);
+  if (h.handler < kFirstClientHandler) {
+    handle_internal(token, h.handler, h.args, h.nargs);
+  } else if (!s.serving.load(std::memory_order_acquire)) {
+    std::lock_guard lock(s.deferred_mutex);
+    s.deferred.emplace_back(from.value(), std::vector<char>(data, data + size));
+  } else if (s.exiting.load(std::memory_order_acquire)) {
+    // The job is ending (gasnet_exit): client handlers no longer run.
+  } else {
+    void (*fn)() = s.handlers[h.handler];
+    if (fn == nullptr)
+      fatal("gasnet_AMPoll", "node %u sent a message to handler %u, which is not registered", from.value(), h.handler);
+    if (h.category == kShort) {
+      kShortCalls[h.nargs](fn, &token, h.args);
+    } else if (h.category == kMedium) {
+      // [G1 §2.3.2]: the buffer is aligned for any type and lives until the handler returns.
+      alignas(std::max_align_t) static thread_local char aligned[kMaxMedium];
+      std::memcpy(aligned, body, std::min(body_size, sizeof aligned));
+      kPayloadCalls[h.nargs](fn, &token, aligned, h.nbytes, h.args);
+    } else {
+      // Long: on a node the payload is in the segment already; across nodes it came in-band and
+      // lands there now, before the handler runs.
+      char *seg = s.segments[s.mynode].mapped;
+      if (h.offset > s.segments[s.mynode].size || h.nbytes > s.segments[s.mynode].size - h.offset)
+        fatal("gasnet_AMPoll", "a Long message from node %u lies outside this node's segment", from.value());
+      if (body_size != 0)
+        std::memcpy(seg + h.offset, body, std::min<std::size_t>(body_size, h.nbytes));
+      kPayloadCalls[h.nargs](fn, &token, seg + h.offset, h.nbytes, h.args);
+    }
+  }
+  ctx.handler = outer;
+  if (ctx.hsl_held != 0)
+    fatal("gasnet_AMPoll", "handler %u returned holding a handler-safe lock", h.handler);
+}
+
+bool poll_lane(am::Lane lane) {
+  // A bounded batch, so that a flood on one lane cannot starve the caller or the other lane.
+  bool any = false;
+  for (int i = 0; i < 64 && am::poll(lane, dispatch); ++i)
+    any = true;
+  return any;
+}
+
+} // namespace
+
+namespace hygaspi::gasnet {
+
+bool poll(bool replies_only) {
+  // The engine's own progress first (MPI: the mailboxes, and whatever a GASPI phase of this
+  // program needs served), then this front end's lanes.
+  bool any = rt().peers.spans_nodes() && progress_step();
+  if (!am::is_open())
+    return any;
+  any |= poll_lane(am::Lane::reply);
+  State &s = state();
+  if (!replies_only)
+    follow_remote_exit();
+  if (!replies_only && s.serving.load(std::memory_order_acquire)) {
+    std::vector<std::pair<std::uint32_t, std::vector<char>>> early;
+    {
+      std::lock_guard lock(s.deferred_mutex);
+      early.swap(s.deferred);
+    }
+    for (auto &[from, bytes] : early)
+      dispatch(GlobalRank{from}, bytes.data(), bytes.size());
+    any |= !early.empty();
+  }
+  if (!replies_only) {
+    any |= poll_lane(am::Lane::request);
+    any |= barrier_progress();
+  }
+  return any;
+}
+
+int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category, gasnet_handler_t handler,
+            const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args) {
+  State &s = state();
+  require_attached(call);
+  ThreadContext &ctx = context();
+  if (reply_to == nullptr) {
+    if (ctx.handler != nullptr)
+      fatal(call, "a request from inside a handler [G1 section 2.4.1]");
+    require_may_communicate(call);
+  } else {
+    if (ctx.handler != reply_to)
+      fatal(call, "the token is not that of the request handler this thread runs");
+    if (!reply_to->is_request)
+      fatal(call, "a reply from a reply handler [G1 section 2.4.1]");
+    if (reply_to->replied)
+      fatal(call, "a second reply to one request [G1 section 2.3.3]");
+    if (ctx.hsl_held != 0)
+      fatal(call, "a reply while holding a handler-safe lock [G1 section 2.4.4]");
+    reply_to->replied = true;
+    dest = reply_to->source;
+  }
+  if (dest >= s.nodes)
+    fatal(call, "node %u is not in the job (%u nodes)", dest, s.nodes);
+  if (nargs < 0 || static_cast<std::size_t>(nargs) > kMaxArgs)
+    fatal(call, "%d arguments (at most %zu)", nargs, kMaxArgs);
+  if (handler < kFirstClientHandler && reply_to == nullptr)
+    fatal(call, "handler %u is reserved for the implementation", handler);
+  AmHeader h{};
+  h.category = static_cast<std::uint8_t>(category == kLongAsync ? kLong : category);
+  h.handler = handler;
+  h.nargs = static_cast<std::uint8_t>(nargs);
+  h.is_reply = reply_to != nullptr;
+  h.nbytes = nbytes;
+  for (int i = 0; i < nargs; ++i)
+    h.args[i] = va_arg(args, gasnet_handlerarg_t);
+  const Peer &peer = rt().peers[GlobalRank{dest}];
+  const void *body = nullptr;
+  std::size_t body_size = 0;
+  if (h.category == kMedium) {
+    if (nbytes > kMaxMedium)
+      fatal(call, "%zu bytes exceed gasnet_AMMaxMedium() = %zu", nbytes, kMaxMedium);
+    body = src;
+    body_size = nbytes;
+  } else if (h.category == kLong) {
+    if (nbytes > kMaxLong)
+      fatal(call, "%zu bytes exceed the Long limit %zu", nbytes, kMaxLong);
+    h.offset = nbytes == 0 ? 0 : segment_offset(call, dest, dest_addr, nbytes);
+    if (nbytes != 0) {
+      if (peer.on_node()) // straight into the target's segment, before the header is published
+        std::memmove(s.segments[dest].mapped + h.offset, src, nbytes);
+      else {
+        body = src;
+        body_size = nbytes;
+      }
+    }
+  }
+  const am::Lane lane = reply_to == nullptr ? am::Lane::request : am::Lane::reply;
+  // A sender that waits for room keeps serving: all of its lanes from the client's context, only
+  // the reply lane from inside a request handler (the one exception of [G1 §2.4.1]).
+  const bool in_handler = reply_to != nullptr;
+  const gaspi_return_t rc =
+      am::send(peer, lane, &h, sizeof h, body, body_size, [in_handler] { return poll(in_handler); });
+  if (rc != GASPI_SUCCESS)
+    fatal(call, "the message to node %u could not be delivered", dest);
+  return GASNET_OK;
+}
+
+void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {
+  AmHeader h{};
+  h.category = kShort;
+  h.handler = handler;
+  h.nargs = static_cast<std::uint8_t>(nargs);
+  for (int i = 0; i < nargs; ++i)
+    h.args[i] = args[i];
+  const bool in_handler = context().handler != nullptr;
+  if (am::send(rt().peers[GlobalRank{dest}], am::Lane::request, &h, sizeof h, nullptr, 0,
+               [in_handler] { return poll(in_handler); }) != GASPI_SUCCESS)
+    fatal("gasnet", "an internal message to node %u could not be delivered", dest);
+}
+
+} // namespace hygaspi::gasnet
+
+extern "C" {
+
+int gasnet_hyg_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler, void *source_addr, size_t nbytes,
+                         void *dest_addr, int numargs, ...) {
+  static const char *const names[] = {"gasnet_AMRequestShort", "gasnet_AMRequestMedium", "gasnet_AMRequestLong",
+                                      "gasnet_AMRequestLongAsync"};
+  if (category < 0 || category > kLongAsync)
+    fatal("gasnet_AMRequest", "unknown category %d", category);
+  std::va_list args;
+  va_start(args, numargs);
+  const int rc =
+      am_send(names[category], nullptr, dest, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  va_end(args);
+  return rc;
+}
+
+int gasnet_hyg_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler, void *source_addr, size_t nbytes,
+                       void *dest_addr, int numargs, ...) {
+  static const char *const names[] = {"gasnet_AMReplyShort", "gasnet_AMReplyMedium", "gasnet_AMReplyLong",
+                                      "gasnet_AMReplyLong"};
+  if (category < 0 || category > kLong)
+    fatal("gasnet_AMReply", "unknown category %d", category);
+  if (token == nullptr)
+    fatal(names[category], "a null token");
+  std::va_list args;
+  va_start(args, numargs);
+  const int rc = am_send(names[category], static_cast<Token *>(token), 0, category, handler, source_addr, nbytes,
+                         dest_addr, numargs, args);
+  va_end(args);
+  return rc;
+}
+
+size_t gasnet_AMMaxArgs(void) { return kMaxArgs; }
+size_t gasnet_AMMaxMedium(void) { return kMaxMedium; }
+size_t gasnet_AMMaxLongRequest(void) { return kMaxLong; }
+size_t gasnet_AMMaxLongReply(void) { return kMaxLong; }
+
+int gasnet_AMPoll(void) {
+  require_attached("gasnet_AMPoll");
+  if (context().handler != nullptr)
+    fatal("gasnet_AMPoll", "polling inside a handler [G1 section 2.4.1]");
+  poll();
+  return GASNET_OK;
+}
+
+void gasnet_hyg_block_step(unsigned looks) {
+  if (context().handler != nullptr)
+    fatal("GASNET_BLOCKUNTIL", "blocking inside a handler [G1 section 2.4.1]");
+  if (!poll() && looks > 64)
+    sched_yield(); // oversubscribed nodes are the rule here: a long wait gives its core away
+}
+
+int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {
+  if (token == nullptr || srcindex == nullptr)
+    return error("gasnet_AMGetMsgSource", GASNET_ERR_BAD_ARG, "a null token or srcindex");
+  *srcindex = static_cast<Token *>(token)->source;
+  return GASNET_OK;
+}
+
+void gasnet_hold_interrupts(void) {
+  ThreadContext &ctx = context();
+  if (ctx.handler != nullptr || ctx.hsl_held != 0)
+    return; // [G1 §2.4.2]: ignored inside a handler and while an HSL is held
+  if (ctx.nis)
+    fatal("gasnet_hold_interrupts", "no-interrupt sections do not nest [G1 section 2.4.2]");
+  ctx.nis = true;
+}
+
+void gasnet_resume_interrupts(void) {
+  ThreadContext &ctx = context();
+  if (ctx.handler != nullptr || ctx.hsl_held != 0)
+    return;
+  if (!ctx.nis)
+    fatal("gasnet_resume_interrupts", "no no-interrupt section is open");
+  ctx.nis = false;
+}
+
+} // extern "C"

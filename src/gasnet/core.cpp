@@ -1,0 +1,455 @@
+// Job control, environment queries and errors [G1 §2.2, §2.1.4], and the front end's entry
+// checks. gasnet_init starts (or joins) the engine; gasnet_attach registers the handlers, makes the
+// segment, opens the active-message inbox and exchanges every node's segment; gasnet_exit ends
+// the whole job.
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+
+#include "bridge/am_channel.hpp"
+#include "bridge/lifecycle.hpp"
+#include "bridge/progress.hpp"
+#include "bridge/runtime.hpp"
+#include "core/log.hpp"
+#include "gasnet/internal.hpp"
+
+extern char **environ;
+
+using namespace hygaspi;
+using namespace hygaspi::gasnet;
+
+namespace hygaspi::gasnet {
+
+State &state() noexcept {
+  static State s;
+  return s;
+}
+
+ThreadContext &context() noexcept {
+  thread_local ThreadContext ctx;
+  return ctx;
+}
+
+void fatal(const char *call, const char *fmt, ...) noexcept {
+  char message[512];
+  std::va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(message, sizeof message, fmt, args);
+  va_end(args);
+  std::fflush(stdout);
+  std::fprintf(stderr, "[%u] %s: fatal: %s\n", state().mynode, call, message);
+  std::fflush(stderr);
+  std::abort(); // [G1 §1.6]: SIGABRT; the launcher (or mpirun) ends the other nodes
+}
+
+int error(const char *call, int code, const char *fmt, ...) noexcept {
+  char message[512];
+  std::va_list args;
+  va_start(args, fmt);
+  std::vsnprintf(message, sizeof message, fmt, args);
+  va_end(args);
+  std::fprintf(stderr, "[%u] %s: %s: %s\n", state().mynode, call, gasnet_ErrorName(code), message);
+  return code;
+}
+
+void require_inited(const char *call) noexcept {
+  if (!state().inited.load(std::memory_order_acquire))
+    fatal(call, "called before gasnet_init");
+}
+
+void require_attached(const char *call) noexcept {
+  if (!state().attached.load(std::memory_order_acquire))
+    fatal(call, "called before gasnet_attach");
+}
+
+void require_may_communicate(const char *call) noexcept {
+  const ThreadContext &ctx = context();
+  if (ctx.handler != nullptr)
+    fatal(call, "called inside an AM handler [G1 section 2.4.1]");
+  if (ctx.nis)
+    fatal(call, "called inside a no-interrupt section [G1 section 2.4.3]");
+  if (ctx.hsl_held != 0)
+    fatal(call, "called while holding a handler-safe lock [G1 section 2.4.4]");
+}
+
+std::uint64_t segment_offset(const char *call, gasnet_node_t node, const void *addr, std::size_t n) {
+  const State &s = state();
+  if (node >= s.nodes)
+    fatal(call, "node %u is not in the job (%u nodes)", node, s.nodes);
+  const NodeSegment &seg = s.segments[node];
+  const auto a = reinterpret_cast<std::uint64_t>(addr);
+  // Overflow-safe: the offset first, then the length against what is left.
+  if (a < seg.addr || a - seg.addr > seg.size || n > seg.size - (a - seg.addr))
+    fatal(call, "[%p, +%zu) is not inside node %u's segment [%p, +%llu)", addr, n, node,
+          reinterpret_cast<void *>(seg.addr), static_cast<unsigned long long>(seg.size));
+  return a - seg.addr;
+}
+
+void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {
+  State &s = state();
+  switch (handler) {
+  case kHandlerSeginfo:
+    if (nargs == 5 && token.source < s.nodes) {
+      NodeSegment &seg = s.segments[token.source];
+      seg.addr = join(args[0], args[1]);
+      seg.size = join(args[2], args[3]);
+      seg.supernode = static_cast<std::uint32_t>(args[4]);
+      s.seginfo_got.fetch_add(1, std::memory_order_acq_rel);
+    }
+    return;
+  case kHandlerBarrier:
+    barrier_handler(token, args, nargs);
+    return;
+  case kHandlerExit:
+    if (nargs == 1 && token.source < s.nodes) {
+      s.exiting_ranks[token.source].store(true, std::memory_order_release);
+      // [G1 §2.2.4]: a remote exit ends this node too, at a poll after the grace (follow_remote_exit).
+      if (!s.remote_exit.exchange(true)) {
+        s.exit_code.store(args[0]);
+        s.remote_exit_at.store(std::chrono::steady_clock::now().time_since_epoch().count());
+      }
+    }
+    return;
+  default:
+    fatal("gasnet_AMPoll", "a message from node %u to internal handler %u", token.source, handler);
+  }
+}
+
+void follow_remote_exit() noexcept {
+  State &s = state();
+  if (!s.remote_exit.load(std::memory_order_acquire) || s.exiting.load() || context().handler != nullptr)
+    return;
+  if (std::chrono::steady_clock::now().time_since_epoch().count() - s.remote_exit_at.load() >= kRemoteExitGraceNs)
+    exit_job(s.exit_code.load());
+}
+
+[[noreturn]] void exit_job(int code) noexcept {
+  State &s = state();
+  Runtime &r = rt();
+  std::fflush(stdout);
+  std::fflush(stderr);
+  if (s.exiting.exchange(true)) {
+    // Another thread of this node is exiting: it ends the process.
+    for (;;)
+      std::this_thread::sleep_for(std::chrono::seconds(1));
+  }
+  s.exit_code.store(code);
+  context() = ThreadContext{};
+  if (!s.inited.load() || s.nodes == 1)
+    std::exit(code);
+  const GlobalRank me{s.mynode};
+  bool collective = false;
+  if (s.attached.load() && am::is_open()) {
+    // Tell every node; each one that polls joins the exit with this code. Then wait, polling, for
+    // all of them to join (the usual barrier-then-exit), up to half a second.
+    s.exiting_ranks[s.mynode].store(true);
+    std::vector<bool> told(s.nodes, false);
+    told[s.mynode] = true;
+    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+    AmHeader h{};
+    h.category = kShort;
+    h.handler = kHandlerExit;
+    h.nargs = 1;
+    h.args[0] = code;
+    for (;;) {
+      collective = true;
+      for (gasnet_node_t n = 0; n < s.nodes; ++n) {
+        if (!told[n])
+          told[n] = am::try_send(r.peers[GlobalRank{n}], am::Lane::request, &h, sizeof h) == GASPI_SUCCESS;
+        const bool gone = r.peers[GlobalRank{n}].on_node() && !r.alive(GlobalRank{n});
+        collective &= told[n] && (s.exiting_ranks[n].load() || gone);
+      }
+      if (collective || std::chrono::steady_clock::now() > give_up)
+        break;
+      poll(); // exit notices of the others (client handlers no longer run: am.cpp)
+      std::this_thread::sleep_for(std::chrono::microseconds(100));
+    }
+  }
+  if (collective) {
+    // Every node exits: a clean end. The engine goes down first (its progress thread must not
+    // call MPI while MPI_Finalize runs at exit), unless a GASPI phase still holds it, which then
+    // loses only the progress thread.
+    {
+      std::lock_guard lock(r.lifecycle);
+      am::close();
+      engine_stop(r, kFrontGasnet);
+    }
+    stop_progress_thread();
+    std::exit(code);
+  }
+  // Some node does not answer (computing without polling, or before attach): end it.
+  for (gasnet_node_t n = 0; n < s.nodes; ++n) {
+    const Peer &p = r.peers[GlobalRank{n}];
+    if (p.kind == PeerKind::shm && !s.exiting_ranks[n].load())
+      (void)r.node.kill(p.node); // an intended death: the launcher lets the job end with our code
+  }
+  (void)me;
+  engine_abort(r, code); // another node: MPI_Abort ends the whole job with this code
+  std::_Exit(code);
+}
+
+} // namespace hygaspi::gasnet
+
+namespace {
+
+// The spawner's environment [G1 §2.2.6]: rank 0's, sent to every rank at gasnet_init.
+std::vector<std::string> snapshot_environment(Runtime &r) {
+  std::vector<char> bytes;
+  if (r.rank == 0)
+    for (char **e = environ; e != nullptr && *e != nullptr; ++e)
+      bytes.insert(bytes.end(), *e, *e + std::strlen(*e) + 1);
+  if (engine_broadcast(r, bytes) != GASPI_SUCCESS)
+    fatal("gasnet_init", "the environment could not be broadcast");
+  std::vector<std::string> env;
+  if (!r.mpi.active()) { // one node: every rank has the launcher's environment
+    for (char **e = environ; e != nullptr && *e != nullptr; ++e)
+      env.emplace_back(*e);
+    return env;
+  }
+  for (std::size_t i = 0; i < bytes.size();) {
+    env.emplace_back(bytes.data() + i);
+    i += env.back().size() + 1;
+  }
+  return env;
+}
+
+uintptr_t local_max_segment() {
+  // The segment is a shm object: what /dev/shm can back, shared by the node's ranks.
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) != 0)
+    return 0;
+  const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
+  const std::uint32_t share = std::max<std::uint32_t>(1, rt().peers.node_size());
+  const std::uint64_t mine = std::min<std::uint64_t>(free_bytes / share, limits::kMaxObjectBytes);
+  return static_cast<uintptr_t>(mine / GASNET_PAGESIZE * GASNET_PAGESIZE);
+}
+
+int init_mode(int *argc, char ***argv, const char *mode) {
+  (void)argc;
+  (void)argv;
+  State &s = state();
+  Runtime &r = rt();
+  std::lock_guard lock(r.lifecycle);
+  if (s.inited.load())
+    return error("gasnet_init", GASNET_ERR_RESOURCE, "gasnet_init may be called only once");
+  log::CallScope scope("gasnet_init");
+  Knobs knobs;
+  std::string message;
+  if (!read_knobs(knobs, message))
+    return error("gasnet_init", GASNET_ERR_BAD_ARG, "%s", message.c_str());
+  log::set_level(static_cast<log::Level>(knobs.log_level));
+  const Deadline deadline(static_cast<std::uint64_t>(knobs.init_timeout_ms));
+  gaspi_return_t rc;
+  while ((rc = engine_start(r, kFrontGasnet, knobs, deadline)) == GASPI_TIMEOUT && r.node.resumable() &&
+         !deadline.expired()) {
+  }
+  if (rc != GASPI_SUCCESS) {
+    engine_abandon(r, kFrontGasnet, rc);
+    return error("gasnet_init", GASNET_ERR_RESOURCE, "the job could not start (%s mode)", mode);
+  }
+  s.mynode = r.rank;
+  s.nodes = r.nranks;
+  s.environment = snapshot_environment(r);
+  s.exiting_ranks = std::vector<std::atomic<bool>>(s.nodes);
+  s.inited.store(true, std::memory_order_release);
+  return GASNET_OK;
+}
+
+} // namespace
+
+extern "C" {
+
+int gasnet_hyg_init(int *argc, char ***argv, int mode) {
+  static const char *const names[] = {"SEQ", "PARSYNC", "PAR"};
+  if (mode < 0 || mode > 2)
+    return error("gasnet_init", GASNET_ERR_BAD_ARG, "unknown thread mode %d", mode);
+  return init_mode(argc, argv, names[mode]);
+}
+
+int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset) {
+  (void)minheapoffset; // the segment is a shm object of its own, never carved out of the heap
+  State &s = state();
+  Runtime &r = rt();
+  require_inited("gasnet_attach");
+  {
+    std::lock_guard lock(r.lifecycle);
+    if (s.attached.load())
+      return error("gasnet_attach", GASNET_ERR_RESOURCE, "gasnet_attach may be called only once");
+    if (numentries < 0 || (numentries > 0 && table == nullptr))
+      return error("gasnet_attach", GASNET_ERR_BAD_ARG, "a handler table of %d entries at %p", numentries,
+                   static_cast<void *>(table));
+    if (segsize % GASNET_PAGESIZE != 0)
+      return error("gasnet_attach", GASNET_ERR_BAD_ARG, "segsize %zu is not a multiple of GASNET_PAGESIZE",
+                   static_cast<std::size_t>(segsize));
+    if (segsize > local_max_segment())
+      return error("gasnet_attach", GASNET_ERR_BAD_ARG, "segsize %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
+                   static_cast<std::size_t>(segsize), static_cast<std::size_t>(local_max_segment()));
+    // [G1 §2.2.2]: fixed indices first; then each "don't care" entry gets the lowest free client
+    // index, in table order, so every node computes the same assignment.
+    std::array<bool, 256> used{};
+    for (int i = 0; i < numentries; ++i) {
+      const gasnet_handler_t idx = table[i].index;
+      if (idx == 0)
+        continue;
+      if (idx < kFirstClientHandler || used[idx] || table[i].fnptr == nullptr)
+        return error("gasnet_attach", GASNET_ERR_BAD_ARG, "handler index %u is reserved, repeated or has no function",
+                     idx);
+      used[idx] = true;
+    }
+    for (int i = 0; i < numentries; ++i) {
+      if (table[i].index != 0)
+        continue;
+      unsigned idx = kFirstClientHandler;
+      while (idx < 256 && used[idx])
+        ++idx;
+      if (idx == 256 || table[i].fnptr == nullptr)
+        return error("gasnet_attach", GASNET_ERR_BAD_ARG, "no free handler index for entry %d", i);
+      used[idx] = true;
+      table[i].index = static_cast<gasnet_handler_t>(idx);
+    }
+    for (int i = 0; i < numentries; ++i)
+      s.handlers[table[i].index] = table[i].fnptr;
+    s.segments.assign(s.nodes, NodeSegment{});
+    if (segsize != 0) {
+      if (r.segments.create(limits::kGasnetSegment, segsize, 0, nullptr, 0) != GASPI_SUCCESS)
+        return error("gasnet_attach", GASNET_ERR_RESOURCE, "no segment of %zu bytes",
+                     static_cast<std::size_t>(segsize));
+      for (gasnet_node_t n = 0; n < s.nodes; ++n)
+        if (r.segments.register_with(limits::kGasnetSegment, r.peers[GlobalRank{n}]) != GASPI_SUCCESS)
+          return error("gasnet_attach", GASNET_ERR_RESOURCE, "the segment cannot be registered with node %u", n);
+    }
+    if (am::open() != GASPI_SUCCESS)
+      return error("gasnet_attach", GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
+    s.attached.store(true, std::memory_order_release);
+  }
+  // Every node's segment to every node; the last arrival is also the attach barrier: a node has
+  // them all once every node has made its segment and opened its inbox.
+  const shm::MappedSegment *mine = segsize == 0 ? nullptr : r.segments.local(limits::kGasnetSegment);
+  const std::uint64_t base = mine == nullptr ? 0 : reinterpret_cast<std::uint64_t>(mine->data);
+  const std::uint64_t size = mine == nullptr ? 0 : mine->size;
+  const std::uint32_t supernode = r.peers.node_members()[0].value();
+  const gasnet_handlerarg_t args[5] = {high(base), low(base), high(size), low(size),
+                                       static_cast<gasnet_handlerarg_t>(supernode)};
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    am_internal(n, kHandlerSeginfo, args, 5);
+  block_until([&] { return s.seginfo_got.load(std::memory_order_acquire) == s.nodes; });
+  for (gasnet_node_t n = 0; n < s.nodes; ++n) {
+    const Peer &p = r.peers[GlobalRank{n}];
+    if (p.on_node() && s.segments[n].size != 0) {
+      const shm::MappedSegment *m = r.node.lookup(p.node, limits::kGasnetSegment);
+      if (m == nullptr || m->data == nullptr)
+        return error("gasnet_attach", GASNET_ERR_RESOURCE, "node %u's segment cannot be mapped", n);
+      s.segments[n].mapped = m->data;
+    }
+  }
+  s.serving.store(true, std::memory_order_release);
+  return GASNET_OK;
+}
+
+void gasnet_exit(int exitcode) { exit_job(exitcode); }
+
+gasnet_node_t gasnet_mynode(void) { return state().mynode; }
+gasnet_node_t gasnet_nodes(void) { return state().nodes; }
+
+uintptr_t gasnet_getMaxLocalSegmentSize(void) {
+  require_inited("gasnet_getMaxLocalSegmentSize");
+  return local_max_segment();
+}
+
+uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
+  require_inited("gasnet_getMaxGlobalSegmentSize");
+  std::uint64_t v = local_max_segment();
+  if (engine_min(rt(), v) != GASPI_SUCCESS)
+    fatal("gasnet_getMaxGlobalSegmentSize", "the minimum over the nodes could not be computed");
+  return static_cast<uintptr_t>(v);
+}
+
+int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {
+  const State &s = state();
+  if (!s.attached.load(std::memory_order_acquire))
+    return error("gasnet_getSegmentInfo", GASNET_ERR_NOT_INIT, "called before gasnet_attach");
+  if (numentries < 0 || (numentries > 0 && seginfo_table == nullptr))
+    return error("gasnet_getSegmentInfo", GASNET_ERR_BAD_ARG, "a table of %d entries at %p", numentries,
+                 static_cast<void *>(seginfo_table));
+  for (gasnet_node_t n = 0; n < s.nodes && n < static_cast<gasnet_node_t>(numentries); ++n)
+    seginfo_table[n] = gasnet_seginfo_t{reinterpret_cast<void *>(s.segments[n].addr), s.segments[n].size};
+  return GASNET_OK;
+}
+
+int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries) {
+  const State &s = state();
+  if (!s.attached.load(std::memory_order_acquire))
+    return error("gasnet_getNodeInfo", GASNET_ERR_NOT_INIT, "called before gasnet_attach");
+  if (numentries < 0 || (numentries > 0 && nodeinfo_table == nullptr))
+    return error("gasnet_getNodeInfo", GASNET_ERR_BAD_ARG, "a table of %d entries", numentries);
+  for (gasnet_node_t n = 0; n < s.nodes && n < static_cast<gasnet_node_t>(numentries); ++n) {
+    const NodeSegment &seg = s.segments[n];
+    const intptr_t offset =
+        seg.mapped == nullptr ? 0 : static_cast<intptr_t>(reinterpret_cast<std::uint64_t>(seg.mapped) - seg.addr);
+    nodeinfo_table[n] = gasnet_nodeinfo_t{seg.supernode, seg.supernode, offset};
+  }
+  return GASNET_OK;
+}
+
+char *gasnet_getenv(const char *name) {
+  require_inited("gasnet_getenv");
+  if (name == nullptr)
+    return nullptr;
+  const std::size_t len = std::strlen(name);
+  for (std::string &e : state().environment)
+    if (e.size() > len && e.compare(0, len, name) == 0 && e[len] == '=')
+      return e.data() + len + 1;
+  return nullptr;
+}
+
+int gasnet_set_waitmode(int wait_mode) {
+  if (wait_mode != GASNET_WAIT_SPIN && wait_mode != GASNET_WAIT_BLOCK && wait_mode != GASNET_WAIT_SPINBLOCK)
+    return error("gasnet_set_waitmode", GASNET_ERR_BAD_ARG, "unknown wait mode %d", wait_mode);
+  return GASNET_OK; // waits spin briefly, then yield, whatever the mode (a hint [G1 §3.6])
+}
+
+const char *gasnet_ErrorName(int errval) {
+  switch (errval) {
+  case GASNET_OK:
+    return "GASNET_OK";
+  case GASNET_ERR_NOT_INIT:
+    return "GASNET_ERR_NOT_INIT";
+  case GASNET_ERR_RESOURCE:
+    return "GASNET_ERR_RESOURCE";
+  case GASNET_ERR_BAD_ARG:
+    return "GASNET_ERR_BAD_ARG";
+  case GASNET_ERR_NOT_READY:
+    return "GASNET_ERR_NOT_READY";
+  case GASNET_ERR_BARRIER_MISMATCH:
+    return "GASNET_ERR_BARRIER_MISMATCH";
+  default:
+    return "*unknown*";
+  }
+}
+
+const char *gasnet_ErrorDesc(int errval) {
+  switch (errval) {
+  case GASNET_OK:
+    return "no error";
+  case GASNET_ERR_NOT_INIT:
+    return "GASNet is not initialised (gasnet_init, gasnet_attach)";
+  case GASNET_ERR_RESOURCE:
+    return "a resource or communication failure";
+  case GASNET_ERR_BAD_ARG:
+    return "an illegal argument";
+  case GASNET_ERR_NOT_READY:
+    return "not ready yet (try again)";
+  case GASNET_ERR_BARRIER_MISMATCH:
+    return "the barrier ids or flags did not match";
+  default:
+    return "no such GASNet error code";
+  }
+}
+
+} // extern "C"

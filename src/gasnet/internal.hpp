@@ -1,0 +1,147 @@
+// The GASNet-1 front end's own state and helpers (src/gasnet). It sits on the engine beside the
+// GASPI front end and shares nothing with it but the engine (bridge/): peers, segments, waits,
+// progress and launch.
+#pragma once
+#define GASNET_HYG_LIBRARY 1
+#include <gasnet.h>
+
+#include <array>
+#include <atomic>
+#include <cstdarg>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "bridge/peers.hpp"
+
+namespace hygaspi::gasnet {
+
+// Handler indices [G1 §2.3.1]: 0..127 belong to the implementation, 128..255 to the client.
+enum InternalHandler : gasnet_handler_t {
+  kHandlerSeginfo = 1, // attach: a rank's segment base, size and supernode
+  kHandlerBarrier = 2, // barrier.cpp: one dissemination round
+  kHandlerExit = 3,    // gasnet_exit of another rank: its code
+};
+inline constexpr unsigned kFirstClientHandler = 128;
+inline constexpr std::size_t kMaxArgs = 16;
+inline constexpr std::size_t kMaxMedium = 16384;
+// A Long payload goes straight into the target's segment on a node and in-band across nodes (one
+// MPI message, whose count is an int).
+inline constexpr std::size_t kMaxLong = 0x7fffff00;
+
+enum Category : std::uint8_t { kShort = 0, kMedium = 1, kLong = 2, kLongAsync = 3 };
+
+// What travels in front of every message.
+struct AmHeader {
+  std::uint8_t category;
+  gasnet_handler_t handler;
+  std::uint8_t nargs;
+  std::uint8_t is_reply;
+  std::uint32_t reserved;
+  std::uint64_t nbytes; // payload bytes
+  std::uint64_t offset; // Long: offset of the payload in the receiver's segment
+  gasnet_handlerarg_t args[kMaxArgs];
+};
+static_assert(sizeof(AmHeader) == 88);
+
+// What a handler's token points at.
+struct Token {
+  gasnet_node_t source;
+  bool is_request;
+  bool replied;
+};
+
+// Every node's segment as gasnet_getSegmentInfo reports it, and how this rank reaches it.
+struct NodeSegment {
+  std::uint64_t addr = 0; // the owner's address of its segment
+  std::uint64_t size = 0;
+  std::uint32_t supernode = 0; // first rank of the owner's node (shared memory)
+  char *mapped = nullptr;      // this rank's mapping of it (node peers and self), else nullptr
+};
+
+struct State {
+  std::mutex lifecycle;
+  std::atomic<bool> inited{false};
+  std::atomic<bool> attached{false};
+  // gasnet_attach has returned: until then a client message that a faster node sent is kept, not
+  // run (the client sets up what its handlers need once attach returns), and runs at the first
+  // poll after it.
+  std::atomic<bool> serving{false};
+  std::mutex deferred_mutex;
+  std::vector<std::pair<std::uint32_t, std::vector<char>>> deferred;
+  gasnet_node_t mynode = 0;
+  gasnet_node_t nodes = 1;
+  std::vector<std::string> environment; // the spawner's environment, NAME=VALUE
+  std::array<void (*)(), 256> handlers{};
+  std::vector<NodeSegment> segments; // per node, from attach on
+  std::atomic<std::uint32_t> seginfo_got{0};
+  std::atomic<bool> exiting{false};
+  std::atomic<int> exit_code{0};
+  std::vector<std::atomic<bool>> exiting_ranks;
+  // Another node's gasnet_exit: this node follows it once kRemoteExitGrace has passed (a node that
+  // is about to call gasnet_exit itself, after the usual final barrier, joins it meanwhile).
+  std::atomic<bool> remote_exit{false};
+  std::atomic<std::int64_t> remote_exit_at{0}; // steady_clock nanoseconds
+};
+inline constexpr std::int64_t kRemoteExitGraceNs = 200'000'000;
+State &state() noexcept;
+
+// Per-thread context, for the rules of [G1 §2.4]: what may be called inside a handler, a
+// no-interrupt section or while a handler-safe lock is held.
+struct ThreadContext {
+  Token *handler = nullptr; // the token of the handler this thread runs, or nullptr
+  bool nis = false;         // inside gasnet_hold_interrupts
+  unsigned hsl_held = 0;    // handler-safe locks held
+};
+ThreadContext &context() noexcept;
+
+// A message naming the rank and the call, then SIGABRT: what the spec makes fatal [G1 §1.6].
+[[noreturn]] void fatal(const char *call, const char *fmt, ...) noexcept __attribute__((format(printf, 2, 3)));
+// An error the spec lets a call return: logged with the rank and the call, then returned.
+int error(const char *call, int code, const char *fmt, ...) noexcept __attribute__((format(printf, 3, 4)));
+
+// Entry checks: GASNet is attached (or inited), and the caller is not in a handler, an NIS or
+// holding an HSL (the calls that communicate or poll).
+void require_attached(const char *call) noexcept;
+void require_inited(const char *call) noexcept;
+void require_may_communicate(const char *call) noexcept;
+
+// Polls both lanes and the barrier; runs handlers. `replies_only`: inside a request handler's
+// reply, only the reply lane may run [G1 §2.4.1]. True when something ran.
+bool poll(bool replies_only = false);
+
+// The active-message send behind every gasnet_AM* name (am.cpp).
+int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category, gasnet_handler_t handler,
+            const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args);
+// An internal Short request (handlers below 128); `args` has nargs entries.
+void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs);
+// The internal handlers' dispatch (core.cpp, barrier.cpp).
+void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs);
+void barrier_handler(const Token &token, const gasnet_handlerarg_t *args, int nargs);
+// Moves the barrier state machine on (barrier.cpp); called by poll().
+bool barrier_progress();
+void barrier_reset() noexcept;
+
+// The segment of `node` as this rank reaches it: checks that [addr, addr + n) lies in it (fatal
+// otherwise) and returns the offset.
+std::uint64_t segment_offset(const char *call, gasnet_node_t node, const void *addr, std::size_t n);
+
+// gasnet_exit's path, also run when another rank's exit notice arrives (core.cpp).
+[[noreturn]] void exit_job(int code) noexcept;
+// Follows another node's gasnet_exit once its grace has passed; called by poll outside handlers.
+void follow_remote_exit() noexcept;
+
+// The waits of this front end: polls until ready(), yielding once it has looked a while.
+template <class Ready> void block_until(Ready &&ready) {
+  for (unsigned looks = 0; !ready(); ++looks)
+    gasnet_hyg_block_step(looks);
+}
+
+inline std::uint64_t join(gasnet_handlerarg_t hi, gasnet_handlerarg_t lo) noexcept {
+  return (std::uint64_t{static_cast<std::uint32_t>(hi)} << 32) | static_cast<std::uint32_t>(lo);
+}
+inline gasnet_handlerarg_t high(std::uint64_t v) noexcept { return static_cast<gasnet_handlerarg_t>(v >> 32); }
+inline gasnet_handlerarg_t low(std::uint64_t v) noexcept { return static_cast<gasnet_handlerarg_t>(v & 0xffffffffu); }
+
+} // namespace hygaspi::gasnet
