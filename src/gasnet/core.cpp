@@ -348,6 +348,17 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
       s.segments[n].mapped = m->data;
     }
   }
+  // Every node peer maps this node's inbox and segment now; once all have (a barrier), their names
+  // go, so that a crash leaves nothing in /dev/shm.
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    if (const Peer &p = r.peers[GlobalRank{n}]; p.on_node())
+      (void)r.node.lookup(p.node, limits::kGasnetInbox);
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  if (gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) != GASNET_OK)
+    return error("gasnet_attach", GASNET_ERR_RESOURCE, "the closing barrier failed");
+  r.node.unlink_segment_name(limits::kGasnetInbox);
+  if (segsize != 0)
+    r.node.unlink_segment_name(limits::kGasnetSegment);
   s.serving.store(true, std::memory_order_release);
   return GASNET_OK;
 }

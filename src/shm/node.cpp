@@ -473,6 +473,13 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   return GASPI_SUCCESS;
 }
 
+void Node::unlink_segment_name(std::uint32_t seg) noexcept {
+  const SegmentEntry &entry = my_block().segments[seg];
+  const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed);
+  if ((gen & kLive) != 0 && !solo_)
+    ShmObject::unlink(object_name("s", rank_, seg, gen, entry.nonce));
+}
+
 gaspi_return_t Node::segment_delete(std::uint32_t seg) {
   SegmentEntry &entry = my_block().segments[seg];
   const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed);

@@ -112,6 +112,10 @@ public:
 
   // ---- segments of this rank
   // `alloc_policy`: GASPI_ALLOC_* bits; the NUMA ones place the data of an allocated segment.
+  // Removes the name of local segment `seg`'s shm object once every node peer that will ever map
+  // it has (the engine's own segments, mapped at start-up): a crash then leaves nothing in
+  // /dev/shm. The mappings stay valid.
+  void unlink_segment_name(std::uint32_t seg) noexcept;
   gaspi_return_t segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
                                 void *user_memory, std::uint64_t alloc_policy = 0);
   gaspi_return_t segment_delete(std::uint32_t seg);

@@ -1,0 +1,48 @@
+/* gasnet_exit ends the whole job with its code [G1 §2.2.4], from any node, however the others are
+ * occupied. argv[1] picks the scene, argv[2] the code; run_exit.sh checks the job's exit code and
+ * that it ended promptly.
+ *   main       the last node calls gasnet_exit(code) while the others poll in GASNET_BLOCKUNTIL
+ *   handler    a request handler on the last node calls gasnet_exit(code)
+ *   compute    the last node exits while the others compute without any GASNet call
+ *   preattach  node 0 exits before gasnet_attach; the others wait in gasnet_attach
+ *   collective every node calls gasnet_exit(code) after a barrier, and says "bye" first */
+#include <unistd.h>
+
+#include "gn_util.h"
+
+static int g_code;
+static volatile int g_never;
+
+static void h_exit(gasnet_token_t t) {
+  (void)t;
+  gasnet_exit(g_code);
+}
+
+int main(int argc, char **argv) {
+  GN_OK(gasnet_init(&argc, &argv));
+  GN_CHECK(argc == 3);
+  const char *scene = argv[1];
+  g_code = atoi(argv[2]);
+  const unsigned me = gasnet_mynode(), last = gasnet_nodes() - 1;
+  if (strcmp(scene, "preattach") == 0 && me == 0)
+    gasnet_exit(g_code);
+  gasnet_handlerentry_t table[] = {{200, (void (*)())h_exit}};
+  GN_OK(gasnet_attach(table, 1, GASNET_PAGESIZE, 0));
+  GN_OK(gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS));
+  if (strcmp(scene, "collective") == 0) {
+    printf("bye from %u\n", me);
+    gasnet_exit(g_code);
+  }
+  if (strcmp(scene, "handler") == 0) {
+    if (me == 0)
+      GN_OK(gasnet_AMRequestShort0(last, 200));
+    GASNET_BLOCKUNTIL(g_never);
+  }
+  if (me == last)
+    gasnet_exit(g_code);
+  if (strcmp(scene, "compute") == 0)
+    for (;;)
+      g_never += 1; /* no GASNet call: the exiting node must end this one */
+  GASNET_BLOCKUNTIL(g_never);
+  return 99; /* never reached */
+}
