@@ -6,3 +6,5 @@ cd "$(dirname "$0")/.."
 scripts/deps.sh
 scripts/build.sh
 build/tools/hygaspi-run --timeout 120 -n 4 -- build/examples/heat1d
+# The GASNet-1 demo: a distributed hash table on active messages, on the same launcher.
+build/tools/hygaspi-run --timeout 120 -n 4 -- build/examples/dht | tail -n 1
