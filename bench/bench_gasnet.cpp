@@ -1,0 +1,281 @@
+// GASNet-1 front end beside the raw floor under it, in the same process and run (issue 11). Run
+// under mpirun with 2 ranks; HYGASPI_NODE_SIZE picks the path:
+//   node (unset)      both ranks on one node: shm rings and the mapped segment
+//   mpi  (=1)         every rank a node of its own: two-sided MPI for AMs, MPI RMA for put/get
+//   OMPI_MCA_pml=ob1 mpirun --oversubscribe -np 2 [-x HYGASPI_NODE_SIZE=1] bench_gasnet
+// Figures (median of 5 repetitions of a fixed count, rank 0 -> rank 1):
+//   AM Short round trip              vs a raw shm flag ping-pong round trip (node; a window of
+//                                       MPI_Win_allocate_shared) / MPI_Send+MPI_Recv ping-pong (mpi)
+//   AM Medium and Long 8 B and at the maximum, round trip (request + Short reply)
+//   gasnet_put / gasnet_get 8 B      vs an 8-byte copy into the peer's mapping (node) / MPI_Put or
+//                                       MPI_Get + MPI_Win_flush on an MPI_Win_allocate window (mpi)
+//   put_bulk / get_bulk 64 KiB, 2 MiB bandwidth  vs memcpy (node) / MPI_Put + flush (mpi)
+//   barrier (both ranks)             vs MPI_Barrier
+#define GASNET_PAR
+#include <gasnet.h>
+#include <mpi.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <functional>
+#include <vector>
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kReps = 5;
+constexpr std::size_t kBulk = 2u << 20;
+volatile int g_pongs = 0;
+int g_rank = 0;
+bool g_node = true; // both ranks share a node
+
+void h_ping_short(gasnet_token_t t) { gasnet_AMReplyShort0(t, 210); }
+void h_ping_payload(gasnet_token_t t, void *, size_t) { gasnet_AMReplyShort0(t, 210); }
+void h_pong(gasnet_token_t) { g_pongs = g_pongs + 1; }
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Runs `body(count)` kReps times on both ranks (rank 0's clock), after a warm-up; returns the
+// median time per iteration in microseconds.
+double measure(long count, const std::function<void(long)> &body) {
+  body(std::max(1L, count / 10));
+  std::vector<double> us;
+  for (int r = 0; r < kReps; ++r) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    const auto t0 = Clock::now();
+    body(count);
+    us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(count));
+  }
+  MPI_Barrier(MPI_COMM_WORLD);
+  return median(us);
+}
+
+void row(const char *figure, double ours, double floor, const char *unit, const char *floor_name, double target,
+         bool at_least) {
+  if (g_rank != 0)
+    return;
+  char t[64] = "";
+  if (target > 0)
+    std::snprintf(t, sizeof t, "%s %.1f %s", at_least ? ">=" : "<=", target,
+                  (at_least ? ours / floor >= target : ours / floor <= target) ? "met" : "MISSED");
+  std::printf("%-34s %10.3f %-5s %10.3f %-5s %6.2f  %-28s %s\n", figure, ours, unit, floor, unit, ours / floor, t,
+              floor_name);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (gasnet_init(&argc, &argv) != GASNET_OK)
+    return 1;
+  gasnet_handlerentry_t table[] = {
+      {200, (void (*)())h_ping_short}, {201, (void (*)())h_ping_payload}, {210, (void (*)())h_pong}};
+  if (gasnet_attach(table, 3, 2 * kBulk + 4 * GASNET_PAGESIZE, 0) != GASNET_OK)
+    gasnet_exit(1);
+  g_rank = static_cast<int>(gasnet_mynode());
+  if (gasnet_nodes() != 2) {
+    std::fprintf(stderr, "bench_gasnet: run with 2 ranks\n");
+    gasnet_exit(2);
+  }
+  const int peer = 1 - g_rank;
+  gasnet_seginfo_t seg[2];
+  gasnet_getSegmentInfo(seg, 2);
+  gasnet_nodeinfo_t info[2];
+  gasnet_getNodeInfo(info, 2);
+  g_node = info[0].supernode == info[1].supernode;
+  char *remote = static_cast<char *>(seg[peer].addr);
+  std::vector<char> local(kBulk, 1);
+  std::memset(seg[g_rank].addr, 0, seg[g_rank].size); // touch every page before timing
+
+  // Raw floors: a shared window (node) or an allocated window (mpi), on MPI_COMM_WORLD.
+  MPI_Comm shared;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &shared);
+  int shared_size = 0;
+  MPI_Comm_size(shared, &shared_size);
+  MPI_Win win;
+  char *base = nullptr;
+  volatile std::uint32_t *flags = nullptr; // node: [0] ping, [32] pong in rank 0's part
+  if (g_node && shared_size == 2) {
+    MPI_Win_allocate_shared(4096, 1, MPI_INFO_NULL, shared, &base, &win);
+    MPI_Aint size;
+    int disp;
+    char *zero;
+    MPI_Win_shared_query(win, 0, &size, &disp, &zero);
+    flags = reinterpret_cast<volatile std::uint32_t *>(zero);
+    if (g_rank == 0)
+      std::memset(zero, 0, 4096);
+  } else {
+    MPI_Win_allocate(kBulk, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
+  }
+  MPI_Win_lock_all(0, win);
+  MPI_Barrier(MPI_COMM_WORLD);
+
+  const long n = 20000;
+  if (g_rank == 0)
+    std::printf("bench_gasnet: 2 ranks, %s path\n%-34s %16s %16s %6s  %-28s %s\n", g_node ? "node (shm)" : "MPI",
+                "figure (median of 5)", "GASNet", "floor", "ratio", "target", "floor is");
+  // The raw round trip.
+  double raw_rt = measure(n, [&](long count) {
+    for (long i = 0; i < count; ++i) {
+      if (flags != nullptr) { // flag ping-pong through shared memory
+        if (g_rank == 0) {
+          flags[0] = static_cast<std::uint32_t>(i + 1);
+          while (flags[32] != static_cast<std::uint32_t>(i + 1)) {
+          }
+        } else {
+          while (flags[0] != static_cast<std::uint32_t>(i + 1)) {
+          }
+          flags[32] = static_cast<std::uint32_t>(i + 1);
+        }
+      } else {
+        char b = 0;
+        if (g_rank == 0) {
+          MPI_Send(&b, 1, MPI_CHAR, peer, 0, MPI_COMM_WORLD);
+          MPI_Recv(&b, 1, MPI_CHAR, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        } else {
+          MPI_Recv(&b, 1, MPI_CHAR, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+          MPI_Send(&b, 1, MPI_CHAR, peer, 0, MPI_COMM_WORLD);
+        }
+      }
+    }
+    if (flags != nullptr && g_rank == 0) {
+      flags[0] = 0;
+      flags[32] = 0;
+    }
+  });
+  // AM figures: rank 1 serves inside gasnet_barrier's polling while rank 0 measures. measure()'s
+  // MPI_Barrier does not poll GASNet, so the AM figures use their own loop with a GASNet barrier.
+  auto am_figure = [&](int handler, std::size_t bytes, bool is_long) {
+    std::vector<double> us;
+    for (int r = 0; r <= kReps; ++r) {
+      gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+      const long count = r == 0 ? n / 10 : n;
+      const auto t0 = Clock::now();
+      if (g_rank == 0) {
+        const int start = g_pongs;
+        for (long i = 0; i < count; ++i) {
+          if (handler == 200)
+            gasnet_AMRequestShort0(peer, 200);
+          else if (!is_long)
+            gasnet_AMRequestMedium0(peer, 201, local.data(), bytes);
+          else
+            gasnet_AMRequestLong0(peer, 201, local.data(), bytes, remote);
+          GASNET_BLOCKUNTIL(g_pongs == start + i + 1);
+        }
+      }
+      gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+      if (r > 0)
+        us.push_back(std::chrono::duration<double, std::micro>(Clock::now() - t0).count() / static_cast<double>(count));
+    }
+    return median(us);
+  };
+  const char *rt_floor = flags != nullptr ? "raw shm flag ping-pong RTT" : "MPI_Send/MPI_Recv RTT";
+  row("AM Short round trip", am_figure(200, 0, false), raw_rt, "us", rt_floor, g_node ? 1.5 : 1.2, false);
+  row("AM Medium 8 B round trip", am_figure(201, 8, false), raw_rt, "us", rt_floor, 0, false);
+  row("AM Medium max round trip", am_figure(201, gasnet_AMMaxMedium(), false), raw_rt, "us", rt_floor, 0, false);
+  row("AM Long 8 B round trip", am_figure(201, 8, true), raw_rt, "us", rt_floor, 0, false);
+  row("AM Long 2 MiB round trip", am_figure(201, kBulk, true), raw_rt, "us", rt_floor, 0, false);
+
+  // put / get 8 B.
+  const long m = g_node ? 2000000 : 20000;
+  std::uint64_t v = 42;
+  double put8 = measure(m, [&](long count) {
+    if (g_rank == 0)
+      for (long i = 0; i < count; ++i)
+        gasnet_put(peer, remote, &v, 8);
+  });
+  double get8 = measure(m, [&](long count) {
+    if (g_rank == 0)
+      for (long i = 0; i < count; ++i)
+        gasnet_get(&v, peer, remote, 8);
+  });
+  double raw_put8 = 0, raw_get8 = 0;
+  if (g_node) {
+    volatile std::uint64_t *word = reinterpret_cast<volatile std::uint64_t *>(static_cast<char *>(seg[g_rank].addr));
+    raw_put8 = measure(m, [&](long count) {
+      if (g_rank == 0)
+        for (long i = 0; i < count; ++i)
+          *word = v;
+    });
+    raw_get8 = measure(m, [&](long count) {
+      if (g_rank == 0)
+        for (long i = 0; i < count; ++i)
+          v = *word;
+    });
+  } else {
+    raw_put8 = measure(m, [&](long count) {
+      if (g_rank == 0)
+        for (long i = 0; i < count; ++i) {
+          MPI_Put(&v, 8, MPI_BYTE, peer, 0, 8, MPI_BYTE, win);
+          MPI_Win_flush(peer, win);
+        }
+    });
+    raw_get8 = measure(m, [&](long count) {
+      if (g_rank == 0)
+        for (long i = 0; i < count; ++i) {
+          MPI_Get(&v, 8, MPI_BYTE, peer, 0, 8, MPI_BYTE, win);
+          MPI_Win_flush(peer, win);
+        }
+    });
+  }
+  const char *small_floor = g_node ? "8-byte store/load" : "MPI_Put/Get+flush, alloc win";
+  row("put 8 B", put8, raw_put8, "us", small_floor, g_node ? 2.0 : 1.2, false);
+  row("get 8 B", get8, raw_get8, "us", small_floor, g_node ? 2.0 : 1.2, false);
+
+  // Bulk bandwidth.
+  for (std::size_t bytes : {std::size_t{64} << 10, kBulk}) {
+    const long c = g_node ? 2000 : 200;
+    double put_us = measure(c, [&](long count) {
+      if (g_rank == 0)
+        for (long i = 0; i < count; ++i)
+          gasnet_put_bulk(peer, remote, local.data(), bytes);
+    });
+    double get_us = measure(c, [&](long count) {
+      if (g_rank == 0)
+        for (long i = 0; i < count; ++i)
+          gasnet_get_bulk(local.data(), peer, remote, bytes);
+    });
+    double raw_us = measure(c, [&](long count) {
+      if (g_rank != 0)
+        return;
+      for (long i = 0; i < count; ++i) {
+        if (g_node) {
+          std::memcpy(seg[0].addr, local.data(), bytes);
+          asm volatile("" ::: "memory");
+        } else {
+          MPI_Put(local.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0, static_cast<int>(bytes), MPI_BYTE, win);
+          MPI_Win_flush(peer, win);
+        }
+      }
+    });
+    char name[64];
+    const double gb = static_cast<double>(bytes) / 1e3;
+    std::snprintf(name, sizeof name, "put_bulk %zu KiB", bytes >> 10);
+    row(name, gb / put_us, gb / raw_us, "GB/s", g_node ? "memcpy" : "MPI_Put+flush", g_node ? 0.9 : 0, true);
+    std::snprintf(name, sizeof name, "get_bulk %zu KiB", bytes >> 10);
+    row(name, gb / get_us, gb / raw_us, "GB/s", g_node ? "memcpy" : "MPI_Put+flush", g_node ? 0.9 : 0, true);
+  }
+
+  // Barrier.
+  double ours = measure(20000, [&](long count) {
+    for (long i = 0; i < count; ++i)
+      gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  });
+  double theirs = measure(20000, [&](long count) {
+    for (long i = 0; i < count; ++i)
+      MPI_Barrier(MPI_COMM_WORLD);
+  });
+  row("barrier", ours, theirs, "us", "MPI_Barrier", g_node ? 1.0 : 0, false);
+  std::fflush(stdout);
+  MPI_Win_unlock_all(win);
+  MPI_Win_free(&win);
+  MPI_Comm_free(&shared);
+  gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  gasnet_exit(0);
+}
