@@ -7,6 +7,8 @@
 #   bench_mpi      under mpirun, every rank a node of its own (HYGASPI_NODE_SIZE=1): write, write_notify,
 #                  fetch_add at 2 ranks; barrier, allreduce 8 B at 2 and 4 ranks (and 4 ranks as 2
 #                  nodes of 2)                                  vs raw MPI RMA / collectives
+#   bench_gasnet   GASNet-1: AM round trips, put/get, bulk, barrier at 2 ranks on a node and as 2 nodes
+#                  (MPI path)                                   vs raw shm / MPI ping-pong, memcpy / MPI_Put
 #   bench_mpi      across two network-namespace hosts (scripts/multihost.sh --bench; root only): the
 #                  same figures at 2 ranks, 1 per host, over TCP on a veth pair; barrier, allreduce at
 #                  4 ranks as 2 hosts of 2                      vs raw MPI RMA / collectives
@@ -93,6 +95,13 @@ if [ $have_mpi = 1 ] && [ -x "$bin/bench_mpi" ]; then
   internode internode-2 1 2 all
   internode internode-4 1 4 coll
   internode internode-4x2 2 4 coll
+fi
+# The GASNet-1 front end (bench_gasnet.cpp): 2 ranks on one node, then as 2 nodes (MPI path).
+if [ $have_mpi = 1 ] && [ -x "$bin/bench_gasnet" ]; then
+  step gasnet-node.log env OMPI_MCA_pml=ob1 timeout 300 mpirun "${mpirun_args[@]}" -x OMPI_MCA_pml -np 2 \
+    "$bin/bench_gasnet"
+  step gasnet-mpi.log env OMPI_MCA_pml=ob1 HYGASPI_NODE_SIZE=1 timeout 300 mpirun "${mpirun_args[@]}" \
+    -x OMPI_MCA_pml -x HYGASPI_NODE_SIZE -np 2 "$bin/bench_gasnet"
 fi
 # The same across two "hosts" (network namespaces, scripts/multihost.sh): needs root and ip netns.
 multihost_log=
