@@ -1,6 +1,9 @@
 # Install layout, the exported CMake package HyGASPI (target HyGASPI::gaspi), pkg-config files
 # hygaspi.pc and GPI2.pc, and GPI-2's library names libGPI2.so / libGPI2-dbg.so as links to
-# libhygaspi.so (in the build tree too, so tests can link -lGPI2 without installing).
+# libhygaspi.so (in the build tree too, so tests can link -lGPI2 without installing). The GASNet-1
+# front end as GASNet's conduits install theirs: gasnet.h and gasnet_tools.h with the other headers,
+# the mode libraries libgasnet-hygaspi-{seq,parsync,par}, pkg-config gasnet-hygaspi-<mode>.pc and
+# the makefile fragments <includedir>/hygaspi-conduit/hygaspi-<mode>.mak.
 # Included by the top-level CMakeLists.txt after every subdirectory, so that optional tool targets
 # (gaspi_run, hygaspi-info) are known here when they exist.
 include(GNUInstallDirs)
@@ -33,8 +36,21 @@ endif()
 set_target_properties(hygaspi PROPERTIES EXPORT_NAME gaspi)
 install(TARGETS hygaspi EXPORT HyGASPITargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT devel)
+# include/*.h: the GASPI headers and the GASNet ones (gasnet.h, gasnet_tools.h).
 file(GLOB HYGASPI_PUBLIC_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/*.h)
 install(FILES ${HYGASPI_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
+
+# The GASNet mode libraries (src/CMakeLists.txt), in the CMake package as
+# HyGASPI::gasnet-hygaspi-<mode>, which gives an installed consumer its -DGASNET_<MODE> too (the
+# build tree's targets leave that to each test, as before).
+set(HYGASPI_GASNET_MODES seq parsync par)
+foreach(mode IN LISTS HYGASPI_GASNET_MODES)
+  string(TOUPPER ${mode} MODE)
+  set_property(TARGET gasnet-hygaspi-${mode} APPEND PROPERTY
+    INTERFACE_COMPILE_DEFINITIONS $<INSTALL_INTERFACE:GASNET_${MODE}>)
+  install(TARGETS gasnet-hygaspi-${mode} EXPORT HyGASPITargets
+    LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT devel)
+endforeach()
 
 # --- launchers and tools -------------------------------------------------------------------------
 foreach(tool IN ITEMS hygaspi-run hygaspi-info)
@@ -61,6 +77,38 @@ foreach(pc IN ITEMS hygaspi GPI2)
   configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
   install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
     DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
+endforeach()
+
+# --- GASNet: gasnet-hygaspi-<mode>.pc and hygaspi-conduit/hygaspi-<mode>.mak ----------------------
+# The GASNET_* variables GASNet clients read (GASNET_CC, GASNET_CPPFLAGS, GASNET_CFLAGS, GASNET_CXX,
+# GASNET_CXXFLAGS, GASNET_LD, GASNET_LDFLAGS, GASNET_LIBS), the same in both. The libraries link MPI
+# themselves, so the compiler is the one that built HyGASPI, not mpicc; the link sets an rpath to
+# the library directory, so that a client runs as built. The fragment finds the installation from
+# its own place (GNU make's MAKEFILE_LIST), as the .pc files do from ${pcfiledir}.
+if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
+  set(HYGASPI_MAK_PREFIX "${CMAKE_INSTALL_PREFIX}")
+  set(HYGASPI_MAK_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")
+else()
+  file(RELATIVE_PATH rel "/p/${CMAKE_INSTALL_INCLUDEDIR}/hygaspi-conduit" "/p")
+  set(HYGASPI_MAK_PREFIX "$(abspath $(hygaspi_conduit_dir)/${rel})")
+  set(HYGASPI_MAK_INCLUDEDIR "$(HYGASPI_PREFIX)/${CMAKE_INSTALL_INCLUDEDIR}")
+endif()
+if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
+  set(HYGASPI_MAK_LIBDIR "${CMAKE_INSTALL_LIBDIR}")
+else()
+  set(HYGASPI_MAK_LIBDIR "$(HYGASPI_PREFIX)/${CMAKE_INSTALL_LIBDIR}")
+endif()
+foreach(mode IN LISTS HYGASPI_GASNET_MODES)
+  set(HYGASPI_GASNET_MODE_LOWER ${mode})
+  string(TOUPPER ${mode} HYGASPI_GASNET_MODE)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/gasnet-hygaspi.pc.in
+    ${PROJECT_BINARY_DIR}/pkgconfig/gasnet-hygaspi-${mode}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/gasnet-hygaspi-${mode}.pc
+    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
+  configure_file(${CMAKE_CURRENT_LIST_DIR}/hygaspi-conduit.mak.in
+    ${PROJECT_BINARY_DIR}/hygaspi-conduit/hygaspi-${mode}.mak @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/hygaspi-conduit/hygaspi-${mode}.mak
+    DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hygaspi-conduit COMPONENT devel)
 endforeach()
 
 # --- GPI-2 library names ---------------------------------------------------------------------------

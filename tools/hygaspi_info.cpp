@@ -1,7 +1,8 @@
 // hygaspi-info: what this HyGASPI was built with and what it would do on this host. Prints the
 // version and build options, every environment knob (from the one table, core/knobs.hpp), the
-// configuration defaults and hard limits, the hwloc topology, and the MPI library with the thread
-// level and osc component the library asks for when it starts MPI (mpi_rma/mpi_env.cpp).
+// configuration defaults and hard limits, the GASNet-1 front end's limits and thread-mode
+// libraries (gasnet_AMMax* need no gasnet_init), the hwloc topology, and the MPI library with the
+// thread level and osc component the library asks for when it starts MPI (mpi_rma/mpi_env.cpp).
 // MPI is initialised only under mpirun or with --mpi-init; MPI_Get_library_version needs no init.
 // --knobs-markdown prints the knob table as README.md has it (ctest knobs_readme compares them).
 #include <GASPI.h>
@@ -18,6 +19,7 @@
 #include "core/config.hpp"
 #include "core/knobs.hpp"
 #include "core/limits.hpp"
+#include "gasnet/internal.hpp" // defines GASNET_HYG_LIBRARY and includes <gasnet.h>
 #include "mpi_rma/mpi_env.hpp"
 
 #ifndef HYGASPI_VERSION
@@ -39,8 +41,8 @@ using namespace hygaspi;
 
 void usage(std::FILE *to) {
   std::fprintf(to, "usage: hygaspi-info [--mpi-init | --knobs-markdown]\n"
-                   "Prints the version, build options, environment knobs, limits, hwloc topology and\n"
-                   "MPI library of this HyGASPI.\n"
+                   "Prints the version, build options, environment knobs, limits, GASNet limits and\n"
+                   "thread-mode libraries, hwloc topology and MPI library of this HyGASPI.\n"
                    "  --mpi-init        initialise MPI (a singleton outside mpirun) to report the thread\n"
                    "                    level MPI grants; under mpirun this happens anyway, and rank 0 prints\n"
                    "  --knobs-markdown  print only the knob table, in Markdown (README.md's)\n"
@@ -154,6 +156,29 @@ void print_limits() {
               static_cast<int>(c.build_infrastructure));
 }
 
+// The GASNet-1 front end: AM limits [G1 §2.3], handler indices [G1 §2.3.1] and the library of each
+// thread mode [G1 §1.5] with the pkg-config module and makefile fragment that link it.
+void print_gasnet() {
+  std::printf("== GASNet (GASNet-1 spec %d.%d, conduit %s)\n", GASNET_SPEC_VERSION_MAJOR, GASNET_SPEC_VERSION_MINOR,
+              GASNET_CONDUIT_NAME_STR);
+  std::printf("  AMMaxArgs:        %zu\n", gasnet_AMMaxArgs());
+  std::printf("  AMMaxMedium:      %zu\n", gasnet_AMMaxMedium());
+  std::printf("  AMMaxLongRequest: %zu\n", gasnet_AMMaxLongRequest());
+  std::printf("  AMMaxLongReply:   %zu\n", gasnet_AMMaxLongReply());
+  std::printf("  handlers:         %u..%u implementation, %u..%u client\n", 0u, gasnet::kFirstClientHandler - 1,
+              gasnet::kFirstClientHandler, 255u);
+  std::printf("  GASNET_PAGESIZE:  %d\n", GASNET_PAGESIZE);
+  std::printf("  GASNET_MAXNODES:  %d\n", GASNET_MAXNODES);
+  std::printf("  thread modes (compile with -DGASNET_<mode>, link the mode's library and libhygaspi):\n");
+  struct Mode {
+    const char *macro, *name;
+  };
+  for (const Mode &m : {Mode{"GASNET_SEQ", "seq"}, Mode{"GASNET_PARSYNC", "parsync"}, Mode{"GASNET_PAR", "par"}})
+    std::printf("    %-15s libgasnet-hygaspi-%s.so (pkg-config gasnet-hygaspi-%s, hygaspi-conduit/hygaspi-%s.mak)\n",
+                m.macro, m.name, m.name, m.name);
+  std::printf("\n");
+}
+
 void print_topology() {
   std::printf("== Topology (hwloc)\n");
   hwloc_topology_t topology = nullptr;
@@ -264,6 +289,7 @@ int main(int argc, char **argv) {
     print_build();
     print_knobs();
     print_limits();
+    print_gasnet();
     print_topology();
     std::fwrite(buffer, 1, size, stdout);
   }

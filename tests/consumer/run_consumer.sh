@@ -7,6 +7,13 @@
 #   cc ... -lGPI2-dbg                           (GPI-2's checking variant: the same library)
 #   cc ... -L BUILD_DIR/src -lGPI2              (the build tree's links, without installing)
 #   cmake find_package(HyGASPI) + HyGASPI::gaspi
+# and gasnet_client.c, a GASNet-1 client, as a GASNet user builds one (each binary runs alone, a
+# 1-node job, and on 2 nodes under hygaspi-run):
+#   $GASNET_CC/$GASNET_LD and flags from pkg-config --variable=GASNET_* gasnet-hygaspi-par
+#   cc $(pkg-config --cflags --libs gasnet-hygaspi-par)
+#   a Makefile that includes include/hygaspi-conduit/hygaspi-par.mak, also from a moved install
+#   -DGASNET_SEQ linked with gasnet-hygaspi-par fails to link; with gasnet-hygaspi-seq it links
+#   cmake find_package(HyGASPI) + HyGASPI::gasnet-hygaspi-par
 # Usage: run_consumer.sh BUILD_DIR    Prints "N passed, M failed"; exit 0 only if none failed.
 set -uo pipefail
 build=$(cd "${1:?usage: run_consumer.sh BUILD_DIR}" && pwd)
@@ -42,6 +49,31 @@ run_app() {
   fi
 }
 
+# run_gasnet NAME BINARY NODES MODE: NODES = 1 runs the binary alone (a standalone 1-node job),
+# else under the installed launcher; every node must print its line and node 0 the SUCCESS line.
+run_gasnet() {
+  local name="$1 ($3 nodes)" bin=$2 nodes=$3 mode=$4 out=$tmp/gasnet.out
+  [ "$nodes" = 1 ] && name="$1 (1 node)"
+  if [ "$nodes" = 1 ]; then
+    timeout 60 "$bin" >"$out" 2>&1
+  else
+    "$prefix/bin/hygaspi-run" -n "$nodes" --timeout 60 -- "$bin" >"$out" 2>&1
+  fi
+  local rc=$?
+  sed "s/^/    /" "$out"
+  local lines
+  lines=$(grep -cE "^gasnet_client: node [0-9]+ of $nodes \(hygaspi, $mode\): AM round trip, put/get and barrier OK$" "$out")
+  if [ $rc -ne 0 ]; then
+    ko "$name: exited with $rc"
+  elif ! grep -q '^SUCCESS gasnet_client$' "$out"; then
+    ko "$name: no 'SUCCESS gasnet_client' line"
+  elif [ "$lines" -ne "$nodes" ]; then
+    ko "$name: $lines of $nodes nodes printed their line"
+  else
+    ok "$name"
+  fi
+}
+
 # needs_hygaspi NAME BINARY: the program records libhygaspi's soname, whatever name it linked.
 needs_hygaspi() {
   if readelf -d "$2" | grep -q 'NEEDED.*\[libhygaspi\.so\.[0-9]*\]'; then
@@ -62,7 +94,9 @@ ok "cmake --install"
 
 missing=()
 for f in include/GASPI.h include/GASPI_types.h include/GASPI_Ext.h include/PGASPI.h include/GASPI_Threads.h \
-         include/GPI2_VERSION.h bin/hygaspi-run lib/pkgconfig/hygaspi.pc lib/pkgconfig/GPI2.pc \
+         include/GPI2_VERSION.h include/gasnet.h include/gasnet_tools.h \
+         include/hygaspi-conduit/hygaspi-{seq,parsync,par}.mak lib/pkgconfig/gasnet-hygaspi-{seq,parsync,par}.pc \
+         lib/libgasnet-hygaspi-{seq,parsync,par}.so bin/hygaspi-run lib/pkgconfig/hygaspi.pc lib/pkgconfig/GPI2.pc \
          lib/cmake/HyGASPI/HyGASPIConfig.cmake lib/cmake/HyGASPI/HyGASPIConfigVersion.cmake \
          lib/cmake/HyGASPI/HyGASPITargets.cmake; do
   [ -f "$prefix/$f" ] || missing+=("$f")
@@ -123,6 +157,130 @@ if cmake -S "$here" -B "$tmp/cb" "${gen[@]}" -DCMAKE_PREFIX_PATH="$prefix" -DCMA
 else
   sed "s/^/    /" "$tmp/cb.log"
   ko "find_package(HyGASPI): configure or build"
+fi
+
+# --- GASNet ---------------------------------------------------------------------------------------
+gcflags=(-std=c11 -Wall -Wextra -pedantic -Werror -O2)
+for mode in seq parsync par; do
+  MODE=${mode^^}
+  bad=()
+  for v in GASNET_CC GASNET_CXX GASNET_LD GASNET_CPPFLAGS GASNET_CFLAGS GASNET_CXXFLAGS GASNET_LDFLAGS GASNET_LIBS; do
+    [ -n "$(pkg-config --variable=$v gasnet-hygaspi-$mode)" ] || bad+=("$v empty")
+  done
+  [[ " $(pkg-config --variable=GASNET_CPPFLAGS gasnet-hygaspi-$mode) " == *" -DGASNET_$MODE "* ]] || bad+=(GASNET_CPPFLAGS)
+  [[ " $(pkg-config --cflags gasnet-hygaspi-$mode) " == *" -DGASNET_$MODE "* ]] || bad+=(Cflags)
+  [[ " $(pkg-config --libs gasnet-hygaspi-$mode) " == *" -lgasnet-hygaspi-$mode -lhygaspi "* ]] || bad+=(Libs)
+  [ "$(realpath "$(pkg-config --variable=includedir gasnet-hygaspi-$mode)")" = "$(realpath "$prefix/include")" ] ||
+    bad+=(includedir)
+  if ((${#bad[@]})); then ko "gasnet-hygaspi-$mode.pc: ${bad[*]}"; else ok "gasnet-hygaspi-$mode.pc variables"; fi
+done
+
+gasnet_var() { pkg-config --variable="$1" gasnet-hygaspi-par; }
+echo "== pkg-config --variable=GASNET_* gasnet-hygaspi-par"
+# shellcheck disable=SC2046 # the flags are lists
+if $(gasnet_var GASNET_CC) $(gasnet_var GASNET_CPPFLAGS) $(gasnet_var GASNET_CFLAGS) "${gcflags[@]}" \
+     -c "$here/gasnet_client.c" -o "$tmp/gasnet_client.o" &&
+   $(gasnet_var GASNET_LD) $(gasnet_var GASNET_LDFLAGS) -o "$tmp/gasnet-pcvars" "$tmp/gasnet_client.o" \
+     $(gasnet_var GASNET_LIBS); then
+  needs_hygaspi "GASNET_* variables" "$tmp/gasnet-pcvars"
+  run_gasnet "GASNET_* variables" "$tmp/gasnet-pcvars" 1 PAR
+  run_gasnet "GASNET_* variables" "$tmp/gasnet-pcvars" 2 PAR
+else
+  ko "GASNET_* variables: build"
+fi
+
+echo "== pkg-config --cflags --libs gasnet-hygaspi-par"
+# shellcheck disable=SC2046
+if $cc "${gcflags[@]}" "$here/gasnet_client.c" -o "$tmp/gasnet-pc" $(pkg-config --cflags --libs gasnet-hygaspi-par) \
+    -Wl,-rpath,"$prefix/lib"; then
+  run_gasnet "pkg-config --cflags --libs" "$tmp/gasnet-pc" 2 PAR
+else
+  ko "pkg-config --cflags --libs gasnet-hygaspi-par: build"
+fi
+
+# A GASNet client's Makefile: only the fragment's variables. `make vars` shows what they became.
+mkdir -p "$tmp/mk"
+cat >"$tmp/mk/Makefile" <<'MAKEFILE'
+include $(PREFIX)/include/hygaspi-conduit/hygaspi-par.mak
+gasnet_client: gasnet_client.o
+	$(GASNET_LD) $(GASNET_LDFLAGS) -o $@ gasnet_client.o $(GASNET_LIBS)
+gasnet_client.o: $(SRC)
+	$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) $(EXTRA_CFLAGS) -c $(SRC) -o $@
+vars:
+	@echo "CPPFLAGS=$(GASNET_CPPFLAGS)"
+	@echo "LDFLAGS=$(GASNET_LDFLAGS)"
+MAKEFILE
+# make_client NAME PREFIX: builds with the fragment under PREFIX, into $tmp/mk/gasnet_client.
+make_client() {
+  rm -f "$tmp/mk/gasnet_client" "$tmp/mk/gasnet_client.o"
+  make -s -C "$tmp/mk" PREFIX="$2" SRC="$here/gasnet_client.c" EXTRA_CFLAGS="${gcflags[*]}" vars gasnet_client \
+    >"$tmp/mk.log" 2>&1
+  local rc=$?
+  sed "s/^/    /" "$tmp/mk.log"
+  if [ $rc -ne 0 ]; then
+    ko "$1: make"
+    return 1
+  elif ! grep -qxF "CPPFLAGS=-DGASNET_PAR -I$2/include" "$tmp/mk.log" ||
+       ! grep -qF -- "-L$2/lib -Wl,-rpath,$2/lib" "$tmp/mk.log"; then
+    ko "$1: the fragment's flags do not name $2"
+    return 1
+  fi
+  ok "$1: make"
+}
+echo "== Makefile: include hygaspi-conduit/hygaspi-par.mak"
+if make_client "hygaspi-par.mak" "$prefix"; then
+  run_gasnet "hygaspi-par.mak" "$tmp/mk/gasnet_client" 1 PAR
+  run_gasnet "hygaspi-par.mak" "$tmp/mk/gasnet_client" 2 PAR
+fi
+
+# The fragment and the .pc files find a moved installation from their own place.
+echo "== moved install tree"
+moved=$tmp/moved
+cp -a "$prefix" "$moved"
+if make_client "moved hygaspi-par.mak" "$moved"; then
+  if readelf -d "$tmp/mk/gasnet_client" | grep -E 'R(UN)?PATH' | grep -qF "$moved/lib"; then
+    ok "moved hygaspi-par.mak: rpath"
+  else
+    ko "moved hygaspi-par.mak: rpath $(readelf -d "$tmp/mk/gasnet_client" | grep -E 'R(UN)?PATH')"
+  fi
+  run_gasnet "moved hygaspi-par.mak" "$tmp/mk/gasnet_client" 1 PAR
+fi
+if [ "$(PKG_CONFIG_PATH=$moved/lib/pkgconfig pkg-config --variable=GASNET_LDFLAGS gasnet-hygaspi-par |
+        sed -E 's|.*-L([^ ]*).*|\1|' | xargs realpath)" = "$(realpath "$moved/lib")" ]; then
+  ok "moved gasnet-hygaspi-par.pc"
+else
+  ko "moved gasnet-hygaspi-par.pc: GASNET_LDFLAGS $(PKG_CONFIG_PATH=$moved/lib/pkgconfig pkg-config \
+      --variable=GASNET_LDFLAGS gasnet-hygaspi-par)"
+fi
+rm -rf "$moved"
+
+# gasnet.h names gasnet_init after the mode: a SEQ client links only with the SEQ library.
+echo "== -DGASNET_SEQ against gasnet-hygaspi-par and gasnet-hygaspi-seq"
+if $cc "${gcflags[@]}" -DGASNET_SEQ -I"$prefix/include" -c "$here/gasnet_client.c" -o "$tmp/seq.o"; then
+  # shellcheck disable=SC2046
+  if $cc -o "$tmp/gasnet-mismatch" "$tmp/seq.o" $(pkg-config --libs gasnet-hygaspi-par) >"$tmp/mismatch.log" 2>&1; then
+    ko "-DGASNET_SEQ linked with gasnet-hygaspi-par"
+  elif grep -q 'gasnet_init_GASNET_SEQ' "$tmp/mismatch.log"; then
+    ok "-DGASNET_SEQ with gasnet-hygaspi-par: link fails (undefined gasnet_init_GASNET_SEQ)"
+  else
+    sed "s/^/    /" "$tmp/mismatch.log"
+    ko "-DGASNET_SEQ with gasnet-hygaspi-par: link fails, but not for gasnet_init_GASNET_SEQ"
+  fi
+  # shellcheck disable=SC2046
+  if $cc -o "$tmp/gasnet-seq" "$tmp/seq.o" $(pkg-config --libs gasnet-hygaspi-seq) -Wl,-rpath,"$prefix/lib"; then
+    ok "-DGASNET_SEQ with gasnet-hygaspi-seq: links"
+    run_gasnet "gasnet-hygaspi-seq" "$tmp/gasnet-seq" 1 SEQ
+  else
+    ko "-DGASNET_SEQ with gasnet-hygaspi-seq: link"
+  fi
+else
+  ko "-DGASNET_SEQ: compile"
+fi
+
+if [ -x "$tmp/cb/gasnet_app" ]; then
+  run_gasnet "find_package HyGASPI::gasnet-hygaspi-par" "$tmp/cb/gasnet_app" 2 PAR
+else
+  ko "find_package HyGASPI::gasnet-hygaspi-par: not built"
 fi
 
 echo "$passed passed, $failed failed"

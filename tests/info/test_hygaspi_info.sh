@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # hygaspi-info prints every section, and every knob of the table in src/core/knobs.hpp (read from
-# the source, so that a knob added there and missing from the output fails here).
+# the source, so that a knob added there and missing from the output fails here), and the GASNet
+# limits within what GASNet-1 guarantees a client [G1 §2.3], with the library of each thread mode.
 # Usage: test_hygaspi_info.sh path/to/hygaspi-info path/to/src/core/knobs.hpp
 set -euo pipefail
 INFO=${1:?usage: $0 hygaspi-info knobs.hpp}
@@ -11,7 +12,7 @@ need() {  # need DESCRIPTION FIXED-STRING
   if grep -qF -- "$2" <<<"$out"; then echo "ok   $1"; else echo "FAIL $1: no '$2'"; failed=1; fi
 }
 need "version line" "HyGASPI "
-for section in "== Build" "== Environment knobs" "== Limits" "== Topology (hwloc)" "== MPI"; do
+for section in "== Build" "== Environment knobs" "== Limits" "== GASNet" "== Topology (hwloc)" "== MPI"; do
   need "section $section" "$section"
 done
 need "build type" "build type:"
@@ -28,6 +29,25 @@ done
 for count in packages "NUMA nodes" cores PUs; do
   if grep -qE "^  $count: +[1-9][0-9]*$" <<<"$out"; then echo "ok   topology $count"; else
     echo "FAIL topology $count"; failed=1; fi
+done
+# at_least NAME MIN: the GASNet section's line "  NAME: N" with N >= MIN.
+at_least() {
+  local n
+  n=$(sed -nE "s/^  $1: +([0-9]+)\$/\1/p" <<<"$out")
+  if [ -n "$n" ] && [ "$n" -ge "$2" ]; then echo "ok   GASNet $1 = $n"; else
+    echo "FAIL GASNet $1: '${n}' is not at least $2"; failed=1; fi
+}
+at_least AMMaxArgs 16 # 2 * max(sizeof(int), sizeof(void *)) on LP64
+at_least AMMaxMedium 512
+at_least AMMaxLongRequest 512
+at_least AMMaxLongReply 512
+need "GASNet handler ranges" "  handlers:         0..127 implementation, 128..255 client"
+page=$(sed -nE 's/^  GASNET_PAGESIZE: +([0-9]+)$/\1/p' <<<"$out")
+if [ -n "$page" ] && [ "$page" -gt 0 ] && [ $((page & (page - 1))) -eq 0 ]; then echo "ok   GASNET_PAGESIZE $page"; else
+  echo "FAIL GASNET_PAGESIZE '$page'"; failed=1; fi
+for mode in seq parsync par; do
+  if grep -qE "^    GASNET_${mode^^} +libgasnet-hygaspi-$mode\.so \(pkg-config gasnet-hygaspi-$mode, hygaspi-conduit/hygaspi-$mode\.mak\)$" <<<"$out"; then
+    echo "ok   GASNet mode $mode"; else echo "FAIL GASNet mode $mode: no library line"; failed=1; fi
 done
 need "MPI library" "library:"
 need "thread level" "MPI_THREAD_"
