@@ -258,12 +258,15 @@ void Control::term() noexcept {
       left.push_back(std::move(a));
     abandoned_.clear();
   }
-  auto lock = env_->lock();
-  for (auto &a : left) {
-    // A receive is always cancellable; if its reply came first, the wait just completes it.
-    (void)HYGASPI_MPI(MPI_Cancel(&a.request));
-    (void)HYGASPI_MPI(MPI_Wait(&a.request, MPI_STATUS_IGNORE));
+  {
+    auto lock = env_->lock();
+    for (auto &a : left) {
+      // A receive is always cancellable; if its reply came first, the wait just completes it.
+      (void)HYGASPI_MPI(MPI_Cancel(&a.request));
+      (void)HYGASPI_MPI(MPI_Wait(&a.request, MPI_STATUS_IGNORE));
+    }
   }
+  // The mailboxes after the MPI lock, never inside it: drain() takes them in the other order.
   am_open_.store(false, std::memory_order_release);
   std::lock_guard box(mailbox_mutex_);
   for (auto &q : mailboxes_)
