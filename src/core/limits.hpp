@@ -9,7 +9,7 @@
 
 namespace hygaspi::limits {
 
-inline constexpr std::uint32_t kMaxSegments = 256;             // gaspi_segment_id_t is unsigned char
+inline constexpr std::uint32_t kMaxSegments = 256; // gaspi_segment_id_t is unsigned char
 // Segments of the engine's own, beyond every id a GASPI program can name (GASNET-NOTES lesson 11:
 // what the runtime allocates is reserved out of the user range): the GASNet front end's segment
 // and its active-message inbox. Engine tables hold kSegmentSlots entries; GASPI sees kMaxSegments.
