@@ -252,15 +252,13 @@ size_t gasnet_AMMaxLongReply(void) { return kMaxLong; }
 
 int gasnet_AMPoll(void) {
   require_attached("gasnet_AMPoll");
-  if (context().handler != nullptr)
-    fatal("gasnet_AMPoll", "polling inside a handler [G1 section 2.4.1]");
+  require_may_communicate("gasnet_AMPoll"); // not in a handler, an NIS, or holding an HSL
   poll();
   return GASNET_OK;
 }
 
 void gasnet_hyg_block_step(unsigned looks) {
-  if (context().handler != nullptr)
-    fatal("GASNET_BLOCKUNTIL", "blocking inside a handler [G1 section 2.4.1]");
+  require_may_communicate("GASNET_BLOCKUNTIL");
   if (!poll() && looks > 64)
     sched_yield(); // oversubscribed nodes are the rule here: a long wait gives its core away
 }

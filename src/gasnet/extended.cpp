@@ -103,6 +103,7 @@ int get_bytes(const char *call, void *dest, gasnet_node_t node, const void *src,
 
 int memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std::size_t n) {
   require_attached(call);
+  require_may_communicate(call);
   if (n == 0)
     return -1;
   const std::uint64_t offset = segment_offset(call, node, dest, n);
