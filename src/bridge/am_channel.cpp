@@ -1,17 +1,15 @@
 #include "bridge/am_channel.hpp"
 
+#include <sched.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cstring>
-#include <memory>
-#include <mutex>
 #include <vector>
 
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
-#include "core/wait.hpp"
 #include "shm/passive_ring.hpp"
 
 namespace hygaspi::am {

@@ -2,7 +2,6 @@
 // node, no MPI), or an MPI job (mpirun, or inside an MPI program: spec §5.6).
 #include "bridge/lifecycle.hpp"
 
-#include <sched.h>
 #include <unistd.h>
 
 #include <array>
@@ -10,7 +9,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstring>
-#include <thread>
 
 #include "bridge/progress.hpp"
 #include "core/log.hpp"
@@ -234,8 +232,6 @@ void engine_stop(Runtime &r, unsigned front) noexcept {
     teardown(r);
 }
 
-bool engine_used_by(const Runtime &, unsigned front) noexcept { return (g_users & front) != 0; }
-
 gaspi_return_t engine_broadcast(Runtime &r, std::vector<char> &bytes) {
   if (!r.mpi.active())
     return GASPI_SUCCESS;
@@ -259,7 +255,7 @@ gaspi_return_t engine_min(Runtime &r, std::uint64_t &value) {
 
 void engine_abort(Runtime &r, int code) noexcept {
   if (r.mpi.active())
-    (void)HYGASPI_MPI(MPI_Abort(r.mpi.comm(), code)); // mpi-unchecked would do; it does not return
+    (void)HYGASPI_MPI(MPI_Abort(r.mpi.comm(), code)); // returns only if the abort itself failed (logged)
 }
 
 void engine_on_mpi_finalize(unsigned front, void (*hook)()) noexcept {

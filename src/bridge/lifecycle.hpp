@@ -29,8 +29,6 @@ gaspi_return_t engine_abandon(Runtime &r, unsigned front, gaspi_return_t rc);
 // `front` leaves; the last one tears the engine down (collective over MPI: every rank's last front
 // end must leave). Nothing of a segment, peer or MPI window survives into the next start.
 void engine_stop(Runtime &r, unsigned front) noexcept;
-// Whether `front` uses the engine now.
-[[nodiscard]] bool engine_used_by(const Runtime &r, unsigned front) noexcept;
 
 // Start-up exchanges for the front ends, collective over every rank of an MPI job and trivial on
 // one node without MPI (where every rank shares the launcher's environment and /dev/shm):

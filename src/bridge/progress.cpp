@@ -18,7 +18,8 @@ namespace {
 // from another process: mpi::valid_atomic_request checks the op and the word against the segment
 // as it is now (the initiator checked what it could; the segment may have gone since).
 gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &old) {
-  const shm::MappedSegment *seg = request.segment < limits::kMaxSegments ? rt().segments.local(request.segment) : nullptr;
+  const shm::MappedSegment *seg =
+      request.segment < limits::kMaxSegments ? rt().segments.local(request.segment) : nullptr;
   if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
     return GASPI_ERROR;
   auto *word = reinterpret_cast<std::uint64_t *>(seg->data + request.offset);

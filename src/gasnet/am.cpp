@@ -100,6 +100,17 @@ bool poll_lane(am::Lane lane) {
   return any;
 }
 
+// Sends one message; fatal if it cannot be delivered. A sender that waits for room keeps serving:
+// all of its lanes from the client's context, only the reply lane from inside a handler (the one
+// exception of [G1 §2.4.1]).
+void deliver(const char *call, gasnet_node_t dest, am::Lane lane, const AmHeader &h, const void *body,
+             std::size_t body_size) {
+  const bool in_handler = context().handler != nullptr;
+  if (am::send(rt().peers[GlobalRank{dest}], lane, &h, sizeof h, body, body_size,
+               [in_handler] { return poll(in_handler); }) != GASPI_SUCCESS)
+    fatal(call, "the message to node %u could not be delivered", dest);
+}
+
 } // namespace
 
 namespace hygaspi::gasnet {
@@ -187,14 +198,7 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
       }
     }
   }
-  const am::Lane lane = reply_to == nullptr ? am::Lane::request : am::Lane::reply;
-  // A sender that waits for room keeps serving: all of its lanes from the client's context, only
-  // the reply lane from inside a request handler (the one exception of [G1 §2.4.1]).
-  const bool in_handler = reply_to != nullptr;
-  const gaspi_return_t rc =
-      am::send(peer, lane, &h, sizeof h, body, body_size, [in_handler] { return poll(in_handler); });
-  if (rc != GASPI_SUCCESS)
-    fatal(call, "the message to node %u could not be delivered", dest);
+  deliver(call, dest, reply_to == nullptr ? am::Lane::request : am::Lane::reply, h, body, body_size);
   return GASNET_OK;
 }
 
@@ -205,10 +209,7 @@ void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_hand
   h.nargs = static_cast<std::uint8_t>(nargs);
   for (int i = 0; i < nargs; ++i)
     h.args[i] = args[i];
-  const bool in_handler = context().handler != nullptr;
-  if (am::send(rt().peers[GlobalRank{dest}], am::Lane::request, &h, sizeof h, nullptr, 0,
-               [in_handler] { return poll(in_handler); }) != GASPI_SUCCESS)
-    fatal("gasnet", "an internal message to node %u could not be delivered", dest);
+  deliver("gasnet", dest, am::Lane::request, h, nullptr, 0);
 }
 
 } // namespace hygaspi::gasnet

@@ -143,7 +143,6 @@ void follow_remote_exit() noexcept {
   context() = ThreadContext{};
   if (!s.inited.load() || s.nodes == 1)
     std::exit(code);
-  const GlobalRank me{s.mynode};
   bool collective = false;
   if (s.attached.load() && am::is_open()) {
     // Tell every node; each one that polls joins the exit with this code. Then wait, polling, for
@@ -189,7 +188,6 @@ void follow_remote_exit() noexcept {
     if (p.kind == PeerKind::shm && !s.exiting_ranks[n].load())
       (void)r.node.kill(p.node); // an intended death: the launcher lets the job end with our code
   }
-  (void)me;
   engine_abort(r, code); // another node: MPI_Abort ends the whole job with this code
   std::_Exit(code);
 }

@@ -60,45 +60,44 @@ std::uint64_t mpi_address(const char *call, const Peer &peer, std::uint64_t offs
   return seg->data + offset;
 }
 
-// Starts a transfer; returns the MPI rank to flush for its completion, or -1 when it completed.
-int put_bytes(const char *call, gasnet_node_t node, void *dest, const void *src, std::size_t n, Sync sync) {
+enum class Direction { put, get };
+
+// Starts a transfer between `local` and [remote, +n) of node's segment; returns the MPI rank to
+// flush for its completion, or -1 when it completed.
+int transfer(const char *call, Direction dir, gasnet_node_t node, const void *remote, void *local, std::size_t n,
+             Sync sync) {
   require_attached(call);
   require_may_communicate(call);
   if (n == 0)
     return -1;
-  const std::uint64_t offset = segment_offset(call, node, dest, n);
+  const std::uint64_t offset = segment_offset(call, node, remote, n);
   const Peer &peer = rt().peers[GlobalRank{node}];
   if (peer.on_node()) {
-    std::memcpy(state().segments[node].mapped + offset, src, n);
+    char *mapped = state().segments[node].mapped + offset;
+    if (dir == Direction::put)
+      std::memcpy(mapped, local, n);
+    else
+      std::memcpy(local, mapped, n);
     return -1;
   }
-  if (rt().rma.put(peer.mpi.value(), mpi_address(call, peer, offset), src, n) != GASPI_SUCCESS)
-    fatal(call, "MPI_Put to node %u failed", node);
+  const int rank = peer.mpi.value();
+  const std::uint64_t address = mpi_address(call, peer, offset);
+  if ((dir == Direction::put ? rt().rma.put(rank, address, local, n) : rt().rma.get(local, rank, address, n)) !=
+      GASPI_SUCCESS)
+    fatal(call, "%s node %u failed", dir == Direction::put ? "MPI_Put to" : "MPI_Get from", node);
   if (sync == Sync::now) {
-    flush_targets(call, {peer.mpi.value()});
+    flush_targets(call, {rank});
     return -1;
   }
-  return peer.mpi.value();
+  return rank;
+}
+
+int put_bytes(const char *call, gasnet_node_t node, void *dest, const void *src, std::size_t n, Sync sync) {
+  return transfer(call, Direction::put, node, dest, const_cast<void *>(src), n, sync);
 }
 
 int get_bytes(const char *call, void *dest, gasnet_node_t node, const void *src, std::size_t n, Sync sync) {
-  require_attached(call);
-  require_may_communicate(call);
-  if (n == 0)
-    return -1;
-  const std::uint64_t offset = segment_offset(call, node, src, n);
-  const Peer &peer = rt().peers[GlobalRank{node}];
-  if (peer.on_node()) {
-    std::memcpy(dest, state().segments[node].mapped + offset, n);
-    return -1;
-  }
-  if (rt().rma.get(dest, peer.mpi.value(), mpi_address(call, peer, offset), n) != GASPI_SUCCESS)
-    fatal(call, "MPI_Get from node %u failed", node);
-  if (sync == Sync::now) {
-    flush_targets(call, {peer.mpi.value()});
-    return -1;
-  }
-  return peer.mpi.value();
+  return transfer(call, Direction::get, node, src, dest, n, sync);
 }
 
 int memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std::size_t n) {
