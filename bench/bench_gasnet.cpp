@@ -2,14 +2,19 @@
 // under mpirun with 2 ranks; HYGASPI_NODE_SIZE picks the path:
 //   node (unset)      both ranks on one node: shm rings and the mapped segment
 //   mpi  (=1)         every rank a node of its own: two-sided MPI for AMs, MPI RMA for put/get
-//   OMPI_MCA_pml=ob1 mpirun --oversubscribe -np 2 [-x HYGASPI_NODE_SIZE=1] bench_gasnet
+//   OMPI_MCA_pml=ob1 mpirun --oversubscribe -np 2 [-x HYGASPI_NODE_SIZE=1] bench_gasnet [rma]
+// `rma` times put/get alone (no AM or barrier rows). On the MPI path the library moves put/get
+// through a regular window over the segment, or a dynamic one with HYGASPI_GASNET_DYNAMIC_WINDOW=1
+// (pass it with -x); the figures then stand beside two floors: MPI_Win_allocate's (osc/sm on one
+// host: plain stores) and a raw window of the same kind as ours (MPI_Win_create over a heap
+// buffer, or MPI_Win_create_dynamic with it attached), which isolates our own overhead.
 // Figures (median of 5 repetitions of a fixed count, rank 0 -> rank 1):
 //   AM Short round trip              vs a raw shm flag ping-pong round trip (node; a window of
 //                                       MPI_Win_allocate_shared) / MPI_Send+MPI_Recv ping-pong (mpi)
 //   AM Medium and Long 8 B and at the maximum, round trip (request + Short reply)
 //   gasnet_put / gasnet_get 8 B      vs an 8-byte copy into the peer's mapping (node) / MPI_Put or
 //                                       MPI_Get + MPI_Win_flush on an MPI_Win_allocate window (mpi)
-//   put_bulk / get_bulk 64 KiB, 2 MiB bandwidth  vs memcpy (node) / MPI_Put + flush (mpi)
+//   put_bulk / get_bulk 64 KiB, 2 MiB bandwidth  vs memcpy (node) / MPI_Put or MPI_Get + flush (mpi)
 //   barrier (both ranks)             vs MPI_Barrier
 #define GASNET_PAR
 #include <gasnet.h>
@@ -74,6 +79,9 @@ void row(const char *figure, double ours, double floor, const char *unit, const 
 int main(int argc, char **argv) {
   if (gasnet_init(&argc, &argv) != GASNET_OK)
     return 1;
+  const bool rma_only = argc > 1 && std::strcmp(argv[1], "rma") == 0;
+  const char *dyn_env = std::getenv("HYGASPI_GASNET_DYNAMIC_WINDOW");
+  const bool dynamic = dyn_env != nullptr && std::strcmp(dyn_env, "1") == 0;
   gasnet_handlerentry_t table[] = {
       {200, (void (*)())h_ping_short}, {201, (void (*)())h_ping_payload}, {210, (void (*)())h_pong}};
   if (gasnet_attach(table, 3, 2 * kBulk + 4 * GASNET_PAGESIZE, 0) != GASNET_OK)
@@ -114,11 +122,31 @@ int main(int argc, char **argv) {
     MPI_Win_allocate(kBulk, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
   }
   MPI_Win_lock_all(0, win);
+  // The floor of our own window's kind (MPI path): the same 2 MiB on a heap buffer.
+  MPI_Win kind_win = MPI_WIN_NULL;
+  std::vector<char> kind_buffer(kBulk, 0);
+  MPI_Aint kind_base = 0; // the peer's address of its buffer (dynamic), else 0
+  if (!g_node) {
+    if (dynamic) {
+      MPI_Win_create_dynamic(MPI_INFO_NULL, MPI_COMM_WORLD, &kind_win);
+      MPI_Win_attach(kind_win, kind_buffer.data(), kBulk);
+      MPI_Aint mine;
+      MPI_Get_address(kind_buffer.data(), &mine);
+      MPI_Sendrecv(&mine, 1, MPI_AINT, peer, 0, &kind_base, 1, MPI_AINT, peer, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else {
+      MPI_Win_create(kind_buffer.data(), kBulk, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &kind_win);
+    }
+    MPI_Win_lock_all(0, kind_win);
+  }
+  const char *kind_name = dynamic ? "dynamic win" : "Win_create win";
   MPI_Barrier(MPI_COMM_WORLD);
 
   const long n = 20000;
   if (g_rank == 0)
-    std::printf("bench_gasnet: 2 ranks, %s path\n%-34s %16s %16s %6s  %-28s %s\n", g_node ? "node (shm)" : "MPI",
+    std::printf("bench_gasnet: 2 ranks, %s path%s\n%-34s %16s %16s %6s  %-28s %s\n", g_node ? "node (shm)" : "MPI",
+                g_node    ? ""
+                : dynamic ? ", GASNet on a dynamic window"
+                          : ", GASNet on a regular window",
                 "figure (median of 5)", "GASNet", "floor", "ratio", "target", "floor is");
   // The raw round trip.
   double raw_rt = measure(n, [&](long count) {
@@ -176,11 +204,13 @@ int main(int argc, char **argv) {
     return median(us);
   };
   const char *rt_floor = flags != nullptr ? "raw shm flag ping-pong RTT" : "MPI_Send/MPI_Recv RTT";
-  row("AM Short round trip", am_figure(200, 0, false), raw_rt, "us", rt_floor, g_node ? 1.5 : 1.2, false);
-  row("AM Medium 8 B round trip", am_figure(201, 8, false), raw_rt, "us", rt_floor, 0, false);
-  row("AM Medium max round trip", am_figure(201, gasnet_AMMaxMedium(), false), raw_rt, "us", rt_floor, 0, false);
-  row("AM Long 8 B round trip", am_figure(201, 8, true), raw_rt, "us", rt_floor, 0, false);
-  row("AM Long 2 MiB round trip", am_figure(201, kBulk, true), raw_rt, "us", rt_floor, 0, false);
+  if (!rma_only) {
+    row("AM Short round trip", am_figure(200, 0, false), raw_rt, "us", rt_floor, g_node ? 1.5 : 1.2, false);
+    row("AM Medium 8 B round trip", am_figure(201, 8, false), raw_rt, "us", rt_floor, 0, false);
+    row("AM Medium max round trip", am_figure(201, gasnet_AMMaxMedium(), false), raw_rt, "us", rt_floor, 0, false);
+    row("AM Long 8 B round trip", am_figure(201, 8, true), raw_rt, "us", rt_floor, 0, false);
+    row("AM Long 2 MiB round trip", am_figure(201, kBulk, true), raw_rt, "us", rt_floor, 0, false);
+  }
 
   // put / get 8 B.
   const long m = g_node ? 2000000 : 20000;
@@ -227,6 +257,30 @@ int main(int argc, char **argv) {
   const char *small_floor = g_node ? "8-byte store/load" : "MPI_Put/Get+flush, alloc win";
   row("put 8 B", put8, raw_put8, "us", small_floor, g_node ? 2.0 : 1.2, false);
   row("get 8 B", get8, raw_get8, "us", small_floor, g_node ? 2.0 : 1.2, false);
+  // Raw MPI on a window of our kind, op + flush: what is left of the ratio is ours.
+  auto kind_floor = [&](bool put, std::size_t bytes, char *buffer, long count) {
+    return measure(count, [&](long c) {
+      if (g_rank != 0)
+        return;
+      const int b = static_cast<int>(bytes);
+      for (long i = 0; i < c; ++i) {
+        if (put)
+          MPI_Put(buffer, b, MPI_BYTE, peer, kind_base, b, MPI_BYTE, kind_win);
+        else
+          MPI_Get(buffer, b, MPI_BYTE, peer, kind_base, b, MPI_BYTE, kind_win);
+        MPI_Win_flush(peer, kind_win);
+      }
+    });
+  };
+  char kind_name_put[64], kind_name_get[64];
+  std::snprintf(kind_name_put, sizeof kind_name_put, "MPI_Put+flush, %s", kind_name);
+  std::snprintf(kind_name_get, sizeof kind_name_get, "MPI_Get+flush, %s", kind_name);
+  if (!g_node) {
+    row("put 8 B (floor: our kind)", put8, kind_floor(true, 8, reinterpret_cast<char *>(&v), m), "us", kind_name_put, 0,
+        false);
+    row("get 8 B (floor: our kind)", get8, kind_floor(false, 8, reinterpret_cast<char *>(&v), m), "us", kind_name_get,
+        0, false);
+  }
 
   // Bulk bandwidth.
   for (std::size_t bytes : {std::size_t{64} << 10, kBulk}) {
@@ -241,38 +295,63 @@ int main(int argc, char **argv) {
         for (long i = 0; i < count; ++i)
           gasnet_get_bulk(local.data(), peer, remote, bytes);
     });
-    double raw_us = measure(c, [&](long count) {
-      if (g_rank != 0)
-        return;
-      for (long i = 0; i < count; ++i) {
-        if (g_node) {
-          std::memcpy(seg[0].addr, local.data(), bytes);
-          asm volatile("" ::: "memory");
-        } else {
-          MPI_Put(local.data(), static_cast<int>(bytes), MPI_BYTE, peer, 0, static_cast<int>(bytes), MPI_BYTE, win);
-          MPI_Win_flush(peer, win);
+    auto raw = [&](bool put) {
+      return measure(c, [&](long count) {
+        if (g_rank != 0)
+          return;
+        const int b = static_cast<int>(bytes);
+        for (long i = 0; i < count; ++i) {
+          if (g_node) {
+            std::memcpy(seg[0].addr, local.data(), bytes);
+            asm volatile("" ::: "memory");
+          } else {
+            if (put)
+              MPI_Put(local.data(), b, MPI_BYTE, peer, 0, b, MPI_BYTE, win);
+            else
+              MPI_Get(local.data(), b, MPI_BYTE, peer, 0, b, MPI_BYTE, win);
+            MPI_Win_flush(peer, win);
+          }
         }
-      }
-    });
+      });
+    };
+    const double raw_put = raw(true), raw_get = g_node ? raw_put : raw(false);
     char name[64];
     const double gb = static_cast<double>(bytes) / 1e3;
     std::snprintf(name, sizeof name, "put_bulk %zu KiB", bytes >> 10);
-    row(name, gb / put_us, gb / raw_us, "GB/s", g_node ? "memcpy" : "MPI_Put+flush", g_node ? 0.9 : 0, true);
+    row(name, gb / put_us, gb / raw_put, "GB/s", g_node ? "memcpy" : "MPI_Put+flush, alloc win", g_node ? 0.9 : 0,
+        true);
+    if (!g_node) {
+      std::snprintf(name, sizeof name, "put_bulk %zu KiB (our kind)", bytes >> 10);
+      row(name, gb / put_us, gb / kind_floor(true, bytes, local.data(), c), "GB/s", kind_name_put, 0, true);
+    }
     std::snprintf(name, sizeof name, "get_bulk %zu KiB", bytes >> 10);
-    row(name, gb / get_us, gb / raw_us, "GB/s", g_node ? "memcpy" : "MPI_Put+flush", g_node ? 0.9 : 0, true);
+    row(name, gb / get_us, gb / raw_get, "GB/s", g_node ? "memcpy" : "MPI_Get+flush, alloc win", g_node ? 0.9 : 0,
+        true);
+    if (!g_node) {
+      std::snprintf(name, sizeof name, "get_bulk %zu KiB (our kind)", bytes >> 10);
+      row(name, gb / get_us, gb / kind_floor(false, bytes, local.data(), c), "GB/s", kind_name_get, 0, true);
+    }
   }
 
   // Barrier.
-  double ours = measure(20000, [&](long count) {
-    for (long i = 0; i < count; ++i)
-      gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
-  });
-  double theirs = measure(20000, [&](long count) {
-    for (long i = 0; i < count; ++i)
-      MPI_Barrier(MPI_COMM_WORLD);
-  });
-  row("barrier", ours, theirs, "us", "MPI_Barrier", g_node ? 1.0 : 0, false);
+  if (!rma_only) {
+    double ours = measure(20000, [&](long count) {
+      for (long i = 0; i < count; ++i)
+        gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    });
+    double theirs = measure(20000, [&](long count) {
+      for (long i = 0; i < count; ++i)
+        MPI_Barrier(MPI_COMM_WORLD);
+    });
+    row("barrier", ours, theirs, "us", "MPI_Barrier", g_node ? 1.0 : 0, false);
+  }
   std::fflush(stdout);
+  if (kind_win != MPI_WIN_NULL) {
+    MPI_Win_unlock_all(kind_win);
+    if (dynamic)
+      MPI_Win_detach(kind_win, kind_buffer.data());
+    MPI_Win_free(&kind_win);
+  }
   MPI_Win_unlock_all(win);
   MPI_Win_free(&win);
   MPI_Comm_free(&shared);

@@ -1,91 +1,142 @@
 #include "bridge/am_channel.hpp"
 
 #include <sched.h>
-#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
+#include <bit>
 #include <cstring>
+#include <ctime>
+#include <memory>
 #include <vector>
 
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
-#include "shm/passive_ring.hpp"
+#include "shm/am_ring.hpp"
+#include "shm/doorbell.hpp"
 
 namespace hygaspi::am {
 
 namespace {
 
-// Layout of the inbox segment: this header, then the request ring, then the reply ring.
+// Layout of the inbox segment: this header, the doorbell, then the rings, lane by lane, one per
+// node peer (its NodeIndex) and this rank itself.
 struct alignas(limits::kCacheLine) InboxHeader {
-  std::atomic<std::uint64_t> ready; // 1 once both rings are formatted (release)
-  std::uint64_t ring_bytes;         // bytes of one ring, a multiple of the cache line
+  std::atomic<std::uint64_t> ready; // 1 once the fields below are written (release)
+  std::uint64_t capacity;           // frame bytes of one ring, a power of two
+  std::uint32_t senders;            // rings per lane
 };
 static_assert(sizeof(InboxHeader) == limits::kCacheLine);
 
-constexpr std::uint32_t kSlots = 32;
+// Ring capacity: about 1 MiB per lane for the whole node, between 32 KiB (two of the largest
+// messages) and 256 KiB. 32 ranks on a node use 2 MiB of /dev/shm each for their inbox.
+std::uint64_t ring_capacity(std::uint32_t senders) {
+  const std::uint64_t share = std::bit_floor((std::uint64_t{1} << 20) / senders);
+  return std::clamp<std::uint64_t>(share, 32768, 262144);
+}
+static_assert(32768 >= 2 * sizeof(shm::AmFrame) + kRingMessageMax);
 
+shm::AmRingShared *ring_in(char *inbox, Lane lane, std::uint32_t sender) {
+  const auto &h = *reinterpret_cast<const InboxHeader *>(inbox);
+  const std::uint64_t index = static_cast<std::uint64_t>(lane) * h.senders + sender;
+  return reinterpret_cast<shm::AmRingShared *>(inbox + sizeof(InboxHeader) + sizeof(shm::Doorbell) +
+                                               index * shm::am_ring_bytes(h.capacity));
+}
+shm::Doorbell &bell_of(char *inbox) { return *reinterpret_cast<shm::Doorbell *>(inbox + sizeof(InboxHeader)); }
+
+// One end of a ring in this process. Under GASNET_PAR several threads use an end: `busy` makes
+// them take turns (a sender waits for it; a poller that finds it taken looks elsewhere).
+struct alignas(limits::kCacheLine) End {
+  std::atomic<bool> busy{false};
+  shm::AmProducer out;           // the ring to a node peer (sending ends)
+  shm::AmConsumer in;            // the ring from a node peer (receiving ends)
+  shm::Doorbell *bell = nullptr; // the receiver's doorbell (sending ends)
+};
+
+struct Channel {
+  bool threads = false;
+  char *inbox = nullptr;              // this rank's inbox, or nullptr across nodes only
+  std::uint32_t peers = 0;            // ranks of this node
+  std::unique_ptr<End[]> out, in;     // [lane * peers + node index]
+  std::atomic<std::uint32_t> next{0}; // where the next poll starts (fairness among senders)
+};
+Channel g;
 std::atomic<bool> g_open{false};
-// Claim lines: this process owns kClaimLinesPerSender lines in every ring of its node peers (its
-// NodeIndex selects them); a thread holds one while it claims and publishes.
-std::atomic<std::uint32_t> g_lines{0};
 
-std::uint32_t take_line() {
-  for (unsigned looks = 0;; ++looks) {
-    std::uint32_t used = g_lines.load(std::memory_order_relaxed);
-    for (std::uint32_t k = 0; k < shm::kClaimLinesPerSender; ++k)
-      if ((used & (1u << k)) == 0 && g_lines.compare_exchange_weak(used, used | (1u << k), std::memory_order_acquire))
-        return k;
+bool try_take(End &e) { return !g.threads || !e.busy.exchange(true, std::memory_order_acquire); }
+void take(End &e) {
+  for (unsigned looks = 0; !try_take(e); ++looks)
     if (looks > 64)
       sched_yield();
+}
+void give(End &e) {
+  if (g.threads)
+    e.busy.store(false, std::memory_order_release);
+}
+
+// Finds the peer's ring for our messages once its inbox is open. False while it is not.
+bool connect(End &e, const Peer &peer, Lane lane) {
+  const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kGasnetInbox);
+  if (seg == nullptr || seg->data == nullptr)
+    return false;
+  const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
+  if (h.ready.load(std::memory_order_acquire) == 0)
+    return false;
+  e.out.ring = ring_in(seg->data, lane, rt().peers.self_node().value());
+  e.out.capacity = h.capacity;
+  e.bell = &bell_of(seg->data);
+  return true;
+}
+
+// One attempt to put the message into the ring of a node peer.
+bool push(const Peer &peer, Lane lane, const void *head, std::size_t head_size, const void *body,
+          std::size_t body_size) {
+  End &e = g.out[static_cast<unsigned>(lane) * g.peers + peer.node.value()];
+  take(e);
+  bool sent = false;
+  if (e.out.ring != nullptr || connect(e, peer, lane)) {
+    if (char *at = shm::am_reserve(e.out, static_cast<std::uint32_t>(head_size + body_size))) {
+      std::memcpy(at, head, head_size);
+      if (body_size != 0)
+        std::memcpy(at + head_size, body, body_size);
+      shm::am_publish(e.out, static_cast<std::uint32_t>(head_size + body_size));
+      shm::ring(*e.bell);
+      sent = true;
+    }
   }
-}
-void give_line(std::uint32_t k) { g_lines.fetch_and(~(1u << k), std::memory_order_release); }
-
-shm::PassiveRing *ring_of(const shm::MappedSegment &inbox, Lane lane) {
-  auto *h = reinterpret_cast<InboxHeader *>(inbox.data);
-  if (h->ready.load(std::memory_order_acquire) == 0)
-    return nullptr;
-  return reinterpret_cast<shm::PassiveRing *>(inbox.data + sizeof(InboxHeader) +
-                                              static_cast<std::size_t>(lane) * h->ring_bytes);
+  give(e);
+  return sent;
 }
 
-// The node peer's ring of `lane`, or nullptr while it has not opened its inbox yet.
-shm::PassiveRing *peer_ring(const Peer &peer, Lane lane) {
-  const shm::MappedSegment *inbox = rt().node.lookup(peer.node, limits::kGasnetInbox);
-  return inbox == nullptr || inbox->data == nullptr ? nullptr : ring_of(*inbox, lane);
-}
-
-// Messages to self, and the scratch of a message being assembled, per thread.
-thread_local std::vector<char> t_scratch;
-
-bool push(shm::PassiveRing &ring, const void *head, std::size_t head_size, const void *body, std::size_t body_size) {
-  t_scratch.resize(head_size + body_size);
-  std::memcpy(t_scratch.data(), head, head_size);
-  if (body_size != 0)
-    std::memcpy(t_scratch.data() + head_size, body, body_size);
-  const std::uint32_t line = rt().peers.self_node().value() * shm::kClaimLinesPerSender + take_line();
-  const bool pushed =
-      shm::passive_try_push(ring, line, rt().rank, t_scratch.data(), static_cast<std::uint32_t>(t_scratch.size()));
-  give_line(line % shm::kClaimLinesPerSender);
-  return pushed;
+bool any_pending() {
+  for (std::uint32_t i = 0; i < 2 * g.peers; ++i)
+    if (shm::am_pending(g.in[i].in))
+      return true;
+  return false;
 }
 
 } // namespace
 
-gaspi_return_t open() {
+gaspi_return_t open(bool threads) {
   Runtime &r = rt();
-  const std::uint32_t senders = r.peers.node_size();
-  const std::size_t ring_bytes = shm::passive_ring_bytes(kSlots, kRingMessageMax, senders);
-  const std::size_t rounded = (ring_bytes + limits::kCacheLine - 1) / limits::kCacheLine * limits::kCacheLine;
-  HYGASPI_TRY(r.segments.create(limits::kGasnetInbox, sizeof(InboxHeader) + 2 * rounded, 0, nullptr, 0));
-  const shm::MappedSegment &inbox = *r.segments.local(limits::kGasnetInbox);
-  auto *h = reinterpret_cast<InboxHeader *>(inbox.data);
-  h->ring_bytes = rounded;
+  g.threads = threads;
+  g.peers = r.peers.node_size();
+  g.out = std::make_unique<End[]>(2 * g.peers);
+  g.in = std::make_unique<End[]>(2 * g.peers);
+  const std::uint64_t capacity = ring_capacity(g.peers);
+  const std::uint64_t bytes =
+      sizeof(InboxHeader) + sizeof(shm::Doorbell) + 2 * std::uint64_t{g.peers} * shm::am_ring_bytes(capacity);
+  HYGASPI_TRY(r.segments.create(limits::kGasnetInbox, bytes, 0, nullptr, 0));
+  char *inbox = r.segments.local(limits::kGasnetInbox)->data;
+  auto &h = *reinterpret_cast<InboxHeader *>(inbox);
+  h.capacity = capacity;
+  h.senders = g.peers;
   for (unsigned lane = 0; lane < 2; ++lane)
-    shm::passive_ring_init(*reinterpret_cast<shm::PassiveRing *>(inbox.data + sizeof(InboxHeader) + lane * rounded),
-                           r.rank, static_cast<std::int32_t>(getpid()), kSlots, kRingMessageMax, senders);
-  h->ready.store(1, std::memory_order_release);
+    for (std::uint32_t s = 0; s < g.peers; ++s)
+      g.in[lane * g.peers + s].in = {ring_in(inbox, static_cast<Lane>(lane), s), capacity, 0};
+  g.inbox = inbox;
+  h.ready.store(1, std::memory_order_release);
   if (r.mpi.active())
     r.control.open_am_boxes();
   g_open.store(true, std::memory_order_release);
@@ -93,8 +144,10 @@ gaspi_return_t open() {
 }
 
 void close() noexcept {
-  if (g_open.exchange(false))
+  if (g_open.exchange(false)) {
+    g.inbox = nullptr;
     (void)rt().segments.remove(limits::kGasnetInbox);
+  }
 }
 
 bool is_open() noexcept { return g_open.load(std::memory_order_acquire); }
@@ -118,10 +171,8 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
     return GASPI_ERR_INV_SIZE;
   }
   for (std::uint64_t looks = 0;; ++looks) {
-    if (shm::PassiveRing *ring = peer_ring(peer, lane); ring != nullptr) {
-      if (push(*ring, head, head_size, body, body_size))
-        return GASPI_SUCCESS;
-    }
+    if (push(peer, lane, head, head_size, body, body_size))
+      return GASPI_SUCCESS;
     // Full (or not open yet): serve our own lanes, so that whoever fills ours can go on.
     const bool served = serve && serve();
     if (!r.alive(peer)) {
@@ -136,30 +187,51 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
 gaspi_return_t try_send(const Peer &peer, Lane lane, const void *head, std::size_t head_size) {
   if (!peer.on_node())
     return send(peer, lane, head, head_size, nullptr, 0, Serve{});
-  shm::PassiveRing *ring = peer_ring(peer, lane);
-  return ring != nullptr && push(*ring, head, head_size, nullptr, 0) ? GASPI_SUCCESS : GASPI_TIMEOUT;
+  return push(peer, lane, head, head_size, nullptr, 0) ? GASPI_SUCCESS : GASPI_TIMEOUT;
 }
 
-bool poll(Lane lane, const std::function<void(GlobalRank, const char *, std::size_t)> &fn) {
+bool poll(Lane lane, Receive fn) {
   Runtime &r = rt();
-  if (const shm::MappedSegment *inbox = r.segments.local(limits::kGasnetInbox)) {
-    if (shm::PassiveRing *ring = ring_of(*inbox, lane); ring != nullptr && shm::passive_pending(*ring)) {
-      thread_local std::vector<char> buffer(kRingMessageMax);
-      shm::PassiveMessage m;
-      if (shm::passive_try_pop(*ring, buffer.data(), buffer.size(), m)) {
-        fn(GlobalRank{m.sender}, buffer.data(), m.size);
+  if (g.inbox != nullptr) {
+    End *ends = &g.in[static_cast<unsigned>(lane) * g.peers];
+    const std::uint32_t start = g.next.load(std::memory_order_relaxed);
+    for (std::uint32_t k = 0; k < g.peers; ++k) {
+      const std::uint32_t s = (start + k) % g.peers;
+      End &e = ends[s];
+      if (!shm::am_pending(e.in) || !try_take(e))
+        continue;
+      std::uint32_t size = 0;
+      const char *data = shm::am_peek(e.in, size);
+      if (data != nullptr) {
+        fn(r.peers.global(NodeIndex{s}), data, size);
+        shm::am_release(e.in, size);
+      }
+      give(e);
+      if (data != nullptr) {
+        g.next.store(s + 1, std::memory_order_relaxed);
         return true;
       }
     }
   }
   if (r.peers.spans_nodes()) {
+    // The front end's poll ran the engine's progress step just before, which pulled from MPI.
     mpi::Message m;
-    if (r.control.take(lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, m)) {
+    if (r.control.take(lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, m, false)) {
       fn(GlobalRank{static_cast<std::uint32_t>(m.from)}, m.data.data(), m.data.size());
       return true;
     }
   }
   return false;
+}
+
+void sleep(std::chrono::nanoseconds ns) noexcept {
+  if (g.inbox == nullptr) {
+    timespec ts{0, static_cast<long>(std::min<std::int64_t>(ns.count(), 999'999'999))};
+    nanosleep(&ts, nullptr);
+    return;
+  }
+  auto ready = [] { return any_pending(); };
+  (void)shm::DoorbellSleep{bell_of(g.inbox)}(ready, ns);
 }
 
 } // namespace hygaspi::am

@@ -2,10 +2,11 @@
 // that replies always drain (GASNET-NOTES lesson 3). API-neutral: a message is an opaque byte
 // string; the front end (src/gasnet) gives it meaning and runs the handlers.
 //
-//  - A node peer's lanes are two multi-producer rings (shm/passive_ring.hpp, the ring of GASPI's
-//    passive communication) in the receiver's inbox, an engine segment (limits::kGasnetInbox) that
-//    node peers map as they map any segment. A sender claims a slot, copies the message in and
-//    publishes it with a seq_cst store; the receiver pops it into its own buffer.
+//  - Between node peers, each sender has a byte ring of its own per lane in the receiver's inbox
+//    (shm/am_ring.hpp), an engine segment (limits::kGasnetInbox) that node peers map as they map
+//    any segment. The sender writes the message straight into the ring and stamps it; the receiver
+//    runs the handler on it in place and frees it. A receiver that has waited long sleeps on its
+//    inbox's futex doorbell, which every sender rings after it publishes.
 //  - A rank of another node gets the message over two-sided MPI on the engine's private
 //    communicator (mpi::Control, Box::am_request / am_reply): every progress step of the receiver
 //    moves it from MPI into a mailbox, so a sender never waits on the receiver's handlers.
@@ -14,6 +15,7 @@
 #pragma once
 #include <GASPI.h>
 
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -24,12 +26,13 @@ namespace hygaspi::am {
 
 enum class Lane : unsigned { request = 0, reply = 1 };
 
-// Size of the largest message (header and payload) a lane carries on a node; MPI carries any.
+// Size of the largest message (head and body) a lane carries on a node; MPI carries any.
 inline constexpr std::uint64_t kRingMessageMax = 16384 + 128;
 
 // Opens this rank's inbox (creates its rings) and the MPI mailboxes. Not collective: a sender
-// whose peer has not opened yet waits in send() until it has.
-gaspi_return_t open();
+// whose peer has not opened yet waits in send() until it has. `threads`: several threads may send
+// and poll at once (GASNET_PAR), so each ring's two ends take a lock.
+gaspi_return_t open(bool threads);
 // Closes it (the inbox segment goes with the engine's other segments).
 void close() noexcept;
 [[nodiscard]] bool is_open() noexcept;
@@ -46,8 +49,15 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
 // the same as send() without serving. For notices that must not block (job exit).
 gaspi_return_t try_send(const Peer &peer, Lane lane, const void *head, std::size_t head_size);
 
-// Takes one message of this rank's `lane`, from the node ring or the MPI mailbox, and runs
-// fn(sender, data, size) on it. The data lives until fn returns. False when there was none.
-bool poll(Lane lane, const std::function<void(GlobalRank, const char *, std::size_t)> &fn);
+// Takes one message of this rank's `lane`, from a node ring or the MPI mailbox, and runs
+// fn(sender, data, size) on it. The data (16-byte aligned) lives until fn returns. False when
+// there was none.
+using Receive = void (*)(GlobalRank sender, const char *data, std::size_t size);
+bool poll(Lane lane, Receive fn);
+
+// Sleeps at most `ns` on this rank's inbox doorbell unless a message is waiting in a node ring;
+// for a wait that has spun and yielded a while (messages over MPI ring nothing: keep `ns` short
+// when the job spans nodes).
+void sleep(std::chrono::nanoseconds ns) noexcept;
 
 } // namespace hygaspi::am

@@ -34,6 +34,7 @@ struct Knobs {
   std::int64_t threads_pin{};     // HYGASPI_THREADS_PIN: gaspi_threads_run binding, -1 auto, 0 off, 1 on
   std::int64_t test_die_send{};   // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
   bool numa_socket{};             // GASPI_SET_NUMA_SOCKET (GPI-2's): gaspi_numa_socket answers
+  bool gasnet_dynamic_window{};   // HYGASPI_GASNET_DYNAMIC_WINDOW: GASNet put/get on a dynamic window
 
   std::uint64_t from_env = 0; // bit i: the environment set kKnobs[i] (read_knobs, read_knob)
 
@@ -105,6 +106,10 @@ inline constexpr Knob kKnobs[] = {
     knob::boolean("GASPI_SET_NUMA_SOCKET", "0", &Knobs::numa_socket,
                   "GPI-2's: 1 (`gaspi_run -N` sets it) makes `gaspi_numa_socket` report the NUMA node of the "
                   "rank's CPU; 0: it returns `GASPI_ERR_ENV`"),
+    knob::boolean("HYGASPI_GASNET_DYNAMIC_WINDOW", "0", &Knobs::gasnet_dynamic_window,
+                  "GASNet jobs across nodes: 1 moves put, get and memset through a dynamic MPI window with the "
+                  "segment attached, 0 through a regular window over the segment (`MPI_Win_create` at "
+                  "`gasnet_attach`). For comparison"),
 };
 inline constexpr std::size_t kKnobCount = std::size(kKnobs);
 

@@ -44,25 +44,29 @@ template <std::size_t... M> constexpr auto payload_table(std::index_sequence<M..
 constexpr auto kShortCalls = short_table(std::make_index_sequence<kMaxArgs + 1>{});
 constexpr auto kPayloadCalls = payload_table(std::make_index_sequence<kMaxArgs + 1>{});
 
-// Runs the handler of one message from `from`.
+constexpr std::size_t round_up(std::size_t n, std::size_t to) noexcept { return (n + to - 1) / to * to; }
+std::size_t offset_at(unsigned nargs) noexcept { return round_up(sizeof(AmHead) + 4 * nargs, 8); }
+std::size_t head_size(const AmHead &h) noexcept {
+  return round_up(h.category == kLong ? offset_at(h.nargs) + 8 : sizeof(AmHead) + 4 * h.nargs, 16);
+}
+
+// Runs the handler of one message from `from`. A node ring hands it over in place: the Medium
+// buffer a handler gets is the message itself.
 void dispatch(GlobalRank from, const char *data, std::size_t size) {
   State &s = state();
-  AmHeader h;
-  if (size < sizeof h)
-    fatal("gasnet_AMPoll", "a message of %zu bytes from node %u is shorter than its header", size, from.value());
-  std::memcpy(&h, data, sizeof h);
-  const char *body = data + sizeof h;
-  const std::size_t body_size = size - sizeof h;
-  if (h.nargs > kMaxArgs || h.category > kLongAsync)
-    fatal("gasnet_AMPoll", "a malformed message from node %u", from.value());
+  Decoded m;
+  if (!decode(data, size, m))
+    fatal("gasnet_AMPoll", "a malformed message of %zu bytes from node %u", size, from.value());
+  const AmHead &h = m.head;
   Token token{from.value(), h.is_reply == 0, false};
   ThreadContext &ctx = context();
   Token *outer = std::exchange(ctx.handler, &token);
   if (h.handler < kFirstClientHandler) {
-    handle_internal(token, h.handler, h.args, h.nargs);
+    handle_internal(token, h.handler, m.args, h.nargs);
   } else if (!s.serving.load(std::memory_order_acquire)) {
     std::lock_guard lock(s.deferred_mutex);
     s.deferred.emplace_back(from.value(), std::vector<char>(data, data + size));
+    s.has_deferred.store(true, std::memory_order_release);
   } else if (s.exiting.load(std::memory_order_acquire)) {
     // The job is ending (gasnet_exit): client handlers no longer run.
   } else {
@@ -70,21 +74,19 @@ void dispatch(GlobalRank from, const char *data, std::size_t size) {
     if (fn == nullptr)
       fatal("gasnet_AMPoll", "node %u sent a message to handler %u, which is not registered", from.value(), h.handler);
     if (h.category == kShort) {
-      kShortCalls[h.nargs](fn, &token, h.args);
+      kShortCalls[h.nargs](fn, &token, m.args);
     } else if (h.category == kMedium) {
       // [G1 §2.3.2]: the buffer is aligned for any type and lives until the handler returns.
-      alignas(std::max_align_t) static thread_local char aligned[kMaxMedium];
-      std::memcpy(aligned, body, std::min(body_size, sizeof aligned));
-      kPayloadCalls[h.nargs](fn, &token, aligned, h.nbytes, h.args);
+      kPayloadCalls[h.nargs](fn, &token, const_cast<char *>(m.body), h.nbytes, m.args);
     } else {
       // Long: on a node the payload is in the segment already; across nodes it came in-band and
       // lands there now, before the handler runs.
       char *seg = s.segments[s.mynode].mapped;
-      if (h.offset > s.segments[s.mynode].size || h.nbytes > s.segments[s.mynode].size - h.offset)
+      if (m.offset > s.segments[s.mynode].size || h.nbytes > s.segments[s.mynode].size - m.offset)
         fatal("gasnet_AMPoll", "a Long message from node %u lies outside this node's segment", from.value());
-      if (body_size != 0)
-        std::memcpy(seg + h.offset, body, std::min<std::size_t>(body_size, h.nbytes));
-      kPayloadCalls[h.nargs](fn, &token, seg + h.offset, h.nbytes, h.args);
+      if (m.body_size != 0)
+        std::memcpy(seg + m.offset, m.body, std::min<std::size_t>(m.body_size, h.nbytes));
+      kPayloadCalls[h.nargs](fn, &token, seg + m.offset, h.nbytes, m.args);
     }
   }
   ctx.handler = outer;
@@ -103,10 +105,10 @@ bool poll_lane(am::Lane lane) {
 // Sends one message; fatal if it cannot be delivered. A sender that waits for room keeps serving:
 // all of its lanes from the client's context, only the reply lane from inside a handler (the one
 // exception of [G1 §2.4.1]).
-void deliver(const char *call, gasnet_node_t dest, am::Lane lane, const AmHeader &h, const void *body,
+void deliver(const char *call, gasnet_node_t dest, am::Lane lane, const Wire &head, const void *body,
              std::size_t body_size) {
   const bool in_handler = context().handler != nullptr;
-  if (am::send(rt().peers[GlobalRank{dest}], lane, &h, sizeof h, body, body_size,
+  if (am::send(rt().peers[GlobalRank{dest}], lane, head.bytes, head.size, body, body_size,
                [in_handler] { return poll(in_handler); }) != GASPI_SUCCESS)
     fatal(call, "the message to node %u could not be delivered", dest);
 }
@@ -114,6 +116,32 @@ void deliver(const char *call, gasnet_node_t dest, am::Lane lane, const AmHeader
 } // namespace
 
 namespace hygaspi::gasnet {
+
+Wire encode(const AmHead &h, const gasnet_handlerarg_t *args, std::uint64_t offset) noexcept {
+  Wire w;
+  std::memcpy(w.bytes, &h, sizeof h);
+  std::memcpy(w.bytes + sizeof h, args, 4 * std::size_t{h.nargs});
+  if (h.category == kLong)
+    std::memcpy(w.bytes + offset_at(h.nargs), &offset, sizeof offset);
+  w.size = head_size(h);
+  return w;
+}
+
+bool decode(const char *data, std::size_t size, Decoded &out) noexcept {
+  if (size < sizeof(AmHead))
+    return false;
+  std::memcpy(&out.head, data, sizeof(AmHead));
+  const AmHead &h = out.head;
+  if (h.nargs > kMaxArgs || h.category > kLong || size < head_size(h))
+    return false;
+  std::memcpy(out.args, data + sizeof h, 4 * std::size_t{h.nargs});
+  out.offset = 0;
+  if (h.category == kLong)
+    std::memcpy(&out.offset, data + offset_at(h.nargs), sizeof out.offset);
+  out.body = data + head_size(h);
+  out.body_size = size - head_size(h);
+  return h.category != kMedium || out.body_size >= h.nbytes;
+}
 
 bool poll(bool replies_only) {
   // The engine's own progress first (MPI: the mailboxes, and whatever a GASPI phase of this
@@ -125,11 +153,12 @@ bool poll(bool replies_only) {
   State &s = state();
   if (!replies_only)
     follow_remote_exit();
-  if (!replies_only && s.serving.load(std::memory_order_acquire)) {
+  if (!replies_only && s.has_deferred.load(std::memory_order_acquire) && s.serving.load(std::memory_order_acquire)) {
     std::vector<std::pair<std::uint32_t, std::vector<char>>> early;
     {
       std::lock_guard lock(s.deferred_mutex);
       early.swap(s.deferred);
+      s.has_deferred.store(false, std::memory_order_relaxed);
     }
     for (auto &[from, bytes] : early)
       dispatch(GlobalRank{from}, bytes.data(), bytes.size());
@@ -169,17 +198,18 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     fatal(call, "%d arguments (at most %zu)", nargs, kMaxArgs);
   if (handler < kFirstClientHandler && reply_to == nullptr)
     fatal(call, "handler %u is reserved for the implementation", handler);
-  AmHeader h{};
+  AmHead h{};
   h.category = static_cast<std::uint8_t>(category == kLongAsync ? kLong : category);
   h.handler = handler;
   h.nargs = static_cast<std::uint8_t>(nargs);
   h.is_reply = reply_to != nullptr;
-  h.nbytes = nbytes;
+  gasnet_handlerarg_t argv[kMaxArgs];
   for (int i = 0; i < nargs; ++i)
-    h.args[i] = va_arg(args, gasnet_handlerarg_t);
+    argv[i] = va_arg(args, gasnet_handlerarg_t);
   const Peer &peer = rt().peers[GlobalRank{dest}];
   const void *body = nullptr;
   std::size_t body_size = 0;
+  std::uint64_t offset = 0;
   if (h.category == kMedium) {
     if (nbytes > kMaxMedium)
       fatal(call, "%zu bytes exceed gasnet_AMMaxMedium() = %zu", nbytes, kMaxMedium);
@@ -188,28 +218,28 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
   } else if (h.category == kLong) {
     if (nbytes > kMaxLong)
       fatal(call, "%zu bytes exceed the Long limit %zu", nbytes, kMaxLong);
-    h.offset = nbytes == 0 ? 0 : segment_offset(call, dest, dest_addr, nbytes);
+    offset = nbytes == 0 ? 0 : segment_offset(call, dest, dest_addr, nbytes);
     if (nbytes != 0) {
       if (peer.on_node()) // straight into the target's segment, before the header is published
-        std::memmove(s.segments[dest].mapped + h.offset, src, nbytes);
+        std::memmove(s.segments[dest].mapped + offset, src, nbytes);
       else {
         body = src;
         body_size = nbytes;
       }
     }
   }
-  deliver(call, dest, reply_to == nullptr ? am::Lane::request : am::Lane::reply, h, body, body_size);
+  h.nbytes = h.category == kShort ? 0 : static_cast<std::uint32_t>(nbytes);
+  deliver(call, dest, reply_to == nullptr ? am::Lane::request : am::Lane::reply, encode(h, argv, offset), body,
+          body_size);
   return GASNET_OK;
 }
 
 void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {
-  AmHeader h{};
+  AmHead h{};
   h.category = kShort;
   h.handler = handler;
   h.nargs = static_cast<std::uint8_t>(nargs);
-  for (int i = 0; i < nargs; ++i)
-    h.args[i] = args[i];
-  deliver("gasnet", dest, am::Lane::request, h, nullptr, 0);
+  deliver("gasnet", dest, am::Lane::request, encode(h, args, 0), nullptr, 0);
 }
 
 } // namespace hygaspi::gasnet
@@ -260,8 +290,25 @@ int gasnet_AMPoll(void) {
 
 void gasnet_hyg_block_step(unsigned looks) {
   require_may_communicate("GASNET_BLOCKUNTIL");
-  if (!poll() && looks > 64)
-    sched_yield(); // oversubscribed nodes are the rule here: a long wait gives its core away
+  // The engine's wait policy (core/wait.hpp): spin while a core is ours, then yield, then sleep on
+  // the inbox doorbell, which every node sender rings. A sleep is bounded (kLongestNap): the
+  // condition may also change by a put, and MPI traffic rings nothing.
+  HYG_FAST_TLS thread_local std::int64_t idle = 0;
+  if (looks <= 1)
+    idle = 0; // a new wait
+  if (poll()) {
+    idle = 0;
+    return;
+  }
+  const WaitPolicy &policy = rt().node.wait_policy();
+  if (++idle <= policy.spin)
+    cpu_relax();
+  else if (idle <= policy.spin + policy.yields)
+    sched_yield();
+  else // naps that grow from kFirstNap, as the engine's (messages over MPI ring no doorbell)
+    am::sleep(std::min<std::chrono::nanoseconds>(
+        kLongestNap,
+        kFirstNap * (std::int64_t{1} << std::min<std::int64_t>(idle - policy.spin - policy.yields - 1, 4))));
 }
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {

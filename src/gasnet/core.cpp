@@ -26,13 +26,13 @@ using namespace hygaspi::gasnet;
 
 namespace hygaspi::gasnet {
 
-State &state() noexcept {
-  static State s;
-  return s;
-}
+namespace {
+State g_state; // constant-initialised except the vectors and strings, which start empty
+} // namespace
+State &state() noexcept { return g_state; }
 
 ThreadContext &context() noexcept {
-  thread_local ThreadContext ctx;
+  HYG_FAST_TLS thread_local ThreadContext ctx;
   return ctx;
 }
 
@@ -78,19 +78,6 @@ void require_may_communicate(const char *call) noexcept {
     fatal(call, "called while holding a handler-safe lock [G1 section 2.4.4]");
 }
 
-std::uint64_t segment_offset(const char *call, gasnet_node_t node, const void *addr, std::size_t n) {
-  const State &s = state();
-  if (node >= s.nodes)
-    fatal(call, "node %u is not in the job (%u nodes)", node, s.nodes);
-  const NodeSegment &seg = s.segments[node];
-  const auto a = reinterpret_cast<std::uint64_t>(addr);
-  // Overflow-safe: the offset first, then the length against what is left.
-  if (a < seg.addr || a - seg.addr > seg.size || n > seg.size - (a - seg.addr))
-    fatal(call, "[%p, +%zu) is not inside node %u's segment [%p, +%llu)", addr, n, node,
-          reinterpret_cast<void *>(seg.addr), static_cast<unsigned long long>(seg.size));
-  return a - seg.addr;
-}
-
 void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {
   State &s = state();
   switch (handler) {
@@ -121,9 +108,29 @@ void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_
   }
 }
 
+// A node that died without gasnet_exit (hygaspi-run --keep-going lets the others run on; without
+// it the launcher or mpirun ends them): GASNet has no way to report it to the client, and a wait
+// for that node would never end, so the job ends [G1 §1.6]. Looked at every kDeadCheckEvery polls.
+static constexpr unsigned kDeadCheckEvery = 256;
+static void end_if_a_node_died() noexcept {
+  HYG_FAST_TLS thread_local unsigned polls = 0;
+  State &s = state();
+  if (++polls % kDeadCheckEvery != 0 || !s.attached.load(std::memory_order_acquire))
+    return;
+  Runtime &r = rt();
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    if (!r.alive(GlobalRank{n}) && !s.exiting_ranks[n].load(std::memory_order_acquire)) {
+      std::fprintf(stderr, "[%u] gasnet: node %u died without gasnet_exit; ending the job\n", s.mynode, n);
+      exit_job(1);
+    }
+}
+
 void follow_remote_exit() noexcept {
   State &s = state();
-  if (!s.remote_exit.load(std::memory_order_acquire) || s.exiting.load() || context().handler != nullptr)
+  if (s.exiting.load() || context().handler != nullptr)
+    return;
+  end_if_a_node_died();
+  if (!s.remote_exit.load(std::memory_order_acquire))
     return;
   if (std::chrono::steady_clock::now().time_since_epoch().count() - s.remote_exit_at.load() >= kRemoteExitGraceNs)
     exit_job(s.exit_code.load());
@@ -151,16 +158,17 @@ void follow_remote_exit() noexcept {
     std::vector<bool> told(s.nodes, false);
     told[s.mynode] = true;
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
-    AmHeader h{};
+    AmHead h{};
     h.category = kShort;
     h.handler = kHandlerExit;
     h.nargs = 1;
-    h.args[0] = code;
+    const gasnet_handlerarg_t arg = code;
+    const Wire notice = encode(h, &arg, 0);
     for (;;) {
       collective = true;
       for (gasnet_node_t n = 0; n < s.nodes; ++n) {
         if (!told[n])
-          told[n] = am::try_send(r.peers[GlobalRank{n}], am::Lane::request, &h, sizeof h) == GASPI_SUCCESS;
+          told[n] = am::try_send(r.peers[GlobalRank{n}], am::Lane::request, notice.bytes, notice.size) == GASPI_SUCCESS;
         const bool gone = r.peers[GlobalRank{n}].on_node() && !r.alive(GlobalRank{n});
         collective &= told[n] && (s.exiting_ranks[n].load() || gone);
       }
@@ -177,6 +185,11 @@ void follow_remote_exit() noexcept {
     {
       std::lock_guard lock(r.lifecycle);
       am::close();
+      // MPI_Win_free is collective: only when every node said it exits. Each then frees it here,
+      // or gives up waiting and ends the job with MPI_Abort, which ends a node blocked here too.
+      // A node that died without a word (collective by `gone`) never would: leave the window.
+      if (std::all_of(s.exiting_ranks.begin(), s.exiting_ranks.end(), [](const auto &e) { return e.load(); }))
+        window_close();
       engine_stop(r, kFrontGasnet);
     }
     stop_progress_thread();
@@ -228,7 +241,7 @@ uintptr_t local_max_segment() {
   return static_cast<uintptr_t>(mine / GASNET_PAGESIZE * GASNET_PAGESIZE);
 }
 
-int init_mode(int *argc, char ***argv, const char *mode) {
+int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   (void)argc;
   (void)argv;
   State &s = state();
@@ -236,6 +249,7 @@ int init_mode(int *argc, char ***argv, const char *mode) {
   std::lock_guard lock(r.lifecycle);
   if (s.inited.load())
     return error("gasnet_init", GASNET_ERR_RESOURCE, "gasnet_init may be called only once");
+  s.threads = threads;
   log::CallScope scope("gasnet_init");
   Knobs knobs;
   std::string message;
@@ -267,7 +281,7 @@ int gasnet_hyg_init(int *argc, char ***argv, int mode) {
   static const char *const names[] = {"SEQ", "PARSYNC", "PAR"};
   if (mode < 0 || mode > 2)
     return error("gasnet_init", GASNET_ERR_BAD_ARG, "unknown thread mode %d", mode);
-  return init_mode(argc, argv, names[mode]);
+  return init_mode(argc, argv, names[mode], mode == 2);
 }
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset) {
@@ -322,7 +336,7 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
         if (r.segments.register_with(limits::kGasnetSegment, r.peers[GlobalRank{n}]) != GASPI_SUCCESS)
           return error("gasnet_attach", GASNET_ERR_RESOURCE, "the segment cannot be registered with node %u", n);
     }
-    if (am::open() != GASPI_SUCCESS)
+    if (am::open(s.threads) != GASPI_SUCCESS)
       return error("gasnet_attach", GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
     s.attached.store(true, std::memory_order_release);
   }
@@ -346,6 +360,11 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
       s.segments[n].mapped = m->data;
     }
   }
+  // Across nodes, puts and gets go through one window over every node's segment. attach is
+  // collective, so a regular window fits (MPI_Win_create; issue 11). Every node gets here once it
+  // has all the segments.
+  if (!window_open(mine == nullptr ? nullptr : mine->data, size))
+    return error("gasnet_attach", GASNET_ERR_RESOURCE, "no MPI window over the segments");
   // Every node peer maps this node's inbox and segment now; once all have (a barrier), their names
   // go, so that a crash leaves nothing in /dev/shm.
   for (gasnet_node_t n = 0; n < s.nodes; ++n)

@@ -2,15 +2,31 @@
 // put, get and memset, register-value operations and access regions.
 //
 // A node peer's segment is mapped here, so every operation on it is a copy that completes before
-// the call returns: its handle is GASNET_INVALID_HANDLE [G1 §3.3.1 allows it]. A segment on
-// another node is reached with MPI RMA on the engine's window (MPI_Put / MPI_Get in the lock_all
-// epoch); completion is an MPI_Win_flush of the target. A handle names the target (its MPI rank
-// in the low bits, tagged odd), or points at a list of targets (an access region); syncing it
-// flushes them. A non-bulk put must leave its source reusable at return [G1 §3.3.2], so it
-// completes at once across nodes too; bulk puts and all gets complete at sync.
+// the call returns: its handle is GASNET_INVALID_HANDLE [G1 §3.3.2 allows it]. A segment on
+// another node is reached with MPI RMA on the front end's own window over the segments (issue 11):
+// a regular window, which gasnet_attach makes collectively (MPI_Win_create), or a dynamic one
+// (HYGASPI_GASNET_DYNAMIC_WINDOW=1, for comparison). Measured on one host (osc/rdma, 2 ranks, each
+// a node of its own, bench_gasnet): a raw MPI_Put or MPI_Get + flush of 8 B costs 0.7-1.4 us on
+// either kind of window, two thirds of it in the kernel (process_vm_writev/readv: CMA), and ours
+// is 1.0-1.2x that. MPI_Win_allocate's 0.06-0.15 us needs memory that MPI allocated itself (shared
+// memory, plain stores), which our node peers could not map as the segment. Across hosts over
+// TCP, osc/ucx serves a dynamic window 10-30x slower than a regular one (PLATFORM-FACTS.md).
+//
+// Completion [G1 §3.3.1]: a put completes at its target by an MPI_Win_flush of the target, which
+// the window counts per target (a ticket per put), so syncing many puts to one target flushes it
+// once. A non-bulk put must leave its source reusable at return [G1 §3.3.2.1]: MPI_Win_flush_local
+// then, and the remote part at sync. A non-blocking get is an MPI_Rget: its request completes when
+// the data is here, and a try tests it (MPI_Testall) without blocking.
+//
+// Handles [G1 §3.3.2]: an index into the calling thread's table of operations, the entry's
+// generation and the thread's tag. Syncing a dead handle (synced before, never issued, or another
+// thread's) is an error [G1 §3.3.3.1], fatal like every extended-API error [G1 §1.6], and found by
+// the generation rather than by freeing memory twice.
 #include <algorithm>
+#include <atomic>
 #include <cstring>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "bridge/runtime.hpp"
@@ -19,131 +35,264 @@
 using namespace hygaspi;
 using namespace hygaspi::gasnet;
 
-struct gasnet_hyg_valget {
-  gasnet_register_value_t value;
-  int target; // MPI rank to flush, or -1
-};
-
 namespace {
 
-enum class Sync { now, at_sync };
+using Complete = mpi::Window::Complete;
 
-// The MPI ranks an NBI set touched, per thread [G1 §3.4: NBI state is per thread].
-struct NbiSet {
-  std::vector<int> puts, gets;
+mpi::Window g_window; // open from gasnet_attach to a collective gasnet_exit when the job spans nodes
+
+// What operations still wait for across nodes.
+struct Pending {
+  std::vector<std::pair<int, std::uint64_t>> puts; // (MPI rank, ticket): complete once a flush passed it
+  mpi::Requests gets;                              // MPI_Rget requests
+
+  [[nodiscard]] bool empty() const noexcept { return puts.empty() && gets.empty(); }
+  void add_put(int rank, std::uint64_t ticket) {
+    for (auto &p : puts)
+      if (p.first == rank) {
+        p.second = std::max(p.second, ticket); // tickets grow: the last one covers the earlier
+        return;
+      }
+    puts.emplace_back(rank, ticket);
+  }
+  void merge(Pending &other) {
+    for (const auto &p : other.puts)
+      add_put(p.first, p.second);
+    gets.insert(gets.end(), other.gets.begin(), other.gets.end());
+    other.puts.clear();
+    other.gets.clear();
+  }
 };
+
+// Completes what `p` waits for. `block` false (the try calls): false, and nothing counts as
+// synchronised, while a get is still under way.
+//
+// A put has no such test. MPI-3 offers no non-blocking check of remote completion: MPI_Rput's
+// request completes at local completion only (MPI-3.1 §11.3.5), and only MPI_Win_flush tells that
+// the data is at the target. [G1 §3.3.1] makes a synced put one whose data "has been written to the
+// destination location", and [G1 §3.3.3.1] has gasnet_try_syncnb "always return immediately". We
+// keep the first: a try flushes the puts' targets (unless an earlier flush passed them) and says
+// OK. That flush is bounded: it waits for no action of this thread's client and no GASNet poll,
+// only for MPI progress here and at the target (the target's progress thread, or its next MPI
+// call), so a try loop never deadlocks on it; and it is the wait that would follow anyway.
+bool settle(const char *call, Pending &p, bool block) {
+  if (block) {
+    if (g_window.wait(p.gets) != GASPI_SUCCESS)
+      fatal(call, "MPI could not complete a get");
+  } else {
+    bool done = false;
+    if (g_window.test(p.gets, done) != GASPI_SUCCESS)
+      fatal(call, "MPI could not test a get");
+    if (!done)
+      return false;
+  }
+  for (const auto &[rank, ticket] : p.puts)
+    if (g_window.flush(rank, ticket) != GASPI_SUCCESS)
+      fatal(call, "MPI could not complete the puts to node %d", rank); // MPI rank = node
+  p.puts.clear();
+  return true;
+}
+
+// ---- explicit handles: bits 0-23 the entry, 24-47 its generation (odd while in flight, so no
+// handle is 0 = GASNET_INVALID_HANDLE), 48-63 the thread's tag.
+static_assert(sizeof(gasnet_handle_t) == 8, "a handle packs entry, generation and thread");
+constexpr std::uint64_t kIndexBits = 24, kGenerationMask = (1u << 24) - 1;
+
+struct Op {
+  std::uint32_t generation = 0;
+  Pending pending; // kept when the entry is free: its vectors keep their capacity
+};
+std::atomic<std::uint16_t> g_next_tag{1};
+struct HandleTable {
+  std::uint16_t tag = g_next_tag.fetch_add(1, std::memory_order_relaxed);
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> free;
+};
+thread_local HandleTable t_handles; // handles are thread-specific [G1 §3.3.2]
+
+// An entry for an operation about to start; commit() names it.
+std::uint32_t reserve(const char *call) {
+  HandleTable &t = t_handles;
+  if (!t.free.empty()) {
+    const std::uint32_t i = t.free.back();
+    t.free.pop_back();
+    return i;
+  }
+  if (t.ops.size() > kGenerationMask) // 16 M in flight: well above the 2^16-1 of [G1 §3.3.1]
+    fatal(call, "more than %llu operations in flight on this thread", static_cast<unsigned long long>(kGenerationMask));
+  t.ops.emplace_back();
+  return static_cast<std::uint32_t>(t.ops.size() - 1);
+}
+
+// The handle of entry i, or GASNET_INVALID_HANDLE (and the entry free again) when it completed.
+gasnet_handle_t commit(std::uint32_t i) {
+  HandleTable &t = t_handles;
+  Op &op = t.ops[i];
+  if (op.pending.empty()) {
+    t.free.push_back(i);
+    return GASNET_INVALID_HANDLE;
+  }
+  op.generation = (op.generation + 1) & kGenerationMask; // odd: in flight
+  return (static_cast<gasnet_handle_t>(t.tag) << 48) | (static_cast<gasnet_handle_t>(op.generation) << kIndexBits) | i;
+}
+
+// The in-flight entry `h` names; fatal for a dead or foreign handle.
+std::uint32_t lookup(const char *call, gasnet_handle_t h) {
+  HandleTable &t = t_handles;
+  const auto i = static_cast<std::uint32_t>(h & kGenerationMask);
+  const auto generation = static_cast<std::uint32_t>((h >> kIndexBits) & kGenerationMask);
+  if ((h >> 48) != t.tag)
+    fatal(call, "handle %#llx was not issued by this thread (handles are thread-specific [G1 section 3.3.2])",
+          static_cast<unsigned long long>(h));
+  if (i >= t.ops.size() || t.ops[i].generation != generation || (generation & 1u) == 0)
+    fatal(call, "handle %#llx was already synchronized, or never issued [G1 section 3.3.3.1]",
+          static_cast<unsigned long long>(h));
+  return i;
+}
+
+// True when `h`'s operation is complete; the handle is then dead.
+bool sync_one(const char *call, gasnet_handle_t h, bool block) {
+  if (h == GASNET_INVALID_HANDLE)
+    return true;
+  const std::uint32_t i = lookup(call, h);
+  HandleTable &t = t_handles;
+  if (!settle(call, t.ops[i].pending, block))
+    return false;
+  t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
+  t.free.push_back(i);
+  return true;
+}
+
+// Every completed handle becomes GASNET_INVALID_HANDLE [G1 §3.3.3.2]; true when all did.
+bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles, bool block) {
+  bool all = true;
+  for (size_t i = 0; i < numhandles; ++i) {
+    if (sync_one(call, phandle[i], block))
+      phandle[i] = GASNET_INVALID_HANDLE;
+    else
+      all = false;
+  }
+  return all;
+}
+
+// ---- implicit handles, per thread [G1 §3.3.5]
 struct ThreadNbi {
-  NbiSet set;
+  Pending puts, gets;
   bool in_region = false;
-  std::vector<int> region; // targets of the open access region
+  Pending region; // the open access region's operations
 };
 thread_local ThreadNbi t_nbi;
 
-void add_target(std::vector<int> &v, int rank) {
-  if (std::find(v.begin(), v.end(), rank) == v.end())
-    v.push_back(rank);
-}
-
-void flush_targets(const char *call, const std::vector<int> &targets) {
-  for (int t : targets)
-    if (rt().rma.flush(t) != GASPI_SUCCESS)
-      fatal(call, "MPI could not complete the transfers to node %d", t);
-}
-
-gasnet_handle_t target_handle(int rank) { return (static_cast<gasnet_handle_t>(rank) << 1) | 1u; }
-
-// The remote address of [offset, +n) of node's segment, for MPI.
-std::uint64_t mpi_address(const char *call, const Peer &peer, std::uint64_t offset) {
-  const mpi::RemoteSegment *seg = rt().rma.remote(peer.mpi.value(), limits::kGasnetSegment);
-  if (seg == nullptr)
-    fatal(call, "node %u's segment is not known here", peer.global.value());
-  return seg->data + offset;
-}
+// How much of a transfer completes before the call returns.
+enum class Mode {
+  blocking,    // all of it
+  source_free, // a non-bulk put: its source is reusable [G1 §3.3.2.1]; the rest at sync
+  at_sync,     // nothing need: bulk puts and non-blocking gets
+};
 
 enum class Direction { put, get };
 
-// Starts a transfer between `local` and [remote, +n) of node's segment; returns the MPI rank to
-// flush for its completion, or -1 when it completed.
-int transfer(const char *call, Direction dir, gasnet_node_t node, const void *remote, void *local, std::size_t n,
-             Sync sync) {
+// A copy of n bytes, with the sizes of scalars as one load and one store: GASNet clients move
+// single values this way, and a call to memcpy for 8 bytes cost more than all the checks.
+inline void copy(void *to, const void *from, std::size_t n) noexcept {
+  switch (n) {
+  case 1:
+    std::memcpy(to, from, 1);
+    return;
+  case 2:
+    std::memcpy(to, from, 2);
+    return;
+  case 4:
+    std::memcpy(to, from, 4);
+    return;
+  case 8:
+    std::memcpy(to, from, 8);
+    return;
+  default:
+    std::memcpy(to, from, n);
+  }
+}
+
+// Moves [remote, +n) of node's segment from or to `local`; what remains to complete goes to
+// `pending` (nullptr: Mode::blocking).
+void transfer(const char *call, Direction dir, gasnet_node_t node, const void *remote, void *local, std::size_t n,
+              Mode mode, Pending *pending) {
   require_attached(call);
   require_may_communicate(call);
   if (n == 0)
-    return -1;
+    return;
   const std::uint64_t offset = segment_offset(call, node, remote, n);
+  if (char *mapped = state().segments[node].mapped) { // a node peer, or this rank: a copy
+    copy(dir == Direction::put ? mapped + offset : local, dir == Direction::put ? local : mapped + offset, n);
+    return;
+  }
   const Peer &peer = rt().peers[GlobalRank{node}];
-  if (peer.on_node()) {
-    char *mapped = state().segments[node].mapped + offset;
-    if (dir == Direction::put)
-      std::memcpy(mapped, local, n);
-    else
-      std::memcpy(local, mapped, n);
-    return -1;
-  }
+  if (!g_window.active())
+    fatal(call, "node %u is on another node, but no MPI window is open", node);
   const int rank = peer.mpi.value();
-  const std::uint64_t address = mpi_address(call, peer, offset);
-  if ((dir == Direction::put ? rt().rma.put(rank, address, local, n) : rt().rma.get(local, rank, address, n)) !=
-      GASPI_SUCCESS)
-    fatal(call, "%s node %u failed", dir == Direction::put ? "MPI_Put to" : "MPI_Get from", node);
-  if (sync == Sync::now) {
-    flush_targets(call, {rank});
-    return -1;
+  gaspi_return_t rc;
+  if (dir == Direction::put) {
+    const Complete complete = mode == Mode::blocking      ? Complete::remote
+                              : mode == Mode::source_free ? Complete::local
+                                                          : Complete::none;
+    std::uint64_t ticket = 0;
+    rc = g_window.put(rank, offset, local, n, complete, ticket);
+    if (rc == GASPI_SUCCESS && mode != Mode::blocking)
+      pending->add_put(rank, ticket);
+  } else {
+    rc = mode == Mode::blocking ? g_window.get(local, rank, offset, n)
+                                : g_window.rget(local, rank, offset, n, pending->gets);
   }
-  return rank;
+  if (rc != GASPI_SUCCESS)
+    fatal(call, "%s node %u failed", dir == Direction::put ? "MPI_Put to" : "MPI_Get from", node);
 }
 
-int put_bytes(const char *call, gasnet_node_t node, void *dest, const void *src, std::size_t n, Sync sync) {
-  return transfer(call, Direction::put, node, dest, const_cast<void *>(src), n, sync);
+void put_bytes(const char *call, gasnet_node_t node, void *dest, const void *src, std::size_t n, Mode mode,
+               Pending *pending = nullptr) {
+  transfer(call, Direction::put, node, dest, const_cast<void *>(src), n, mode, pending);
 }
 
-int get_bytes(const char *call, void *dest, gasnet_node_t node, const void *src, std::size_t n, Sync sync) {
-  return transfer(call, Direction::get, node, src, dest, n, sync);
+void get_bytes(const char *call, void *dest, gasnet_node_t node, const void *src, std::size_t n, Mode mode,
+               Pending *pending = nullptr) {
+  transfer(call, Direction::get, node, src, dest, n, mode, pending);
 }
 
-int memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std::size_t n) {
+// `pending` nullptr: blocking; else the remote completion goes there (the source is freed here).
+void memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std::size_t n,
+                  Pending *pending = nullptr) {
   require_attached(call);
   require_may_communicate(call);
   if (n == 0)
-    return -1;
+    return;
   const std::uint64_t offset = segment_offset(call, node, dest, n);
   if (rt().peers[GlobalRank{node}].on_node()) {
     std::memset(state().segments[node].mapped + offset, val, n);
-    return -1;
+    return;
   }
-  // No MPI memset: put a pattern, a chunk at a time, and complete each before reusing it.
+  // No MPI memset: put a pattern, a chunk at a time. The pattern never changes, so every chunk
+  // may read it at once; the last put completes them all (locally before it is freed).
   std::vector<char> pattern(std::min<std::size_t>(n, 1u << 16), static_cast<char>(val));
-  for (std::size_t done = 0; done < n; done += pattern.size())
-    put_bytes(call, node, static_cast<char *>(dest) + done, pattern.data(), std::min(pattern.size(), n - done),
-              Sync::now);
-  return -1;
-}
-
-gasnet_handle_t handle_of(int target) { return target < 0 ? GASNET_INVALID_HANDLE : target_handle(target); }
-
-// An NBI operation: recorded in the open access region, or in the thread's NBI set.
-void record_nbi(int target, bool is_put) {
-  if (target < 0)
-    return;
-  if (t_nbi.in_region)
-    add_target(t_nbi.region, target);
-  else
-    add_target(is_put ? t_nbi.set.puts : t_nbi.set.gets, target);
-}
-
-void sync_handle(const char *call, gasnet_handle_t h) {
-  if (h == GASNET_INVALID_HANDLE)
-    return;
-  if ((h & 1u) != 0) {
-    flush_targets(call, {static_cast<int>(h >> 1)});
-    return;
+  Pending earlier; // the chunks before the last, which the last one's completion covers
+  for (std::size_t done = 0; done < n; done += pattern.size()) {
+    const bool last = done + pattern.size() >= n;
+    const Mode mode = !last ? Mode::at_sync : pending == nullptr ? Mode::blocking : Mode::source_free;
+    put_bytes(call, node, static_cast<char *>(dest) + done, pattern.data(), std::min(pattern.size(), n - done), mode,
+              last ? pending : &earlier);
   }
-  std::unique_ptr<std::vector<int>> targets(reinterpret_cast<std::vector<int> *>(h));
-  flush_targets(call, *targets);
 }
+
+// An NBI operation goes to the open access region, or to the thread's NBI set.
+Pending &nbi(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? t_nbi.puts : t_nbi.gets; }
 
 void no_region(const char *call) {
   if (t_nbi.in_region)
     fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");
+}
+
+// Syncs the thread's NBI puts or gets; false (nothing synchronised) when a try finds one under way.
+bool sync_nbi(const char *call, bool gets, bool block) {
+  no_region(call);
+  return settle(call, gets ? t_nbi.gets : t_nbi.puts, block);
 }
 
 std::uint64_t value_bytes(gasnet_register_value_t v, std::size_t n, const char *call) {
@@ -152,107 +301,147 @@ std::uint64_t value_bytes(gasnet_register_value_t v, std::size_t n, const char *
   return v; // little-endian: the value's low n bytes are its first n bytes [G1 §3.4.1]
 }
 
+// An explicit-handle operation: `start(pending)` starts it into a fresh entry.
+template <class Start> gasnet_handle_t with_handle(const char *call, Start &&start) {
+  const std::uint32_t i = reserve(call);
+  start(&t_handles.ops[i].pending);
+  return commit(i);
+}
+
 } // namespace
+
+// Value-get handles have no invalid value [G1 §3.4.2]: each is an object of the thread's pool, and
+// a pool object is never freed, so a second sync finds it dead instead of freeing it twice.
+struct gasnet_hyg_valget {
+  static constexpr std::uint32_t kLive = 0x76616c21; // "val!"
+  gasnet_register_value_t value = 0;
+  std::uint32_t state = 0; // kLive while in flight
+  Pending pending;
+};
+
+namespace {
+struct ValgetPool {
+  std::vector<std::unique_ptr<gasnet_hyg_valget>> owned;
+  std::vector<gasnet_hyg_valget *> free;
+};
+thread_local ValgetPool t_valgets;
+} // namespace
+
+namespace hygaspi::gasnet {
+
+bool window_open(void *base, std::uint64_t size) {
+  Runtime &r = rt();
+  if (!r.peers.spans_nodes())
+    return true;
+  const auto kind = r.knobs.gasnet_dynamic_window ? mpi::Window::Kind::dynamic : mpi::Window::Kind::regular;
+  return g_window.open(r.mpi, kind, base, size) == GASPI_SUCCESS;
+}
+
+void window_close() noexcept { g_window.close(); }
+
+} // namespace hygaspi::gasnet
 
 extern "C" {
 
 void gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_bytes("gasnet_put", node, dest, src, nbytes, Sync::now);
+  put_bytes("gasnet_put", node, dest, src, nbytes, Mode::blocking);
 }
 void gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_bytes("gasnet_put_bulk", node, dest, src, nbytes, Sync::now);
+  put_bytes("gasnet_put_bulk", node, dest, src, nbytes, Mode::blocking);
 }
 void gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_bytes("gasnet_get", dest, node, src, nbytes, Sync::now);
+  get_bytes("gasnet_get", dest, node, src, nbytes, Mode::blocking);
 }
 void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_bytes("gasnet_get_bulk", dest, node, src, nbytes, Sync::now);
+  get_bytes("gasnet_get_bulk", dest, node, src, nbytes, Mode::blocking);
 }
 void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes) {
   memset_bytes("gasnet_memset", node, dest, val, nbytes);
 }
 
 gasnet_handle_t gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  return handle_of(put_bytes("gasnet_put_nb", node, dest, src, nbytes, Sync::now));
+  return with_handle("gasnet_put_nb",
+                     [&](Pending *p) { put_bytes("gasnet_put_nb", node, dest, src, nbytes, Mode::source_free, p); });
 }
 gasnet_handle_t gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  return handle_of(put_bytes("gasnet_put_nb_bulk", node, dest, src, nbytes, Sync::at_sync));
+  return with_handle("gasnet_put_nb_bulk",
+                     [&](Pending *p) { put_bytes("gasnet_put_nb_bulk", node, dest, src, nbytes, Mode::at_sync, p); });
 }
 gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  return handle_of(get_bytes("gasnet_get_nb", dest, node, src, nbytes, Sync::at_sync));
+  return with_handle("gasnet_get_nb",
+                     [&](Pending *p) { get_bytes("gasnet_get_nb", dest, node, src, nbytes, Mode::at_sync, p); });
 }
 gasnet_handle_t gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  return handle_of(get_bytes("gasnet_get_nb_bulk", dest, node, src, nbytes, Sync::at_sync));
+  return with_handle("gasnet_get_nb_bulk",
+                     [&](Pending *p) { get_bytes("gasnet_get_nb_bulk", dest, node, src, nbytes, Mode::at_sync, p); });
 }
 gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  return handle_of(memset_bytes("gasnet_memset_nb", node, dest, val, nbytes));
+  return with_handle("gasnet_memset_nb",
+                     [&](Pending *p) { memset_bytes("gasnet_memset_nb", node, dest, val, nbytes, p); });
 }
 
-void gasnet_wait_syncnb(gasnet_handle_t handle) { sync_handle("gasnet_wait_syncnb", handle); }
-// MPI-3 has no non-blocking flush: a try completes the transfers (a bounded wait) and says OK.
+void gasnet_wait_syncnb(gasnet_handle_t handle) { sync_one("gasnet_wait_syncnb", handle, true); }
 int gasnet_try_syncnb(gasnet_handle_t handle) {
-  sync_handle("gasnet_try_syncnb", handle);
-  return GASNET_OK;
+  return sync_one("gasnet_try_syncnb", handle, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
+
 void gasnet_wait_syncnb_all(gasnet_handle_t *phandle, size_t numhandles) {
-  for (size_t i = 0; i < numhandles; ++i) {
-    sync_handle("gasnet_wait_syncnb_all", phandle[i]);
-    phandle[i] = GASNET_INVALID_HANDLE;
-  }
+  sync_array("gasnet_wait_syncnb_all", phandle, numhandles, true);
 }
 int gasnet_try_syncnb_all(gasnet_handle_t *phandle, size_t numhandles) {
-  gasnet_wait_syncnb_all(phandle, numhandles);
-  return GASNET_OK;
+  return sync_array("gasnet_try_syncnb_all", phandle, numhandles, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 void gasnet_wait_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
-  gasnet_wait_syncnb_all(phandle, numhandles); // every one completes: "at least one" holds
+  sync_array("gasnet_wait_syncnb_some", phandle, numhandles, true); // every one completes: "at least one" holds
 }
 int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
-  gasnet_wait_syncnb_all(phandle, numhandles);
-  return GASNET_OK;
+  // OK when at least one valid handle completed, or none was valid [G1 §3.3.3.3].
+  bool any_valid = false, any_done = false;
+  for (size_t i = 0; i < numhandles; ++i) {
+    if (phandle[i] == GASNET_INVALID_HANDLE)
+      continue;
+    any_valid = true;
+    if (sync_one("gasnet_try_syncnb_some", phandle[i], false)) {
+      phandle[i] = GASNET_INVALID_HANDLE;
+      any_done = true;
+    }
+  }
+  return !any_valid || any_done ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  record_nbi(put_bytes("gasnet_put_nbi", node, dest, src, nbytes, Sync::now), true);
+  put_bytes("gasnet_put_nbi", node, dest, src, nbytes, Mode::source_free, &nbi(true));
 }
 void gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  record_nbi(put_bytes("gasnet_put_nbi_bulk", node, dest, src, nbytes, Sync::at_sync), true);
+  put_bytes("gasnet_put_nbi_bulk", node, dest, src, nbytes, Mode::at_sync, &nbi(true));
 }
 void gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  record_nbi(get_bytes("gasnet_get_nbi", dest, node, src, nbytes, Sync::at_sync), false);
+  get_bytes("gasnet_get_nbi", dest, node, src, nbytes, Mode::at_sync, &nbi(false));
 }
 void gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  record_nbi(get_bytes("gasnet_get_nbi_bulk", dest, node, src, nbytes, Sync::at_sync), false);
+  get_bytes("gasnet_get_nbi_bulk", dest, node, src, nbytes, Mode::at_sync, &nbi(false));
 }
 void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  record_nbi(memset_bytes("gasnet_memset_nbi", node, dest, val, nbytes), true);
+  memset_bytes("gasnet_memset_nbi", node, dest, val, nbytes, &nbi(true));
 }
 
-void gasnet_wait_syncnbi_gets(void) {
-  no_region("gasnet_wait_syncnbi_gets");
-  flush_targets("gasnet_wait_syncnbi_gets", t_nbi.set.gets);
-  t_nbi.set.gets.clear();
-}
-void gasnet_wait_syncnbi_puts(void) {
-  no_region("gasnet_wait_syncnbi_puts");
-  flush_targets("gasnet_wait_syncnbi_puts", t_nbi.set.puts);
-  t_nbi.set.puts.clear();
-}
+void gasnet_wait_syncnbi_gets(void) { sync_nbi("gasnet_wait_syncnbi_gets", true, true); }
+void gasnet_wait_syncnbi_puts(void) { sync_nbi("gasnet_wait_syncnbi_puts", false, true); }
 void gasnet_wait_syncnbi_all(void) {
-  gasnet_wait_syncnbi_gets();
-  gasnet_wait_syncnbi_puts();
+  sync_nbi("gasnet_wait_syncnbi_all", true, true);
+  sync_nbi("gasnet_wait_syncnbi_all", false, true);
 }
 int gasnet_try_syncnbi_gets(void) {
-  gasnet_wait_syncnbi_gets();
-  return GASNET_OK;
+  return sync_nbi("gasnet_try_syncnbi_gets", true, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 int gasnet_try_syncnbi_puts(void) {
-  gasnet_wait_syncnbi_puts();
-  return GASNET_OK;
+  return sync_nbi("gasnet_try_syncnbi_puts", false, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 int gasnet_try_syncnbi_all(void) {
-  gasnet_wait_syncnbi_all();
-  return GASNET_OK;
+  // The gets first: while one is under way, nothing is synchronised and no flush is spent.
+  return sync_nbi("gasnet_try_syncnbi_all", true, false) && sync_nbi("gasnet_try_syncnbi_all", false, false)
+             ? GASNET_OK
+             : GASNET_ERR_NOT_READY;
 }
 
 void gasnet_begin_nbi_accessregion(void) {
@@ -260,55 +449,60 @@ void gasnet_begin_nbi_accessregion(void) {
   if (t_nbi.in_region)
     fatal("gasnet_begin_nbi_accessregion", "access regions do not nest [G1 section 3.4.3]");
   t_nbi.in_region = true;
-  t_nbi.region.clear();
 }
 
 gasnet_handle_t gasnet_end_nbi_accessregion(void) {
   if (!t_nbi.in_region)
     fatal("gasnet_end_nbi_accessregion", "no access region is open");
   t_nbi.in_region = false;
-  if (t_nbi.region.empty())
-    return GASNET_INVALID_HANDLE;
-  if (t_nbi.region.size() == 1)
-    return target_handle(t_nbi.region.front());
-  auto *targets = new std::vector<int>(std::move(t_nbi.region));
-  t_nbi.region.clear();
-  return reinterpret_cast<gasnet_handle_t>(targets); // even: a list (sync_handle frees it)
+  return with_handle("gasnet_end_nbi_accessregion", [](Pending *p) { p->merge(t_nbi.region); });
 }
 
 void gasnet_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
   const std::uint64_t v = value_bytes(value, nbytes, "gasnet_put_val");
-  put_bytes("gasnet_put_val", node, dest, &v, nbytes, Sync::now);
+  put_bytes("gasnet_put_val", node, dest, &v, nbytes, Mode::blocking);
 }
 gasnet_handle_t gasnet_put_nb_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
-  gasnet_put_val(node, dest, value, nbytes);
-  return GASNET_INVALID_HANDLE;
+  const std::uint64_t v = value_bytes(value, nbytes, "gasnet_put_nb_val");
+  return with_handle("gasnet_put_nb_val", [&](Pending *p) {
+    put_bytes("gasnet_put_nb_val", node, dest, &v, nbytes, Mode::source_free, p); // v is on this stack
+  });
 }
 void gasnet_put_nbi_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
-  gasnet_put_val(node, dest, value, nbytes);
+  const std::uint64_t v = value_bytes(value, nbytes, "gasnet_put_nbi_val");
+  put_bytes("gasnet_put_nbi_val", node, dest, &v, nbytes, Mode::source_free, &nbi(true));
 }
 
 gasnet_register_value_t gasnet_get_val(gasnet_node_t node, void *src, size_t nbytes) {
   std::uint64_t v = 0; // zero-extended [G1 §3.4.2]
   value_bytes(0, nbytes, "gasnet_get_val");
-  get_bytes("gasnet_get_val", &v, node, src, nbytes, Sync::now);
+  get_bytes("gasnet_get_val", &v, node, src, nbytes, Mode::blocking);
   return v;
 }
 
 gasnet_valget_handle_t gasnet_get_nb_val(gasnet_node_t node, void *src, size_t nbytes) {
   value_bytes(0, nbytes, "gasnet_get_nb_val");
-  auto *h = new gasnet_hyg_valget{0, -1};
-  h->target = get_bytes("gasnet_get_nb_val", &h->value, node, src, nbytes, Sync::at_sync);
+  ValgetPool &pool = t_valgets;
+  if (pool.free.empty()) {
+    pool.owned.push_back(std::make_unique<gasnet_hyg_valget>());
+    pool.free.push_back(pool.owned.back().get());
+  }
+  gasnet_hyg_valget *h = pool.free.back();
+  pool.free.pop_back();
+  h->value = 0;
+  h->state = gasnet_hyg_valget::kLive;
+  get_bytes("gasnet_get_nb_val", &h->value, node, src, nbytes, Mode::at_sync, &h->pending);
   return h;
 }
 
 gasnet_register_value_t gasnet_wait_syncnb_valget(gasnet_valget_handle_t handle) {
-  if (handle == nullptr)
-    fatal("gasnet_wait_syncnb_valget", "a null handle");
-  std::unique_ptr<gasnet_hyg_valget> h(handle);
-  if (h->target >= 0)
-    flush_targets("gasnet_wait_syncnb_valget", {h->target});
-  return h->value;
+  if (handle == nullptr || handle->state != gasnet_hyg_valget::kLive)
+    fatal("gasnet_wait_syncnb_valget", "handle %p was already synchronized, or never issued [G1 section 3.4.2]",
+          static_cast<void *>(handle));
+  settle("gasnet_wait_syncnb_valget", handle->pending, true);
+  handle->state = 0;
+  t_valgets.free.push_back(handle);
+  return handle->value;
 }
 
 } // extern "C"

@@ -15,6 +15,10 @@
 
 #include "bridge/peers.hpp"
 
+// The thread-locals every call reads: the initial-exec model reads them without __tls_get_addr
+// (a few bytes of the static TLS block, which a library loaded at start-up always has).
+#define HYG_FAST_TLS __attribute__((tls_model("initial-exec")))
+
 namespace hygaspi::gasnet {
 
 // Handler indices [G1 §2.3.1]: 0..127 belong to the implementation, 128..255 to the client.
@@ -32,18 +36,32 @@ inline constexpr std::size_t kMaxLong = 0x7fffff00;
 
 enum Category : std::uint8_t { kShort = 0, kMedium = 1, kLong = 2, kLongAsync = 3 };
 
-// What travels in front of every message.
-struct AmHeader {
+// The head of every message as it travels: AmHead, its nargs arguments, then (Long) the offset of
+// the payload in the receiver's segment. The payload follows at the next 16-byte boundary, so a
+// Medium buffer is aligned for any type [G1 §2.3.2], in a node ring and in an MPI buffer alike. A
+// Short request with up to 12 arguments fits in the cache line of its ring frame.
+struct AmHead {
   std::uint8_t category;
   gasnet_handler_t handler;
   std::uint8_t nargs;
   std::uint8_t is_reply;
-  std::uint32_t reserved;
-  std::uint64_t nbytes; // payload bytes
-  std::uint64_t offset; // Long: offset of the payload in the receiver's segment
-  gasnet_handlerarg_t args[kMaxArgs];
+  std::uint32_t nbytes; // payload bytes (kMaxLong fits)
 };
-static_assert(sizeof(AmHeader) == 88);
+static_assert(sizeof(AmHead) == 8 && kMaxLong <= UINT32_MAX);
+struct Wire {
+  alignas(16) char bytes[sizeof(AmHead) + 4 * kMaxArgs + 8 + 8]; // the largest head, padded
+  std::size_t size = 0;
+};
+Wire encode(const AmHead &h, const gasnet_handlerarg_t *args, std::uint64_t offset) noexcept;
+struct Decoded {
+  AmHead head;
+  gasnet_handlerarg_t args[kMaxArgs];
+  std::uint64_t offset; // Long
+  const char *body;     // what followed the head (across nodes: a Long payload)
+  std::size_t body_size;
+};
+// False when `size` bytes cannot hold the head they announce.
+bool decode(const char *data, std::size_t size, Decoded &out) noexcept;
 
 // What a handler's token points at.
 struct Token {
@@ -63,12 +81,14 @@ struct NodeSegment {
 struct State {
   std::mutex lifecycle;
   std::atomic<bool> inited{false};
+  bool threads = false; // GASNET_PAR: any thread may call GASNet at any time
   std::atomic<bool> attached{false};
   // gasnet_attach has returned: until then a client message that a faster node sent is kept, not
   // run (the client sets up what its handlers need once attach returns), and runs at the first
   // poll after it.
   std::atomic<bool> serving{false};
   std::mutex deferred_mutex;
+  std::atomic<bool> has_deferred{false};
   std::vector<std::pair<std::uint32_t, std::vector<char>>> deferred;
   gasnet_node_t mynode = 0;
   gasnet_node_t nodes = 1;
@@ -121,15 +141,32 @@ void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_
 void barrier_handler(const Token &token, const gasnet_handlerarg_t *args, int nargs);
 // Moves the barrier state machine on (barrier.cpp); called by poll().
 bool barrier_progress();
-void barrier_reset() noexcept;
 
 // The segment of `node` as this rank reaches it: checks that [addr, addr + n) lies in it (fatal
-// otherwise) and returns the offset.
-std::uint64_t segment_offset(const char *call, gasnet_node_t node, const void *addr, std::size_t n);
+// otherwise) and returns the offset. Inline: every put and get starts here.
+inline std::uint64_t segment_offset(const char *call, gasnet_node_t node, const void *addr, std::size_t n) {
+  const State &s = state();
+  if (node >= s.nodes)
+    fatal(call, "node %u is not in the job (%u nodes)", node, s.nodes);
+  const NodeSegment &seg = s.segments[node];
+  const auto a = reinterpret_cast<std::uint64_t>(addr);
+  // Overflow-safe: the offset first, then the length against what is left.
+  if (a < seg.addr || a - seg.addr > seg.size || n > seg.size - (a - seg.addr))
+    fatal(call, "[%p, +%zu) is not inside node %u's segment [%p, +%llu)", addr, n, node,
+          reinterpret_cast<void *>(seg.addr), static_cast<unsigned long long>(seg.size));
+  return a - seg.addr;
+}
+
+// The MPI window of puts and gets across nodes (extended.cpp), over every node's segment: opened
+// by gasnet_attach when the job spans nodes and closed by a gasnet_exit that every node joins.
+// Both are collective over all ranks.
+bool window_open(void *base, std::uint64_t size);
+void window_close() noexcept;
 
 // gasnet_exit's path, also run when another rank's exit notice arrives (core.cpp).
 [[noreturn]] void exit_job(int code) noexcept;
-// Follows another node's gasnet_exit once its grace has passed; called by poll outside handlers.
+// Follows another node's gasnet_exit once its grace has passed, and ends the job when a node died
+// without one; called by poll outside handlers.
 void follow_remote_exit() noexcept;
 
 // The waits of this front end: polls until ready(), yielding once it has looked a while.

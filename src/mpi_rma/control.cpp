@@ -56,8 +56,9 @@ bool Control::drain() {
   return took;
 }
 
-bool Control::take(Box box, Message &out) {
-  drain();
+bool Control::take(Box box, Message &out, bool pull) {
+  if (pull)
+    drain();
   std::lock_guard lock(mailbox_mutex_);
   auto &q = mailboxes_[static_cast<unsigned>(box)];
   if (q.empty())
@@ -87,6 +88,14 @@ void Control::serve_kill() {
   if (HYGASPI_MPI(MPI_Ssend(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, env_->comm())) != GASPI_SUCCESS)
     return;                    // the killer cannot learn of it: it times out, and may ask again
   ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
+}
+
+bool Control::incoming() {
+  auto lock = env_->lock();
+  int pending = 0;
+  return HYGASPI_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, env_->comm(), &pending, MPI_STATUS_IGNORE)) !=
+             GASPI_SUCCESS ||
+         pending != 0; // a failed probe is logged; the full step then looks for itself
 }
 
 bool Control::progress() {

@@ -98,6 +98,15 @@ public:
   // mailbox, and completes the replies of abandoned atomics. True if it took anything. The atomic
   // requests are the caller's to serve (take_atomic).
   bool progress();
+  // Whether MPI holds any message on the private communicator that no receive matched yet (one
+  // MPI_Iprobe for any source and tag, which also drives MPI). When it does not, a progress step
+  // has nothing to take: progress() and take_atomic() would probe each of their tags for nothing.
+  [[nodiscard]] bool incoming();
+  // Whether replies of abandoned atomics are still to be completed (progress() tests them).
+  [[nodiscard]] bool abandoned_pending() {
+    std::lock_guard lock(abandoned_mutex_);
+    return !abandoned_.empty();
+  }
   // Takes one pending atomic request (checked: a known reply tag; the caller checks the word
   // with valid_atomic_request, against the segment it finds). False when none is pending.
   bool take_atomic(AtomicCall &call);
@@ -126,8 +135,9 @@ public:
   // Sends a message for `box` of `rank` (size <= INT_MAX); waits, driving `progress`, until the
   // target's MPI holds it. GASPI_TIMEOUT: at the deadline, cancelled, nothing delivered.
   gaspi_return_t send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline, Step progress);
-  // Takes the oldest message of `box`, pulling what MPI holds first. False when there is none.
-  bool take(Box box, Message &out);
+  // Takes the oldest message of `box`, pulling what MPI holds first unless `pull` is false (the
+  // caller has just run progress(), which pulls). False when there is none.
+  bool take(Box box, Message &out, bool pull = true);
   // The active-message mailboxes are filled only once a front end opens them (gasnet_attach):
   // until then progress() probes one tag, not three.
   void open_am_boxes() noexcept { am_open_.store(true, std::memory_order_release); }

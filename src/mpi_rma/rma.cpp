@@ -1,5 +1,6 @@
 #include "mpi_rma/rma.hpp"
 
+#include <algorithm>
 #include <climits>
 
 #include "core/log.hpp"
@@ -151,6 +152,137 @@ gaspi_return_t Rma::flush(int rank) {
 gaspi_return_t Rma::flush_all() {
   auto lock = env_->lock();
   return HYGASPI_MPI(MPI_Win_flush_all(win_));
+}
+
+} // namespace hygaspi::mpi
+
+namespace hygaspi::mpi {
+
+gaspi_return_t Window::open(Env &env, Kind kind, void *base, std::uint64_t size) {
+  env_ = &env;
+  auto lock = env.lock();
+  bases_.assign(static_cast<std::size_t>(env.size()), 0);
+  targets_ = std::make_unique<Target[]>(static_cast<std::size_t>(env.size()));
+  MPI_Info info;
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Info_create(&info)));
+  // Only puts and gets: let the component skip accumulate ordering (as Rma::init).
+  gaspi_return_t rc = HYGASPI_MPI(MPI_Info_set(info, "accumulate_ordering", "none"));
+  if (rc == GASPI_SUCCESS && kind == Kind::regular)
+    rc = HYGASPI_MPI(
+        MPI_Win_create(size == 0 ? nullptr : base, static_cast<MPI_Aint>(size), 1, info, env.comm(), &win_));
+  else if (rc == GASPI_SUCCESS)
+    rc = HYGASPI_MPI(MPI_Win_create_dynamic(info, env.comm(), &win_));
+  (void)HYGASPI_MPI(MPI_Info_free(&info));
+  HYGASPI_TRY(rc);
+  // A failure from here on leaves the window for close(), which every rank still reaches.
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_set_errhandler(win_, MPI_ERRORS_RETURN)));
+  if (kind == Kind::dynamic) {
+    if (size != 0) {
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Win_attach(win_, base, static_cast<MPI_Aint>(size))));
+      attached_ = base;
+    }
+    MPI_Aint mine = 0;
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Get_address(base, &mine)));
+    const std::uint64_t at = static_cast<std::uint64_t>(mine);
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(&at, 1, MPI_UINT64_T, bases_.data(), 1, MPI_UINT64_T, env.comm())));
+  }
+  return HYGASPI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
+}
+
+void Window::close() noexcept {
+  if (win_ == MPI_WIN_NULL)
+    return;
+  auto lock = env_->lock();
+  // Teardown: a failure is logged and the rest still runs.
+  (void)HYGASPI_MPI(MPI_Win_unlock_all(win_));
+  if (attached_ != nullptr)
+    (void)HYGASPI_MPI(MPI_Win_detach(win_, attached_));
+  attached_ = nullptr;
+  (void)HYGASPI_MPI(MPI_Win_free(&win_));
+}
+
+gaspi_return_t Window::put(int rank, std::uint64_t offset, const void *src, std::uint64_t size, Complete complete,
+                           std::uint64_t &ticket) {
+  auto lock = env_->lock();
+  const char *p = static_cast<const char *>(src);
+  for (std::uint64_t done = 0; done < size; done += kChunk) {
+    const int n = static_cast<int>(std::min(kChunk, size - done));
+    HYGASPI_TRY(
+        HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_)));
+  }
+  // Issued: a flush that starts from here on covers it.
+  ticket = targets_[static_cast<std::size_t>(rank)].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
+  if (complete == Complete::remote)
+    return flush_locked(rank);
+  if (complete == Complete::local)
+    return HYGASPI_MPI(MPI_Win_flush_local(rank, win_));
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Window::get(void *dst, int rank, std::uint64_t offset, std::uint64_t size) {
+  auto lock = env_->lock();
+  char *p = static_cast<char *>(dst);
+  for (std::uint64_t done = 0; done < size; done += kChunk) {
+    const int n = static_cast<int>(std::min(kChunk, size - done));
+    HYGASPI_TRY(
+        HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_)));
+  }
+  return flush_locked(rank); // also completes the puts before it: count them
+}
+
+gaspi_return_t Window::rget(void *dst, int rank, std::uint64_t offset, std::uint64_t size, Requests &requests) {
+  auto lock = env_->lock();
+  char *p = static_cast<char *>(dst);
+  for (std::uint64_t done = 0; done < size; done += kChunk) {
+    const int n = static_cast<int>(std::min(kChunk, size - done));
+    MPI_Request r = MPI_REQUEST_NULL;
+    HYGASPI_TRY(
+        HYGASPI_MPI(MPI_Rget(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_, &r)));
+    requests.push_back(r);
+  }
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Window::test(Requests &requests, bool &done) {
+  done = true;
+  if (requests.empty())
+    return GASPI_SUCCESS;
+  int flag = 0;
+  {
+    auto lock = env_->lock();
+    HYGASPI_TRY(
+        HYGASPI_MPI(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, MPI_STATUSES_IGNORE)));
+  }
+  done = flag != 0;
+  if (done)
+    requests.clear();
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Window::wait(Requests &requests) {
+  if (requests.empty())
+    return GASPI_SUCCESS;
+  auto lock = env_->lock();
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE)));
+  requests.clear();
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Window::flush(int rank, std::uint64_t ticket) {
+  if (flushed(rank, ticket))
+    return GASPI_SUCCESS;
+  auto lock = env_->lock();
+  return flush_locked(rank);
+}
+
+gaspi_return_t Window::flush_locked(int rank) {
+  Target &t = targets_[static_cast<std::size_t>(rank)];
+  const std::uint64_t upto = t.issued.load(std::memory_order_acquire); // every put issued before the flush
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank, win_)));
+  std::uint64_t seen = t.completed.load(std::memory_order_relaxed);
+  while (seen < upto && !t.completed.compare_exchange_weak(seen, upto, std::memory_order_acq_rel)) {
+  }
+  return GASPI_SUCCESS;
 }
 
 } // namespace hygaspi::mpi

@@ -72,4 +72,61 @@ private:
   std::vector<Attached> attached_;
 };
 
+// A window over one region of every rank, for a front end whose segments are made collectively
+// (gasnet_attach): a regular window (MPI_Win_create over the region) or, to compare, a dynamic one
+// with the region attached (issue 11: osc/ucx over TCP serves a dynamic window 10-30x slower,
+// PLATFORM-FACTS.md). One passive lock_all epoch from open to close. Addresses are offsets into
+// the target's region. Every MPI call takes the Env lock, as Rma's do.
+//
+// Remote completion of puts is counted per target: put() returns a ticket, and flush(rank) completes
+// every put issued before it, so a sync of many handles to one target flushes it once and a put
+// that an earlier flush covered completes without an MPI call (GASNET-NOTES.md lesson 9).
+using Requests = std::vector<MPI_Request>;
+
+class Window {
+public:
+  enum class Kind { regular, dynamic };
+  // What put() completes before it returns: nothing, the source (flush_local), or the put itself at
+  // the target (flush).
+  enum class Complete { none, local, remote };
+
+  // Collective over env.comm(): every rank opens its region (size 0: none).
+  gaspi_return_t open(Env &env, Kind kind, void *base, std::uint64_t size);
+  // Collective too (MPI_Win_free): only where every rank closes.
+  void close() noexcept;
+  [[nodiscard]] bool active() const noexcept { return win_ != MPI_WIN_NULL; }
+
+  // Starts a put into [offset, +size) of rank's region; the ticket of its remote completion.
+  gaspi_return_t put(int rank, std::uint64_t offset, const void *src, std::uint64_t size, Complete complete,
+                     std::uint64_t &ticket);
+  // A blocking get (MPI_Get + flush).
+  gaspi_return_t get(void *dst, int rank, std::uint64_t offset, std::uint64_t size);
+  // A request-based get (MPI_Rget, one request per chunk), completed by test() or wait().
+  gaspi_return_t rget(void *dst, int rank, std::uint64_t offset, std::uint64_t size, Requests &requests);
+  // True when every request completed (they are then gone from `requests`); never blocks.
+  gaspi_return_t test(Requests &requests, bool &done);
+  gaspi_return_t wait(Requests &requests);
+  // Completes every put to rank issued so far (MPI_Win_flush), unless a flush already passed ticket.
+  gaspi_return_t flush(int rank, std::uint64_t ticket = ~std::uint64_t{0});
+  [[nodiscard]] bool flushed(int rank, std::uint64_t ticket) const noexcept {
+    return targets_[static_cast<std::size_t>(rank)].completed.load(std::memory_order_acquire) >= ticket;
+  }
+
+private:
+  struct Target {
+    std::atomic<std::uint64_t> issued{0};    // tickets handed out
+    std::atomic<std::uint64_t> completed{0}; // every ticket up to this one is complete
+  };
+  gaspi_return_t flush_locked(int rank);
+  MPI_Aint displacement(int rank, std::uint64_t offset) const noexcept {
+    return static_cast<MPI_Aint>(bases_[static_cast<std::size_t>(rank)] + offset);
+  }
+
+  Env *env_ = nullptr;
+  MPI_Win win_ = MPI_WIN_NULL;
+  void *attached_ = nullptr;          // dynamic: the region attached
+  std::vector<std::uint64_t> bases_;  // per rank: 0 (regular) or its region's address (dynamic)
+  std::unique_ptr<Target[]> targets_; // per rank
+};
+
 } // namespace hygaspi::mpi

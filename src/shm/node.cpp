@@ -75,8 +75,10 @@ bool Node::create_object(const char *kind, std::uint64_t a, std::uint64_t b, std
     name = object_name(kind, rank_, a, b, nonce);
     bool taken = false;
     if (ShmObject::create(name, bytes, out, error, place, &taken)) {
-      if (solo_)
-        ShmObject::unlink(name); // a standalone job: no peer will ever open it
+      // A standalone job, or a node of one rank (mpirun with HYGASPI_NODE_SIZE=1): no peer will
+      // ever open it, so no name need outlive a crash (nothing sweeps /dev/shm under mpirun).
+      if (solo_ || nranks_ == 1)
+        ShmObject::unlink(name);
       return true;
     }
     if (!taken)

@@ -14,7 +14,16 @@
  *   flavour (get, get_bulk, nb, nb_bulk, nbi, nbi_bulk, val, nb_val), and with one access region
  *   over every node;
  * - under GASNET_PAR, two threads at once, each with its own handles and NBI set, write, sync and
- *   read back their own cells of every node. */
+ *   read back their own cells of every node;
+ * - the try forms on many operations in flight at once (gets of every node, puts then gets of my
+ *   cells): each handle's data is checked the moment a try_syncnb_some / try_syncnb_all /
+ *   try_syncnb turns it into GASNET_INVALID_HANDLE, and an NBI try_syncnbi_gets that says OK has
+ *   brought every byte; a try on a put that an earlier sync of its target already covered; the
+ *   GASNET_ERR_NOT_READY answers seen (the MPI path, whose gets are MPI_Rget requests, can give
+ *   them) are counted;
+ * - a dead handle is fatal, naming the node and the call [G1 section 3.3.3.1]: a never-issued one,
+ *   a valget handle synced twice, and (across nodes) an explicit handle synced twice; each in a
+ *   forked copy of this process, which must die by SIGABRT with that message. */
 #include "gn_util.h"
 
 #include <limits.h>
@@ -22,7 +31,11 @@
 #include <pthread.h>
 #endif
 #include <sched.h>
+#include <signal.h>
 #include <stdint.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define SLOT ((size_t)4 << 20) /* one sender's slot of a segment, and the owner's pattern region */
 #define FILL 0xEEu             /* what the owner puts in every slot before anyone writes */
@@ -123,6 +136,7 @@ static size_t count_valid(const gasnet_handle_t *h, size_t k) {
 }
 
 #define SPIN_LIMIT 100000000L
+static long g_not_ready; /* GASNET_ERR_NOT_READY answers of the try forms (this thread's and others') */
 
 /* A turn of a try loop: poll, and give the core away (nodes share cores here). */
 static void idle(void) {
@@ -136,6 +150,7 @@ static void try_loop(gasnet_handle_t h) {
   while ((rc = gasnet_try_syncnb(h)) != GASNET_OK) {
     GN_CHECK(rc == GASNET_ERR_NOT_READY);
     GN_CHECK(++spins < SPIN_LIMIT);
+    __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
     idle();
   }
 }
@@ -156,6 +171,7 @@ static void sync_array(gasnet_handle_t *h, size_t k, int how) {
         break;
       GN_CHECK(rc == GASNET_ERR_NOT_READY && count_valid(h, k) > 0);
       GN_CHECK(++spins < SPIN_LIMIT);
+      __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
       idle();
     }
     break;
@@ -176,6 +192,7 @@ static void sync_array(gasnet_handle_t *h, size_t k, int how) {
       } else {
         GN_CHECK(rc == GASNET_ERR_NOT_READY && count_valid(h, k) == before);
         GN_CHECK(++spins < SPIN_LIMIT);
+        __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
         idle();
       }
     }
@@ -198,6 +215,7 @@ static void sync_nbi(int how, int gets) {
   case 1:
     while ((rc = gets ? gasnet_try_syncnbi_gets() : gasnet_try_syncnbi_puts()) != GASNET_OK) {
       GN_CHECK(rc == GASNET_ERR_NOT_READY && ++spins < SPIN_LIMIT);
+      __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
       idle();
     }
     break;
@@ -207,6 +225,7 @@ static void sync_nbi(int how, int gets) {
   default:
     while ((rc = gasnet_try_syncnbi_all()) != GASNET_OK) {
       GN_CHECK(rc == GASNET_ERR_NOT_READY && ++spins < SPIN_LIMIT);
+      __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
       idle();
     }
     break;
@@ -668,6 +687,174 @@ static void threaded(void) {
     }
 }
 
+/* ---- many operations in flight at once, synced by the try forms; each one's data is checked the
+ * moment a try reports it complete. Before threaded(): it uses my cells at d. */
+#define MANY 48
+static void try_many(unsigned d, unsigned char *rb) {
+  const char *ob = own_addr(d);
+  gasnet_handle_t hs[MANY];
+  size_t off[MANY], len[MANY], at[MANY];
+  int checked[MANY];
+  for (int how = 0; how < 3; ++how) {
+    size_t pos = 0;
+    memset(rb, 0, SLOT);
+    for (int i = 0; i < MANY; ++i) {
+      len[i] = 1 + ((size_t)i * 7919u + (size_t)how * 131u) % 81920u;
+      off[i] = ((size_t)i * 4099u + (size_t)how) % (SLOT - len[i]);
+      at[i] = pos;
+      pos += len[i] + 1;
+      checked[i] = 0;
+      hs[i] = i % 2 ? gasnet_get_nb(rb + at[i], d, (void *)(ob + off[i]), len[i])
+                    : gasnet_get_nb_bulk(rb + at[i], d, (void *)(ob + off[i]), len[i]);
+    }
+    GN_CHECK(pos <= SLOT);
+    long spins = 0;
+    while (count_valid(hs, MANY) > 0) {
+      int rc = GASNET_ERR_NOT_READY;
+      if (how == 0) {
+        rc = gasnet_try_syncnb_some(hs, MANY);
+      } else if (how == 1) {
+        rc = gasnet_try_syncnb_all(hs, MANY);
+      } else {
+        for (int i = 0; i < MANY; ++i)
+          if (hs[i] != GASNET_INVALID_HANDLE && gasnet_try_syncnb(hs[i]) == GASNET_OK) {
+            hs[i] = GASNET_INVALID_HANDLE;
+            rc = GASNET_OK;
+          }
+      }
+      for (int i = 0; i < MANY; ++i)
+        if (hs[i] == GASNET_INVALID_HANDLE && !checked[i]) {
+          check_own(d, off[i], rb + at[i], len[i]);
+          checked[i] = 1;
+        }
+      if (rc != GASNET_OK) {
+        GN_CHECK(rc == GASNET_ERR_NOT_READY && ++spins < SPIN_LIMIT);
+        __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
+        idle();
+      } else if (how == 1) {
+        GN_CHECK(count_valid(hs, MANY) == 0);
+      }
+    }
+    for (int i = 0; i < MANY; ++i) /* complete at initiation (a node peer): invalid from the start */
+      if (!checked[i])
+        check_own(d, off[i], rb + at[i], len[i]);
+  }
+  /* NBI gets: a try that says OK has brought every byte. */
+  memset(rb, 0, SLOT);
+  for (int i = 0; i < MANY; ++i)
+    gasnet_get_nbi_bulk(rb + at[i], d, (void *)(ob + off[i]), len[i]);
+  long spins = 0;
+  while (gasnet_try_syncnbi_gets() != GASNET_OK) {
+    GN_CHECK(++spins < SPIN_LIMIT);
+    __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
+    idle();
+  }
+  for (int i = 0; i < MANY; ++i)
+    check_own(d, off[i], rb + at[i], len[i]);
+  /* Puts into my two cells at d. The wait on the last one completes its target: the earlier ones
+   * are then complete too, and the try forms find them so; read back, they hold the bytes. */
+  char *cell = cell_addr(d, me, 0);
+  const size_t chunk = 2 * cell_size() / MANY;
+  GN_CHECK(chunk > 0);
+  unsigned char *src = malloc(chunk * MANY);
+  GN_CHECK(src != NULL);
+  for (size_t j = 0; j < chunk * MANY; ++j)
+    src[j] = (unsigned char)(me * 13u + d * 7u + j * 3u + (j >> 8) + 1u);
+  for (int i = 0; i < MANY; ++i)
+    hs[i] = gasnet_put_nb_bulk(d, cell + (size_t)i * chunk, src + (size_t)i * chunk, chunk);
+  gasnet_wait_syncnb(hs[MANY - 1]);
+  hs[MANY - 1] = GASNET_INVALID_HANDLE;
+  GN_OK(gasnet_try_syncnb(hs[0]));
+  hs[0] = GASNET_INVALID_HANDLE;
+  spins = 0;
+  while (gasnet_try_syncnb_all(hs, MANY) != GASNET_OK) {
+    GN_CHECK(++spins < SPIN_LIMIT);
+    __atomic_add_fetch(&g_not_ready, 1, __ATOMIC_RELAXED);
+    idle();
+  }
+  GN_CHECK(count_valid(hs, MANY) == 0);
+  memset(rb, 0, chunk * MANY);
+  try_loop(gasnet_get_nb_bulk(rb, d, cell, chunk * MANY));
+  GN_CHECK(memcmp(rb, src, chunk * MANY) == 0);
+  free(src);
+}
+
+/* ---- dead handles: fatal [G1 section 3.3.3.1, section 1.6]. Each scene runs in a forked copy of
+ * this process (only the calling thread, no MPI call before the check), which must die by SIGABRT
+ * with "[node] call: fatal:" on stderr. */
+static gasnet_handle_t g_dead;
+static gasnet_valget_handle_t g_dead_val;
+static void scene_never_issued(void) { gasnet_wait_syncnb((gasnet_handle_t)0xfffe000001000003ull); }
+static void scene_wait_twice(void) { gasnet_wait_syncnb(g_dead); }
+static void scene_try_twice(void) { (void)gasnet_try_syncnb(g_dead); }
+static void scene_all_twice(void) {
+  gasnet_handle_t hs[2] = {GASNET_INVALID_HANDLE, g_dead};
+  gasnet_wait_syncnb_all(hs, 2);
+}
+static void scene_valget_twice(void) { (void)gasnet_wait_syncnb_valget(g_dead_val); }
+
+static void expect_fatal(const char *call, void (*scene)(void)) {
+  int fds[2];
+  GN_CHECK(pipe(fds) == 0);
+  fflush(stdout);
+  fflush(stderr);
+  const pid_t pid = fork();
+  GN_CHECK(pid >= 0);
+  if (pid == 0) {
+    const struct rlimit no_core = {0, 0};
+    (void)setrlimit(RLIMIT_CORE, &no_core);
+    close(fds[0]);
+    dup2(fds[1], 2);
+    scene();
+    _exit(0); /* not stopped */
+  }
+  close(fds[1]);
+  char text[16384];
+  size_t got = 0;
+  ssize_t n;
+  while (got < sizeof text - 1 && (n = read(fds[0], text + got, sizeof text - 1 - got)) > 0)
+    got += (size_t)n;
+  text[got] = '\0';
+  close(fds[0]);
+  int status = 0;
+  GN_CHECK(waitpid(pid, &status, 0) == pid);
+  char want[128];
+  snprintf(want, sizeof want, "[%u] %s: fatal:", me, call);
+  if (!WIFSIGNALED(status) || WTERMSIG(status) != SIGABRT || strstr(text, want) == NULL) {
+    fprintf(stderr, "[%u] %s on a dead handle: wait status 0x%x, stderr:\n%s\n", me, call, status, text);
+    GN_CHECK(!"a dead handle was not fatal");
+  }
+}
+
+static void dead_handles(void) {
+  expect_fatal("gasnet_wait_syncnb", scene_never_issued);
+  /* A value get synced twice (any path: a value-get handle is never invalid). */
+  g_dead_val = gasnet_get_nb_val(me, own_addr(me), 8);
+  (void)gasnet_wait_syncnb_valget(g_dead_val);
+  expect_fatal("gasnet_wait_syncnb_valget", scene_valget_twice);
+  /* An explicit handle synced twice: only operations across nodes have one. */
+  static gasnet_nodeinfo_t info[MAX_NODES];
+  GN_OK(gasnet_getNodeInfo(info, (int)nn));
+  for (unsigned d = 0; d < nn; ++d) {
+    if (info[d].supernode == info[me].supernode)
+      continue;
+    uint64_t v = 0;
+    g_dead = gasnet_get_nb(&v, d, own_addr(d), 8);
+    GN_CHECK(g_dead != GASNET_INVALID_HANDLE);
+    gasnet_wait_syncnb(g_dead);
+    check_own(d, 0, (const unsigned char *)&v, 8);
+    expect_fatal("gasnet_wait_syncnb", scene_wait_twice);
+    expect_fatal("gasnet_try_syncnb", scene_try_twice);
+    /* Its entry now serves a new operation: the old handle stays dead. */
+    gasnet_handle_t h = gasnet_get_nb(&v, d, own_addr(d) + 8, 8);
+    GN_CHECK(h != GASNET_INVALID_HANDLE && h != g_dead);
+    expect_fatal("gasnet_wait_syncnb_all", scene_all_twice);
+    gasnet_wait_syncnb(h);
+    check_own(d, 8, (const unsigned char *)&v, 8);
+    break;
+  }
+}
+
 static void dummy_handler(gasnet_token_t t) { (void)t; }
 
 int main(int argc, char **argv) {
@@ -807,12 +994,16 @@ int main(int argc, char **argv) {
   for (unsigned k = 0; k < nn; ++k)
     get_all((me + k) % nn, rb, img);
   region_all_nodes(rb);
+  for (unsigned k = 0; k < nn; ++k)
+    try_many((me + k) % nn, rb);
   GN_OK(gasnet_barrier(3, 0));
   threaded();
+  dead_handles();
   free(g_sb);
   free(rb);
   free(img);
 
+  fprintf(stderr, "[%u] gn_extended: %ld GASNET_ERR_NOT_READY answers\n", me, g_not_ready);
   GN_SUCCESS("gn_extended");
   gasnet_exit(0);
   return 0;

@@ -1,0 +1,84 @@
+#include "shm/am_ring.hpp"
+
+namespace hygaspi::shm {
+
+namespace {
+
+AmFrame &frame_at(AmRingShared *ring, std::uint64_t capacity, std::uint64_t position) noexcept {
+  // capacity is a power of two (am_channel sizes it)
+  return *reinterpret_cast<AmFrame *>(reinterpret_cast<char *>(ring) + sizeof(AmRingShared) +
+                                      (position & (capacity - 1)));
+}
+
+// Whether `bytes` more fit behind the consumer's head, refreshing the cached head once.
+bool room(AmProducer &p, std::uint64_t bytes) noexcept {
+  if (p.tail + bytes - p.seen <= p.capacity)
+    return true;
+  // acquire: pairs with the consumer's release, so its reads of the frames it freed are done
+  // before we overwrite them.
+  p.seen = p.ring->consumed.load(std::memory_order_acquire);
+  return p.tail + bytes - p.seen <= p.capacity;
+}
+
+} // namespace
+
+std::uint64_t am_frame_bytes(std::uint64_t message) noexcept {
+  return (sizeof(AmFrame) + message + kAmFrameAlign - 1) / kAmFrameAlign * kAmFrameAlign;
+}
+
+char *am_reserve(AmProducer &p, std::uint32_t size) noexcept {
+  const std::uint64_t need = am_frame_bytes(size);
+  const std::uint64_t to_end = p.capacity - (p.tail & (p.capacity - 1));
+  if (need > to_end) {
+    // The message would wrap: fill the rest of this lap with a skip frame (to_end >= one frame:
+    // positions and the capacity are multiples of kAmFrameAlign).
+    if (!room(p, to_end))
+      return nullptr;
+    AmFrame &skip = frame_at(p.ring, p.capacity, p.tail);
+    skip.size = kAmSkip;
+    skip.stamp.store(p.tail + 1, std::memory_order_release);
+    p.tail += to_end;
+  }
+  if (!room(p, need))
+    return nullptr;
+  return reinterpret_cast<char *>(&frame_at(p.ring, p.capacity, p.tail)) + sizeof(AmFrame);
+}
+
+void am_publish(AmProducer &p, std::uint32_t size) noexcept {
+  AmFrame &f = frame_at(p.ring, p.capacity, p.tail);
+  f.size = size;
+  // seq_cst, not just release: the store is one half of the inbox doorbell's Dekker pair
+  // (doorbell.hpp); the channel rings the receiver's doorbell next.
+  f.stamp.store(p.tail + 1, std::memory_order_seq_cst);
+  p.tail += am_frame_bytes(size);
+}
+
+bool am_pending(const AmConsumer &c) noexcept {
+  // `consumed`, not c.head: another thread of the consumer may be moving c.head under its lock.
+  // It lies in this process's cache (only the consumer writes it), so the look costs one line.
+  const std::uint64_t head = c.ring->consumed.load(std::memory_order_relaxed);
+  return frame_at(c.ring, c.capacity, head).stamp.load(std::memory_order_acquire) == head + 1;
+}
+
+const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept {
+  for (;;) {
+    AmFrame &f = frame_at(c.ring, c.capacity, c.head);
+    // acquire: pairs with the producer's publication, so the message bytes are complete.
+    if (f.stamp.load(std::memory_order_acquire) != c.head + 1)
+      return nullptr;
+    if (f.size != kAmSkip) {
+      size = f.size;
+      return reinterpret_cast<const char *>(&f) + sizeof(AmFrame);
+    }
+    c.head += c.capacity - (c.head & (c.capacity - 1));
+    c.ring->consumed.store(c.head, std::memory_order_release);
+  }
+}
+
+void am_release(AmConsumer &c, std::uint32_t size) noexcept {
+  c.head += am_frame_bytes(size);
+  // release: our reads of the frame are done before the producer may overwrite it.
+  c.ring->consumed.store(c.head, std::memory_order_release);
+}
+
+} // namespace hygaspi::shm

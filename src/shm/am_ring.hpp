@@ -1,0 +1,84 @@
+// The byte ring that carries active messages on a node (bridge/am_channel): one per sender,
+// receiver and lane, in the receiver's inbox. Single producer (the sending process; its threads
+// take turns under the channel's lock), single consumer (the receiving process, likewise).
+//
+// Why not the passive ring (passive_ring.hpp): that ring is shared by every sender, so a sender
+// claims a slot with a CAS on a shared tail, announces it in a claim line (a dead claimant must be
+// skippable) and takes a ticket when the ring is full (spec §9.1 fairness). An active message
+// paid for all of that: three cache lines moved per message where a flag ping-pong moves one,
+// and a round trip of 5x the raw one (bench_gasnet). Here nothing is shared between senders:
+//  - the producer keeps its tail in its own memory and reads the consumer's `consumed` only when
+//    its cached copy says the ring is full;
+//  - a message is one frame, its stamp in the same cache line as the first 48 bytes of the message,
+//    so a Short request crosses in one line;
+//  - a sender that dies mid-frame leaves an unstamped frame in its own ring, which nobody else
+//    writes or waits for: no claim to skip.
+//
+// Frames sit at stream positions (bytes written since the ring was made, never reset), each a
+// multiple of kAmFrameAlign. The frame at position p is published by storing its stamp p + 1
+// (release), after the message bytes: the consumer looks for stamp == head + 1 (acquire), so a
+// frame of an earlier lap (stamp p - k * capacity + 1) or zeroed memory never looks published. A
+// frame that would run past the end of the buffer is preceded by a skip frame that fills the rest
+// of the lap.
+#pragma once
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+
+#include "shm/layout.hpp"
+
+namespace hygaspi::shm {
+
+inline constexpr std::uint64_t kAmFrameAlign = 64;
+
+struct AmFrame {
+  std::atomic<std::uint64_t> stamp; // position + 1 once published
+  std::uint32_t size;               // message bytes, or kAmSkip
+  std::uint32_t reserved;
+  // the message follows (16-byte aligned)
+};
+static_assert(sizeof(AmFrame) == 16);
+inline constexpr std::uint32_t kAmSkip = 0xffffffffu;
+
+// The ring as it lies in shared memory: the consumer's line, then `capacity` bytes of frames.
+struct alignas(kCacheLine) AmRingShared {
+  std::atomic<std::uint64_t> consumed; // the consumer's head (release), read by the producer
+};
+static_assert(sizeof(AmRingShared) == kCacheLine);
+
+// Bytes of one ring carrying messages of up to `max_message` bytes in `capacity` bytes of frames
+// (a multiple of kAmFrameAlign, at least one frame of the largest message).
+[[nodiscard]] std::uint64_t am_frame_bytes(std::uint64_t message) noexcept;
+[[nodiscard]] inline std::uint64_t am_ring_bytes(std::uint64_t capacity) noexcept {
+  return sizeof(AmRingShared) + capacity;
+}
+
+// The producer's side, in the sender's memory.
+struct AmProducer {
+  AmRingShared *ring = nullptr; // nullptr until the receiver's inbox is mapped
+  std::uint64_t capacity = 0;
+  std::uint64_t tail = 0; // next position to write
+  std::uint64_t seen = 0; // the consumer's head as last read
+};
+
+// Room for a message of `size` bytes at the tail: its bytes, or nullptr while the ring is full
+// (the consumer has not freed enough yet). Writes a skip frame first when the message would
+// wrap. The caller fills the bytes, then calls am_publish with the same size.
+[[nodiscard]] char *am_reserve(AmProducer &p, std::uint32_t size) noexcept;
+void am_publish(AmProducer &p, std::uint32_t size) noexcept;
+
+// The consumer's side, in the receiver's memory.
+struct AmConsumer {
+  AmRingShared *ring = nullptr;
+  std::uint64_t capacity = 0;
+  std::uint64_t head = 0; // next position to read
+};
+
+// The message at the head, or nullptr when none is published (skip frames are passed over). It
+// stays valid, in place, until am_release.
+[[nodiscard]] const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept;
+void am_release(AmConsumer &c, std::uint32_t size) noexcept;
+// Whether a message (or a skip) is published at the head; a read-only look.
+[[nodiscard]] bool am_pending(const AmConsumer &c) noexcept;
+
+} // namespace hygaspi::shm
