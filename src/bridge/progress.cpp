@@ -49,11 +49,13 @@ bool progress_step() {
   if (!t_progress_thread)
     g_driven.fetch_add(1, std::memory_order_relaxed);
   mpi::Control &control = rt().control;
-  // Measured (bench_gasnet, MPI path): the full step probes five tags, each under Open MPI's
-  // locks, and an AM round trip spent most of its time there. One probe for anything first.
-  if (!control.incoming() && !control.abandoned_pending())
+  // One probe for anything first; then only the tag it saw (mpi::Control::incoming).
+  const int tag = control.incoming();
+  if (tag == mpi::Control::kNoMessage && !control.abandoned_pending())
     return false;
-  bool served = control.progress();
+  bool served = control.progress(tag);
+  if (tag != mpi::Control::kAnyTag && tag != mpi::kTagAtomicRequest)
+    return served;
   mpi::AtomicCall call;
   while (control.take_atomic(call)) {
     std::uint64_t old = 0;

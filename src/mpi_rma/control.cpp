@@ -25,13 +25,15 @@ namespace {
 constexpr int kBoxTags[kBoxes] = {kTagPassive, kTagAmRequest, kTagAmReply};
 }
 
-bool Control::drain() {
+bool Control::drain(int tag) {
   // One drainer at a time: two threads that each match a message of the same sender could queue
   // them out of order.
   std::lock_guard box(mailbox_mutex_);
   bool took = false;
   const unsigned boxes = am_open_.load(std::memory_order_acquire) ? kBoxes : 1;
   for (unsigned b = 0; b < boxes; ++b) {
+    if (tag != kAnyTag && tag != kBoxTags[b])
+      continue;
     for (;;) {
       auto lock = env_->lock();
       // Matched probe: with a progress thread two threads may probe at once, and a plain
@@ -58,7 +60,7 @@ bool Control::drain() {
 
 bool Control::take(Box box, Message &out, bool pull) {
   if (pull)
-    drain();
+    drain(kAnyTag);
   std::lock_guard lock(mailbox_mutex_);
   auto &q = mailboxes_[static_cast<unsigned>(box)];
   if (q.empty())
@@ -90,17 +92,21 @@ void Control::serve_kill() {
   ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
 }
 
-bool Control::incoming() {
+int Control::incoming() {
   auto lock = env_->lock();
   int pending = 0;
-  return HYGASPI_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, env_->comm(), &pending, MPI_STATUS_IGNORE)) !=
-             GASPI_SUCCESS ||
-         pending != 0; // a failed probe is logged; the full step then looks for itself
+  MPI_Status status;
+  if (HYGASPI_MPI(MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, env_->comm(), &pending, &status)) != GASPI_SUCCESS)
+    return kAnyTag; // logged; the full step looks for itself
+  if (pending == 0)
+    return kNoMessage;
+  return status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagAmReply ? status.MPI_TAG : kAnyTag;
 }
 
-bool Control::progress() {
-  serve_kill();
-  bool took = drain();
+bool Control::progress(int tag) {
+  if (tag == kAnyTag || tag == kTagKill)
+    serve_kill();
+  bool took = tag != kTagKill && tag != kTagAtomicRequest && drain(tag);
   std::lock_guard abandon(abandoned_mutex_);
   auto lock = env_->lock();
   std::erase_if(abandoned_, [](Abandoned &a) {
@@ -321,7 +327,7 @@ gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int 
 }
 
 void Control::passive_purge() {
-  drain();
+  drain(kAnyTag);
   std::lock_guard box(mailbox_mutex_);
   mailboxes_[static_cast<unsigned>(Box::passive)].clear();
 }

@@ -97,11 +97,17 @@ public:
   // This layer's share of a progress step: serves kill requests, moves passive messages into the
   // mailbox, and completes the replies of abandoned atomics. True if it took anything. The atomic
   // requests are the caller's to serve (take_atomic).
-  bool progress();
-  // Whether MPI holds any message on the private communicator that no receive matched yet (one
-  // MPI_Iprobe for any source and tag, which also drives MPI). When it does not, a progress step
-  // has nothing to take: progress() and take_atomic() would probe each of their tags for nothing.
-  [[nodiscard]] bool incoming();
+  // `tag`: what incoming() saw. One of this layer's tags: only that one is probed (measured,
+  // bench_gasnet MPI path: the five probes of a full step, each under Open MPI's locks, were most
+  // of an active message's round trip); kAnyTag: all of them.
+  bool progress(int tag = kAnyTag);
+  // The tag of a message that MPI holds unmatched on the private communicator (one MPI_Iprobe for
+  // any source and tag, which also drives MPI): kNoMessage when there is none, kAnyTag when the
+  // message is not one this layer takes (a reply whose receive is not posted yet: the step then
+  // probes every tag, as the Iprobe keeps finding that message first) or the probe failed.
+  [[nodiscard]] int incoming();
+  static constexpr int kNoMessage = -1;
+  static constexpr int kAnyTag = -2;
   // Whether replies of abandoned atomics are still to be completed (progress() tests them).
   [[nodiscard]] bool abandoned_pending() {
     std::lock_guard lock(abandoned_mutex_);
@@ -165,7 +171,8 @@ private:
   std::mutex mailbox_mutex_;
   std::array<std::deque<Message>, kBoxes> mailboxes_;
   std::atomic<bool> am_open_{false};
-  bool drain();
+  // Moves what MPI holds for the mailboxes (those of `tag` only, or all for kAnyTag) into them.
+  bool drain(int tag);
   void serve_kill();
   // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
   gaspi_return_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag);
