@@ -326,22 +326,22 @@ int main(int argc, char **argv) {
       });
     };
     const double raw_put = raw(true), raw_get = g_node ? raw_put : raw(false);
-    char name[64];
     const double gb = static_cast<double>(bytes) / 1e3;
-    std::snprintf(name, sizeof name, "put_bulk %zu KiB", bytes >> 10);
-    row(name, gb / put_us, gb / raw_put, "GB/s", g_node ? "memcpy" : "MPI_Put+flush, alloc win", g_node ? 0.9 : 0,
-        true);
-    if (!g_node) {
-      std::snprintf(name, sizeof name, "put_bulk %zu KiB (our kind)", bytes >> 10);
-      row(name, gb / put_us, gb / kind_floor(true, bytes, local.data(), c), "GB/s", kind_name_put, 0, true);
-    }
-    std::snprintf(name, sizeof name, "get_bulk %zu KiB", bytes >> 10);
-    row(name, gb / get_us, gb / raw_get, "GB/s", g_node ? "memcpy" : "MPI_Get+flush, alloc win", g_node ? 0.9 : 0,
-        true);
-    if (!g_node) {
-      std::snprintf(name, sizeof name, "get_bulk %zu KiB (our kind)", bytes >> 10);
-      row(name, gb / get_us, gb / kind_floor(false, bytes, local.data(), c), "GB/s", kind_name_get, 0, true);
-    }
+    // Our bandwidth beside the raw floor and, across nodes, beside a window of our own kind.
+    auto rows = [&](bool put, double ours_us, double raw_us) {
+      const char *op = put ? "put_bulk" : "get_bulk";
+      char name[64];
+      std::snprintf(name, sizeof name, "%s %zu KiB", op, bytes >> 10);
+      row(name, gb / ours_us, gb / raw_us, "GB/s",
+          g_node ? "memcpy" : (put ? "MPI_Put+flush, alloc win" : "MPI_Get+flush, alloc win"), g_node ? 0.9 : 0, true);
+      if (!g_node) {
+        std::snprintf(name, sizeof name, "%s %zu KiB (our kind)", op, bytes >> 10);
+        row(name, gb / ours_us, gb / kind_floor(put, bytes, local.data(), c), "GB/s",
+            put ? kind_name_put : kind_name_get, 0, true);
+      }
+    };
+    rows(true, put_us, raw_put);
+    rows(false, get_us, raw_get);
   }
 
   // Barrier.

@@ -45,46 +45,50 @@ shm::AmRingShared *ring_in(char *inbox, Lane lane, std::uint32_t sender) {
 }
 shm::Doorbell &bell_of(char *inbox) { return *reinterpret_cast<shm::Doorbell *>(inbox + sizeof(InboxHeader)); }
 
-// One end of a ring in this process. Under GASNET_PAR several threads use an end: `busy` makes
-// them take turns (a sender waits for it; a poller that finds it taken looks elsewhere).
-struct alignas(limits::kCacheLine) End {
+// The two ends of the rings in this process. Under GASNET_PAR several threads use an end: `busy`
+// makes them take turns (a sender waits for it; a poller that finds it taken looks elsewhere).
+struct alignas(limits::kCacheLine) Sending { // to a node peer
   std::atomic<bool> busy{false};
-  shm::AmProducer out;           // the ring to a node peer (sending ends)
-  shm::AmConsumer in;            // the ring from a node peer (receiving ends)
-  shm::Doorbell *bell = nullptr; // the receiver's doorbell (sending ends)
+  shm::AmProducer ring;
+  shm::Doorbell *bell = nullptr; // the receiver's
+};
+struct alignas(limits::kCacheLine) Receiving { // from a node peer
+  std::atomic<bool> busy{false};
+  shm::AmConsumer ring;
 };
 
 struct Channel {
   bool threads = false;
   char *inbox = nullptr;              // this rank's inbox, or nullptr across nodes only
   std::uint32_t peers = 0;            // ranks of this node
-  std::unique_ptr<End[]> out, in;     // [lane * peers + node index]
+  std::unique_ptr<Sending[]> out;     // [lane * peers + node index]
+  std::unique_ptr<Receiving[]> in;    // likewise
   std::atomic<std::uint32_t> next{0}; // where the next poll starts (fairness among senders)
 };
 Channel g;
 std::atomic<bool> g_open{false};
 
-bool try_take(End &e) { return !g.threads || !e.busy.exchange(true, std::memory_order_acquire); }
-void take(End &e) {
-  for (unsigned looks = 0; !try_take(e); ++looks)
+bool try_take(std::atomic<bool> &busy) { return !g.threads || !busy.exchange(true, std::memory_order_acquire); }
+void take(std::atomic<bool> &busy) {
+  for (unsigned looks = 0; !try_take(busy); ++looks)
     if (looks > 64)
       sched_yield();
 }
-void give(End &e) {
+void give(std::atomic<bool> &busy) {
   if (g.threads)
-    e.busy.store(false, std::memory_order_release);
+    busy.store(false, std::memory_order_release);
 }
 
 // Finds the peer's ring for our messages once its inbox is open. False while it is not.
-bool connect(End &e, const Peer &peer, Lane lane) {
+bool connect(Sending &e, const Peer &peer, Lane lane) {
   const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kGasnetInbox);
   if (seg == nullptr || seg->data == nullptr)
     return false;
   const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
   if (h.ready.load(std::memory_order_acquire) == 0)
     return false;
-  e.out.ring = ring_in(seg->data, lane, rt().peers.self_node().value());
-  e.out.capacity = h.capacity;
+  e.ring.ring = ring_in(seg->data, lane, rt().peers.self_node().value());
+  e.ring.capacity = h.capacity;
   e.bell = &bell_of(seg->data);
   return true;
 }
@@ -92,26 +96,26 @@ bool connect(End &e, const Peer &peer, Lane lane) {
 // One attempt to put the message into the ring of a node peer.
 bool push(const Peer &peer, Lane lane, const void *head, std::size_t head_size, const void *body,
           std::size_t body_size) {
-  End &e = g.out[static_cast<unsigned>(lane) * g.peers + peer.node.value()];
-  take(e);
+  Sending &e = g.out[static_cast<unsigned>(lane) * g.peers + peer.node.value()];
+  take(e.busy);
   bool sent = false;
-  if (e.out.ring != nullptr || connect(e, peer, lane)) {
-    if (char *at = shm::am_reserve(e.out, static_cast<std::uint32_t>(head_size + body_size))) {
+  if (e.ring.ring != nullptr || connect(e, peer, lane)) {
+    if (char *at = shm::am_reserve(e.ring, static_cast<std::uint32_t>(head_size + body_size))) {
       std::memcpy(at, head, head_size);
       if (body_size != 0)
         std::memcpy(at + head_size, body, body_size);
-      shm::am_publish(e.out, static_cast<std::uint32_t>(head_size + body_size));
+      shm::am_publish(e.ring, static_cast<std::uint32_t>(head_size + body_size));
       shm::ring(*e.bell);
       sent = true;
     }
   }
-  give(e);
+  give(e.busy);
   return sent;
 }
 
 bool any_pending() {
   for (std::uint32_t i = 0; i < 2 * g.peers; ++i)
-    if (shm::am_pending(g.in[i].in))
+    if (shm::am_pending(g.in[i].ring))
       return true;
   return false;
 }
@@ -122,8 +126,8 @@ gaspi_return_t open(bool threads) {
   Runtime &r = rt();
   g.threads = threads;
   g.peers = r.peers.node_size();
-  g.out = std::make_unique<End[]>(2 * g.peers);
-  g.in = std::make_unique<End[]>(2 * g.peers);
+  g.out = std::make_unique<Sending[]>(2 * g.peers);
+  g.in = std::make_unique<Receiving[]>(2 * g.peers);
   const std::uint64_t capacity = ring_capacity(g.peers);
   const std::uint64_t bytes =
       sizeof(InboxHeader) + sizeof(shm::Doorbell) + 2 * std::uint64_t{g.peers} * shm::am_ring_bytes(capacity);
@@ -134,7 +138,7 @@ gaspi_return_t open(bool threads) {
   h.senders = g.peers;
   for (unsigned lane = 0; lane < 2; ++lane)
     for (std::uint32_t s = 0; s < g.peers; ++s)
-      g.in[lane * g.peers + s].in = {ring_in(inbox, static_cast<Lane>(lane), s), capacity, 0};
+      g.in[lane * g.peers + s].ring = {ring_in(inbox, static_cast<Lane>(lane), s), capacity, 0};
   g.inbox = inbox;
   h.ready.store(1, std::memory_order_release);
   if (r.mpi.active())
@@ -193,20 +197,20 @@ gaspi_return_t try_send(const Peer &peer, Lane lane, const void *head, std::size
 bool poll(Lane lane, Receive fn) {
   Runtime &r = rt();
   if (g.inbox != nullptr) {
-    End *ends = &g.in[static_cast<unsigned>(lane) * g.peers];
+    Receiving *ends = &g.in[static_cast<unsigned>(lane) * g.peers];
     const std::uint32_t start = g.next.load(std::memory_order_relaxed);
     for (std::uint32_t k = 0; k < g.peers; ++k) {
       const std::uint32_t s = (start + k) % g.peers;
-      End &e = ends[s];
-      if (!shm::am_pending(e.in) || !try_take(e))
+      Receiving &e = ends[s];
+      if (!shm::am_pending(e.ring) || !try_take(e.busy))
         continue;
       std::uint32_t size = 0;
-      const char *data = shm::am_peek(e.in, size);
+      const char *data = shm::am_peek(e.ring, size);
       if (data != nullptr) {
         fn(r.peers.global(NodeIndex{s}), data, size);
-        shm::am_release(e.in, size);
+        shm::am_release(e.ring, size);
       }
-      give(e);
+      give(e.busy);
       if (data != nullptr) {
         g.next.store(s + 1, std::memory_order_relaxed);
         return true;

@@ -184,13 +184,20 @@ bool barrier_progress() {
 
 } // namespace hygaspi::gasnet
 
+namespace {
+// The entry checks of the barrier calls.
+Barrier &enter(const char *call, int flags) {
+  require_attached(call);
+  require_may_communicate(call);
+  check_flags(call, flags);
+  return barrier();
+}
+} // namespace
+
 extern "C" {
 
 void gasnet_barrier_notify(int id, int flags) {
-  require_attached("gasnet_barrier_notify");
-  require_may_communicate("gasnet_barrier_notify");
-  check_flags("gasnet_barrier_notify", flags);
-  Barrier &b = barrier();
+  Barrier &b = enter("gasnet_barrier_notify", flags);
   MachineLock lock(b);
   if (b.notified)
     fatal("gasnet_barrier_notify", "a second notify without a wait [G1 section 3.5.1]");
@@ -207,11 +214,8 @@ void gasnet_barrier_notify(int id, int flags) {
 }
 
 int gasnet_barrier_try(int id, int flags) {
-  require_attached("gasnet_barrier_try");
-  require_may_communicate("gasnet_barrier_try");
-  check_flags("gasnet_barrier_try", flags);
+  Barrier &b = enter("gasnet_barrier_try", flags);
   poll();
-  Barrier &b = barrier();
   {
     MachineLock lock(b);
     if (!b.notified)
@@ -228,10 +232,7 @@ int gasnet_barrier_try(int id, int flags) {
 }
 
 int gasnet_barrier_wait(int id, int flags) {
-  require_attached("gasnet_barrier_wait");
-  require_may_communicate("gasnet_barrier_wait");
-  check_flags("gasnet_barrier_wait", flags);
-  Barrier &b = barrier();
+  Barrier &b = enter("gasnet_barrier_wait", flags);
   {
     MachineLock lock(b);
     if (!b.notified)

@@ -96,7 +96,7 @@ bool settle(const char *call, Pending &p, bool block) {
 // ---- explicit handles: bits 0-23 the entry, 24-47 its generation (odd while in flight, so no
 // handle is 0 = GASNET_INVALID_HANDLE), 48-63 the thread's tag.
 static_assert(sizeof(gasnet_handle_t) == 8, "a handle packs entry, generation and thread");
-constexpr std::uint64_t kIndexBits = 24, kGenerationMask = (1u << 24) - 1;
+constexpr std::uint64_t kIndexBits = 24, kIndexMask = (1u << kIndexBits) - 1, kGenerationMask = (1u << 24) - 1;
 
 struct Op {
   std::uint32_t generation = 0;
@@ -118,8 +118,8 @@ std::uint32_t reserve(const char *call) {
     t.free.pop_back();
     return i;
   }
-  if (t.ops.size() > kGenerationMask) // 16 M in flight: well above the 2^16-1 of [G1 §3.3.1]
-    fatal(call, "more than %llu operations in flight on this thread", static_cast<unsigned long long>(kGenerationMask));
+  if (t.ops.size() > kIndexMask) // 16 M in flight: well above the 2^16-1 of [G1 §3.3.1]
+    fatal(call, "more than %llu operations in flight on this thread", static_cast<unsigned long long>(kIndexMask));
   t.ops.emplace_back();
   return static_cast<std::uint32_t>(t.ops.size() - 1);
 }
@@ -139,7 +139,7 @@ gasnet_handle_t commit(std::uint32_t i) {
 // The in-flight entry `h` names; fatal for a dead or foreign handle.
 std::uint32_t lookup(const char *call, gasnet_handle_t h) {
   HandleTable &t = t_handles;
-  const auto i = static_cast<std::uint32_t>(h & kGenerationMask);
+  const auto i = static_cast<std::uint32_t>(h & kIndexMask);
   const auto generation = static_cast<std::uint32_t>((h >> kIndexBits) & kGenerationMask);
   if ((h >> 48) != t.tag)
     fatal(call, "handle %#llx was not issued by this thread (handles are thread-specific [G1 section 3.3.2])",

@@ -11,6 +11,13 @@ namespace hygaspi::mpi {
 namespace {
 constexpr std::uint64_t kChunk = 1ull << 30; // MPI counts are int: move large transfers in chunks
 
+// Runs op(done, n) over [0, size) in chunks of at most kChunk bytes; stops at the first failure.
+template <class Op> gaspi_return_t in_chunks(std::uint64_t size, Op &&op) {
+  for (std::uint64_t done = 0; done < size; done += kChunk)
+    HYGASPI_TRY(op(done, static_cast<int>(std::min(kChunk, size - done))));
+  return GASPI_SUCCESS;
+}
+
 MPI_Aint address_of(const void *p) {
   MPI_Aint a = 0;
   (void)HYGASPI_MPI(MPI_Get_address(p, &a)); // cannot fail for a valid pointer
@@ -115,23 +122,17 @@ void Rma::sync() noexcept {
 gaspi_return_t Rma::put(int rank, std::uint64_t address, const void *src, std::uint64_t size) {
   auto lock = env_->lock();
   const char *p = static_cast<const char *>(src);
-  for (std::uint64_t done = 0; done < size; done += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, size - done));
-    HYGASPI_TRY(
-        HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_)));
-  }
-  return GASPI_SUCCESS;
+  return in_chunks(size, [&](std::uint64_t done, int n) {
+    return HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
+  });
 }
 
 gaspi_return_t Rma::get(void *dst, int rank, std::uint64_t address, std::uint64_t size) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
-  for (std::uint64_t done = 0; done < size; done += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, size - done));
-    HYGASPI_TRY(
-        HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_)));
-  }
-  return GASPI_SUCCESS;
+  return in_chunks(size, [&](std::uint64_t done, int n) {
+    return HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
+  });
 }
 
 gaspi_return_t Rma::notify(int rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
@@ -205,11 +206,9 @@ gaspi_return_t Window::put(int rank, std::uint64_t offset, const void *src, std:
                            std::uint64_t &ticket) {
   auto lock = env_->lock();
   const char *p = static_cast<const char *>(src);
-  for (std::uint64_t done = 0; done < size; done += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, size - done));
-    HYGASPI_TRY(
-        HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_)));
-  }
+  HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
+    return HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_));
+  }));
   // Issued: a flush that starts from here on covers it.
   ticket = targets_[static_cast<std::size_t>(rank)].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
   if (complete == Complete::remote)
@@ -222,25 +221,22 @@ gaspi_return_t Window::put(int rank, std::uint64_t offset, const void *src, std:
 gaspi_return_t Window::get(void *dst, int rank, std::uint64_t offset, std::uint64_t size) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
-  for (std::uint64_t done = 0; done < size; done += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, size - done));
-    HYGASPI_TRY(
-        HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_)));
-  }
+  HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
+    return HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_));
+  }));
   return flush_locked(rank); // also completes the puts before it: count them
 }
 
 gaspi_return_t Window::rget(void *dst, int rank, std::uint64_t offset, std::uint64_t size, Requests &requests) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
-  for (std::uint64_t done = 0; done < size; done += kChunk) {
-    const int n = static_cast<int>(std::min(kChunk, size - done));
+  return in_chunks(size, [&](std::uint64_t done, int n) {
     MPI_Request r = MPI_REQUEST_NULL;
     HYGASPI_TRY(
         HYGASPI_MPI(MPI_Rget(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_, &r)));
     requests.push_back(r);
-  }
-  return GASPI_SUCCESS;
+    return GASPI_SUCCESS;
+  });
 }
 
 gaspi_return_t Window::test(Requests &requests, bool &done) {
