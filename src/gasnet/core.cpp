@@ -439,7 +439,7 @@ char *gasnet_getenv(const char *name) {
 int gasnet_set_waitmode(int wait_mode) {
   if (wait_mode != GASNET_WAIT_SPIN && wait_mode != GASNET_WAIT_BLOCK && wait_mode != GASNET_WAIT_SPINBLOCK)
     return error("gasnet_set_waitmode", GASNET_ERR_BAD_ARG, "unknown wait mode %d", wait_mode);
-  return GASNET_OK; // waits spin briefly, then yield, whatever the mode (a hint [G1 §3.6])
+  return GASNET_OK; // waits spin, yield, then nap on the doorbell, whatever the mode (a hint [G1 §3.6])
 }
 
 const char *gasnet_ErrorName(int errval) {
