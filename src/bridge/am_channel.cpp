@@ -160,14 +160,22 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
                     std::size_t body_size, const Serve &serve) {
   Runtime &r = rt();
   if (!peer.on_node()) {
-    std::vector<char> message(head_size + body_size);
-    std::memcpy(message.data(), head, head_size);
+    // One contiguous message; an eager one (most) is assembled on the stack.
+    alignas(16) char small[mpi::EagerReceives::kEagerBytes];
+    std::vector<char> large;
+    const std::size_t size = head_size + body_size;
+    char *message = small;
+    if (size > sizeof small) {
+      large.resize(size);
+      message = large.data();
+    }
+    std::memcpy(message, head, head_size);
     if (body_size != 0)
-      std::memcpy(message.data() + head_size, body, body_size);
+      std::memcpy(message + head_size, body, body_size);
     // The wait drives the engine's progress step, which empties this rank's own mailboxes: two
     // ranks that send to each other both complete.
     return r.control.send(peer.mpi.value(), lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply,
-                          message.data(), message.size(), Deadline(GASPI_BLOCK), progress());
+                          message, size, Deadline(GASPI_BLOCK), progress());
   }
   if (head_size + body_size > kRingMessageMax) {
     log::error("an active message of %zu bytes exceeds the node lane's %llu", head_size + body_size,
@@ -219,11 +227,10 @@ bool poll(Lane lane, Receive fn) {
   }
   if (r.peers.spans_nodes()) {
     // The front end's poll ran the engine's progress step just before, which pulled from MPI.
-    mpi::Message m;
-    if (r.control.take(lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, m, false)) {
-      fn(GlobalRank{static_cast<std::uint32_t>(m.from)}, m.data.data(), m.data.size());
-      return true;
-    }
+    return r.control.take_am(lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply,
+                             [fn](int from, const char *data, std::size_t size) {
+                               fn(GlobalRank{static_cast<std::uint32_t>(from)}, data, size);
+                             });
   }
   return false;
 }

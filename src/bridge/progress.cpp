@@ -51,9 +51,10 @@ bool progress_step() {
   mpi::Control &control = rt().control;
   // One probe for anything first; then only the tag it saw (mpi::Control::incoming).
   const int tag = control.incoming();
+  bool served = control.test_eager();
   if (tag == mpi::Control::kNoMessage && !control.abandoned_pending())
-    return false;
-  bool served = control.progress(tag);
+    return served;
+  served |= control.progress(tag);
   if (tag != mpi::Control::kAnyTag && tag != mpi::kTagAtomicRequest)
     return served;
   mpi::AtomicCall call;

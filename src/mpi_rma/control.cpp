@@ -3,6 +3,7 @@
 #include <csignal>
 #include <unistd.h>
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -21,52 +22,47 @@ namespace {
   } while (0)
 } // namespace
 
-namespace {
-constexpr int kBoxTags[kBoxes] = {kTagPassive, kTagAmRequest, kTagAmReply};
+void Control::open_am_boxes() {
+  // A failure is logged; the messages then wait in MPI, and their senders' sends complete as
+  // MPI's buffering allows.
+  (void)eager_.open(*env_, {EagerReceives::Tags{kTagAmRequestEager, kTagAmRequest},
+                            EagerReceives::Tags{kTagAmReplyEager, kTagAmReply}});
 }
 
-bool Control::drain(int tag) {
+bool Control::drain() {
   // One drainer at a time: two threads that each match a message of the same sender could queue
   // them out of order.
   std::lock_guard box(mailbox_mutex_);
   bool took = false;
-  const unsigned boxes = am_open_.load(std::memory_order_acquire) ? kBoxes : 1;
-  for (unsigned b = 0; b < boxes; ++b) {
-    if (tag != kAnyTag && tag != kBoxTags[b])
-      continue;
-    for (;;) {
-      auto lock = env_->lock();
-      // Matched probe: with a progress thread two threads may probe at once, and a plain
-      // Iprobe + Recv pair could hand one thread's message to the other.
-      int pending = 0;
-      MPI_Message handle;
-      MPI_Status status;
-      if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kBoxTags[b], env_->comm(), &pending, &handle, &status)) !=
-              GASPI_SUCCESS ||
-          !pending)
-        break;
-      int count = 0;
-      if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
-        count = 0; // the receive below then fails with a truncation, logged, and the message is gone
-      Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
-      if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
-        continue; // logged; nothing to deliver
-      mailboxes_[b].push_back(std::move(m));
-      took = true;
-    }
+  for (;;) {
+    auto lock = env_->lock();
+    // Matched probe: with a progress thread two threads may probe at once, and a plain
+    // Iprobe + Recv pair could hand one thread's message to the other.
+    int pending = 0;
+    MPI_Message handle;
+    MPI_Status status;
+    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &handle, &status)) !=
+            GASPI_SUCCESS ||
+        !pending)
+      return took;
+    int count = 0;
+    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
+      count = 0; // the receive below then fails with a truncation, logged, and the message is gone
+    Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
+    if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      continue; // logged; nothing to deliver
+    mailbox_.push_back(std::move(m));
+    took = true;
   }
-  return took;
 }
 
-bool Control::take(Box box, Message &out, bool pull) {
-  if (pull)
-    drain(kAnyTag);
+bool Control::take_passive(Message &out) {
+  drain();
   std::lock_guard lock(mailbox_mutex_);
-  auto &q = mailboxes_[static_cast<unsigned>(box)];
-  if (q.empty())
+  if (mailbox_.empty())
     return false;
-  out = std::move(q.front());
-  q.pop_front();
+  out = std::move(mailbox_.front());
+  mailbox_.pop_front();
   return true;
 }
 
@@ -100,13 +96,13 @@ int Control::incoming() {
     return kAnyTag; // logged; the full step looks for itself
   if (pending == 0)
     return kNoMessage;
-  return status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagAmReply ? status.MPI_TAG : kAnyTag;
+  return status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagKill ? status.MPI_TAG : kAnyTag;
 }
 
 bool Control::progress(int tag) {
   if (tag == kAnyTag || tag == kTagKill)
     serve_kill();
-  bool took = tag != kTagKill && tag != kTagAtomicRequest && drain(tag);
+  bool took = (tag == kAnyTag || tag == kTagPassive) && drain();
   std::lock_guard abandon(abandoned_mutex_);
   auto lock = env_->lock();
   std::erase_if(abandoned_, [](Abandoned &a) {
@@ -281,21 +277,22 @@ void Control::term() noexcept {
       (void)HYGASPI_MPI(MPI_Wait(&a.request, MPI_STATUS_IGNORE));
     }
   }
-  // The mailboxes after the MPI lock, never inside it: drain() takes them in the other order.
-  am_open_.store(false, std::memory_order_release);
+  // The mailbox after the MPI lock, never inside it: drain() takes them in the other order.
+  eager_.close();
   std::lock_guard box(mailbox_mutex_);
-  for (auto &q : mailboxes_)
-    q.clear(); // nothing of this MPI session is delivered after a later start
+  mailbox_.clear(); // nothing of this MPI session is delivered after a later start
 }
 
 gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline,
                              Step progress) {
+  if (box != Box::passive && size > EagerReceives::kEagerBytes)
+    return send_am_large(rank, box, data, size, progress);
   MPI_Request send;
   {
     auto lock = env_->lock();
-    // Complete once the target's MPI holds it: its progress moves it into its mailbox.
-    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank,
-                                      kBoxTags[static_cast<unsigned>(box)], env_->comm(), &send)));
+    // Complete once the target's MPI holds it.
+    const int tag = box == Box::passive ? kTagPassive : box == Box::am_request ? kTagAmRequestEager : kTagAmReplyEager;
+    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, tag, env_->comm(), &send)));
   }
   bool failed = false;
   auto delivered = [&] { return test(send, failed); };
@@ -310,9 +307,36 @@ gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t 
   return cancelled ? GASPI_TIMEOUT : GASPI_SUCCESS; // not cancelled: it was delivered
 }
 
+// The message on the lane's large tag, then an empty one on its eager tag that announces it (its
+// place in the order: eager.hpp). Not cancellable once the announcement may have been matched, so
+// it waits without a deadline; the target takes the message in its progress step, and a dead
+// target ends the job (the front end's waits).
+gaspi_return_t Control::send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress) {
+  const bool request = box == Box::am_request;
+  std::array<MPI_Request, 2> sends{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
+  {
+    auto lock = env_->lock();
+    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank,
+                                      request ? kTagAmRequest : kTagAmReply, env_->comm(), &sends[0])));
+    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Isend(nullptr, 0, MPI_BYTE, rank,
+                                                        request ? kTagAmRequestEager : kTagAmReplyEager,
+                                                        env_->comm(), &sends[1]));
+        rc != GASPI_SUCCESS) {
+      // Nothing announces it: withdraw the message (the target never takes an unannounced one).
+      (void)HYGASPI_MPI(MPI_Cancel(&sends[0]));
+      (void)HYGASPI_MPI(MPI_Wait(&sends[0], MPI_STATUS_IGNORE));
+      return rc;
+    }
+  }
+  bool failed = false;
+  auto delivered = [&] { return test(sends[0], failed) && test(sends[1], failed); };
+  (void)wait_until(delivered, Deadline(GASPI_BLOCK), wait_, progress, Nap{}, kAlwaysHealthy);
+  return failed ? GASPI_ERROR : GASPI_SUCCESS;
+}
+
 gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int &from) {
   Message m;
-  if (!take(Box::passive, m))
+  if (!take_passive(m))
     return GASPI_TIMEOUT;
   from = m.from;
   const std::size_t keep = std::min<std::size_t>(m.data.size(), size);
@@ -327,9 +351,9 @@ gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int 
 }
 
 void Control::passive_purge() {
-  drain(kAnyTag);
+  drain();
   std::lock_guard box(mailbox_mutex_);
-  mailboxes_[static_cast<unsigned>(Box::passive)].clear();
+  mailbox_.clear();
 }
 
 } // namespace hygaspi::mpi

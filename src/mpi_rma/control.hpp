@@ -26,6 +26,7 @@
 
 #include "core/deadline.hpp"
 #include "core/wait.hpp"
+#include "mpi_rma/eager.hpp"
 #include "mpi_rma/mpi_env.hpp"
 
 namespace hygaspi::mpi {
@@ -35,8 +36,10 @@ enum Tag : int {
   kTagAtomicRequest = 1,
   kTagPassive = 2,
   kTagKill = 3,      // gaspi_proc_kill of a rank on another node: payload = the killer's reply tag
-  kTagAmRequest = 4, // active messages of the GASNet front end: requests
-  kTagAmReply = 5,   //   and replies (separate, so that replies always drain)
+  kTagAmRequest = 4, // active messages of the GASNet front end, requests and replies (separate, so
+  kTagAmReply = 5,   //   that replies always drain), larger than a preposted receive takes
+  kTagAmRequestEager = 6, // the others, and the announcements of the large ones (mpi_rma/eager.hpp)
+  kTagAmReplyEager = 7,
   kTagReply = 100,   // + request number % kReplyTags
   kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride (mpi_rma/leaders.cpp)
 };
@@ -68,11 +71,11 @@ struct AtomicRequest {
          request.offset % 8 == 0 && request.offset <= segment_size - 8;
 }
 
-// The mailboxes that progress() fills from MPI, each with its tag: a message is taken out of MPI as
-// soon as any wait of this rank makes progress, so a sender never waits for the receiver to look
-// for that very message (two ranks that send to each other cannot deadlock).
+// Where a message goes at its target. A message is taken out of MPI as soon as any wait of the
+// target makes progress (passive: into a mailbox; active messages: eager.hpp), so a sender never
+// waits for the receiver to look for that very message (two ranks that send to each other cannot
+// deadlock).
 enum class Box : unsigned { passive = 0, am_request = 1, am_reply = 2 };
-inline constexpr unsigned kBoxes = 3;
 
 // A message taken from MPI.
 struct Message {
@@ -103,8 +106,9 @@ public:
   bool progress(int tag = kAnyTag);
   // The tag of a message that MPI holds unmatched on the private communicator (one MPI_Iprobe for
   // any source and tag, which also drives MPI): kNoMessage when there is none, kAnyTag when the
-  // message is not one this layer takes (a reply whose receive is not posted yet: the step then
-  // probes every tag, as the Iprobe keeps finding that message first) or the probe failed.
+  // message is not one that progress() takes (a reply whose receive is not posted yet, an active
+  // message: the step then probes every tag, as the Iprobe keeps finding that message first) or
+  // the probe failed.
   [[nodiscard]] int incoming();
   static constexpr int kNoMessage = -1;
   static constexpr int kAnyTag = -2;
@@ -139,15 +143,30 @@ public:
     return send(rank, Box::passive, data, size, deadline, progress);
   }
   // Sends a message for `box` of `rank` (size <= INT_MAX); waits, driving `progress`, until the
-  // target's MPI holds it. GASPI_TIMEOUT: at the deadline, cancelled, nothing delivered.
+  // target's MPI holds it. GASPI_TIMEOUT: at the deadline, cancelled, nothing delivered (not for
+  // a large active message, which is never cancelled: see send_am_large).
   gaspi_return_t send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline, Step progress);
-  // Takes the oldest message of `box`, pulling what MPI holds first unless `pull` is false (the
-  // caller has just run progress(), which pulls). False when there is none.
-  bool take(Box box, Message &out, bool pull = true);
-  // The active-message mailboxes are filled only once a front end opens them (gasnet_attach):
-  // until then progress() probes one tag, not three.
-  void open_am_boxes() noexcept { am_open_.store(true, std::memory_order_release); }
-  // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
+  // Takes the oldest passive message, pulling what MPI holds first. False when there is none.
+  bool take_passive(Message &out);
+  // Starts the receives of active messages (gasnet_attach); until then they wait in MPI.
+  void open_am_boxes();
+  // Looks at the eager receives (one MPI_Testsome): part of every progress step once the boxes
+  // are open, since a probe does not see a message that a posted receive has matched.
+  bool test_eager() { return eager_.test(); }
+  // Runs fn(from, data, size) on the next active message of `box` (am_request or am_reply), in
+  // each sender's order; mostly in place, in the buffer of an eager receive. The data (16-byte
+  // aligned) lives until fn returns. False when there is none. Does not pull from MPI: the caller
+  // has just run the progress step.
+  template <class F>
+  bool take_am(Box box, F &&fn) {
+    const unsigned lane = static_cast<unsigned>(box) - static_cast<unsigned>(Box::am_request);
+    EagerReceives::Held held;
+    if (!eager_.take(lane, held))
+      return false;
+    fn(held.from, held.data, held.size);
+    eager_.give_back(lane, held);
+    return true;
+  }  // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
   gaspi_return_t passive_try_receive(void *data, std::uint64_t size, int &from);
   // Discards pending passive messages.
@@ -167,12 +186,14 @@ private:
     AtomicRequest request; // reply_tag included
     Abandoned flight;
   };
-  // Messages that progress() took from MPI while this rank was busy elsewhere, one mailbox per Box.
+  // Passive messages that progress() took from MPI while this rank was busy elsewhere.
   std::mutex mailbox_mutex_;
-  std::array<std::deque<Message>, kBoxes> mailboxes_;
-  std::atomic<bool> am_open_{false};
-  // Moves what MPI holds for the mailboxes (those of `tag` only, or all for kAnyTag) into them.
-  bool drain(int tag);
+  std::deque<Message> mailbox_;
+  // Active messages across nodes.
+  EagerReceives eager_;
+  // Moves what MPI holds for the mailbox into it.
+  bool drain();
+  gaspi_return_t send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress);
   void serve_kill();
   // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
   gaspi_return_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag);

@@ -12,6 +12,7 @@
 #define H_REPLY_MEDIUM 204
 #define H_REPLY_LONG 205
 #define H_FLOOD 206
+#define H_FLOOD_PAYLOAD 207
 
 static volatile int g_replies;      /* reply handlers run so far (changed only in handlers) */
 static volatile int g_received;     /* request handlers run so far */
@@ -190,6 +191,13 @@ static void h_flood(gasnet_token_t t, A(0)) {
   g_flood_next[src]++;
   g_flood_count++;
 }
+/* A Medium or Long of the flood: in the same per-sender order as the Shorts around it, whatever
+ * path its size takes (across nodes, one above 1 KiB goes on MPI's large tag behind an
+ * announcement); first and last payload bytes carry the sequence number. */
+static void h_flood_payload(gasnet_token_t t, void *buf, size_t n, A(0)) {
+  GN_CHECK(n >= 1 && ((unsigned char *)buf)[0] == (unsigned char)a0 && ((unsigned char *)buf)[n - 1] == (unsigned char)~a0);
+  h_flood(t, a0);
+}
 
 enum { H_S0 = 130, H_S1, H_S2, H_S3, H_S4, H_S7, H_S8, H_S15, H_M2, H_L5 };
 
@@ -207,6 +215,7 @@ int main(int argc, char **argv) {
       {H_REPLY_MEDIUM, (void (*)())h_reply_medium16},
       {H_REPLY_LONG, (void (*)())h_reply_long16},
       {H_FLOOD, (void (*)())h_flood},
+      {H_FLOOD_PAYLOAD, (void (*)())h_flood_payload},
       {H_ACK, (void (*)())h_ack},
       {H_S0, (void (*)())h_s0},
       {H_S1, (void (*)())h_s1},
@@ -308,12 +317,29 @@ int main(int argc, char **argv) {
   }
   GN_OK(gasnet_barrier(1, 0));
 
-  /* Many-to-one flood: every node sends 20000 Short requests to node 0 without waiting; node 0
-   * sees each sender's sequence numbers in order, none lost or repeated. */
+  /* Many-to-one flood: every node sends 20000 requests to node 0 without waiting, mostly Shorts,
+   * with Mediums of 8 B and of the maximum and Longs of 2 KiB among them; node 0 sees each
+   * sender's sequence numbers in order, none lost or repeated. */
   const unsigned flood = 20000;
-  if (me != 0 || n == 1)
-    for (unsigned i = 0; i < flood; ++i)
-      GN_OK(gasnet_AMRequestShort1(0, H_FLOOD, (gasnet_handlerarg_t)i));
+  if (me != 0 || n == 1) {
+    /* Each Long lands in a 2 KiB slot of its own in our part of node 0's second half (node 0
+     * may run its handler long after later Longs have landed). */
+    char *region = (char *)seg[0].addr + seg[0].size / 2 + (size_t)me * ((seg[0].size / 2) / n);
+    const unsigned longs = (unsigned)(((seg[0].size / 2) / n) / 2048);
+    for (unsigned i = 0; i < flood; ++i) {
+      const int is_long = i % 32 == 7 && i / 32 < longs;
+      const size_t bytes = i % 64 == 13 ? max_medium : is_long ? 2048 : 8;
+      src[0] = (char)i;
+      src[bytes - 1] = (char)~i;
+      if (i % 64 == 13 || i % 16 == 5)
+        GN_OK(gasnet_AMRequestMedium1(0, H_FLOOD_PAYLOAD, src, bytes, (gasnet_handlerarg_t)i));
+      else if (is_long)
+        GN_OK(gasnet_AMRequestLong1(0, H_FLOOD_PAYLOAD, src, bytes, region + (size_t)(i / 32) * 2048,
+                                    (gasnet_handlerarg_t)i));
+      else
+        GN_OK(gasnet_AMRequestShort1(0, H_FLOOD, (gasnet_handlerarg_t)i));
+    }
+  }
   if (me == 0) {
     const unsigned expect = (n == 1 ? 1 : n - 1) * flood;
     GASNET_BLOCKUNTIL(g_flood_count == expect);

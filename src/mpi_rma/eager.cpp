@@ -1,0 +1,225 @@
+#include "mpi_rma/eager.hpp"
+
+#include <sched.h>
+
+#include <algorithm>
+
+#include "core/log.hpp"
+#include "mpi_rma/mpi_call.hpp"
+#include "mpi_rma/mpi_env.hpp"
+
+namespace hygaspi::mpi {
+
+bool EagerReceives::open(Env &env, const std::array<Tags, kLanes> &tags) {
+  std::lock_guard guard(mutex_);
+  if (open_.load(std::memory_order_relaxed))
+    return true;
+  env_ = &env;
+  tags_ = tags;
+  if (!buffers_)
+    buffers_ = std::make_unique<Buffer[]>(kAll);
+  auto lock = env.lock();
+  for (unsigned i = 0; i < kAll; ++i) {
+    requests_[i] = MPI_REQUEST_NULL;
+    if (HYGASPI_MPI(MPI_Recv_init(buffers_[i].bytes, static_cast<int>(kEagerBytes), MPI_BYTE, MPI_ANY_SOURCE,
+                                  tags[i / kSlots].eager, env.comm(), &requests_[i])) != GASPI_SUCCESS ||
+        !start(i)) {
+      lock.unlock();
+      close_locked();
+      return false;
+    }
+  }
+  open_.store(true, std::memory_order_release);
+  return true;
+}
+
+void EagerReceives::close() noexcept {
+  std::lock_guard guard(mutex_);
+  close_locked();
+}
+
+void EagerReceives::close_locked() noexcept {
+  open_.store(false, std::memory_order_release);
+  for (auto &q : arrived_)
+    q.clear();
+  queued_.store(0, std::memory_order_relaxed);
+  if (env_ == nullptr)
+    return;
+  auto lock = env_->lock();
+  for (unsigned i = 0; i < kAll; ++i) {
+    if (requests_[i] == MPI_REQUEST_NULL)
+      continue;
+    if (active_[i]) {
+      // A receive can always be cancelled; if a message came first, the wait completes it (and
+      // the message is dropped, as at any exit).
+      (void)HYGASPI_MPI(MPI_Cancel(&requests_[i]));
+      (void)HYGASPI_MPI(MPI_Wait(&requests_[i], MPI_STATUS_IGNORE));
+      active_[i] = false;
+    }
+    (void)HYGASPI_MPI(MPI_Request_free(&requests_[i]));
+  }
+}
+
+bool EagerReceives::start(unsigned i) {
+  seq_[i] = next_seq_++;
+  active_[i] = HYGASPI_MPI(MPI_Start(&requests_[i])) == GASPI_SUCCESS;
+  return active_[i]; // a failure is logged; the lane then has one buffer fewer
+}
+
+void EagerReceives::arrived(unsigned lane, Arrived a) {
+  auto &q = arrived_[lane];
+  const auto at =
+      std::upper_bound(q.begin(), q.end(), a.seq, [](std::uint64_t seq, const Arrived &x) { return seq < x.seq; });
+  q.insert(at, std::move(a));
+  queued_.fetch_add(1, std::memory_order_release);
+}
+
+bool EagerReceives::take_large(unsigned lane, int from, std::vector<char> &body) {
+  // Its sender started the large message before the announcement, so MPI has it or is receiving
+  // it: this wait is short, and needs nothing of this rank but MPI's own progress.
+  for (;;) {
+    int pending = 0;
+    MPI_Message handle;
+    MPI_Status status;
+    if (HYGASPI_MPI(MPI_Improbe(from, tags_[lane].large, env_->comm(), &pending, &handle, &status)) !=
+        GASPI_SUCCESS)
+      return false;
+    if (pending == 0) {
+      sched_yield();
+      continue;
+    }
+    int count = 0;
+    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
+      count = 0; // the receive below then fails with a truncation, logged
+    body.resize(static_cast<std::size_t>(count));
+    return HYGASPI_MPI(MPI_Mrecv(body.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) == GASPI_SUCCESS;
+  }
+}
+
+bool EagerReceives::drain_unmatched(unsigned lane) {
+  bool took = false;
+  for (;;) {
+    int pending = 0;
+    MPI_Message handle;
+    MPI_Status status;
+    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, tags_[lane].eager, env_->comm(), &pending, &handle, &status)) !=
+            GASPI_SUCCESS ||
+        pending == 0)
+      return took;
+    int count = 0;
+    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
+      count = 0;
+    Arrived a{next_seq_++, -1, status.MPI_SOURCE, static_cast<std::uint32_t>(count),
+              std::vector<char>(static_cast<std::size_t>(count)), count == 0};
+    if (HYGASPI_MPI(MPI_Mrecv(a.body.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      continue; // logged; nothing to deliver
+    arrived(lane, std::move(a));
+    took = true;
+  }
+}
+
+bool EagerReceives::earlier_active(unsigned lane, std::uint64_t seq) const noexcept {
+  for (unsigned i = lane * kSlots; i < (lane + 1) * kSlots; ++i)
+    if (active_[i] && seq_[i] < seq)
+      return true;
+  return false;
+}
+
+void EagerReceives::take_announced(unsigned lane) {
+  auto &q = arrived_[lane];
+  for (auto it = q.begin(); it != q.end();) {
+    if (!it->announced) {
+      ++it;
+      continue;
+    }
+    if (earlier_active(lane, it->seq))
+      return; // that receive's message may announce an earlier one of the same sender
+    if (!take_large(lane, it->from, it->body)) {
+      it = q.erase(it); // logged; nothing to deliver
+      queued_.fetch_sub(1, std::memory_order_relaxed);
+      continue;
+    }
+    it->announced = false;
+    it->size = static_cast<std::uint32_t>(it->body.size());
+    ++it;
+  }
+}
+
+bool EagerReceives::test() {
+  if (!is_open())
+    return false;
+  std::lock_guard guard(mutex_);
+  if (!open_.load(std::memory_order_relaxed))
+    return false;
+  std::array<int, kAll> done;
+  std::array<MPI_Status, kAll> statuses;
+  int count = 0;
+  auto lock = env_->lock();
+  // MPI_ERR_IN_STATUS: some receive failed (a message longer than a buffer, which no sender of
+  // ours makes); its status says which, and the others completed normally.
+  const int rc = MPI_Testsome(static_cast<int>(kAll), requests_.data(), &count, done.data(), // mpi-unchecked: below
+                              statuses.data());
+  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
+    (void)fail("MPI_Testsome", rc);
+    return false;
+  }
+  bool took = false;
+  for (int k = 0; count != MPI_UNDEFINED && k < count; ++k) {
+    const unsigned i = static_cast<unsigned>(done[k]), lane = i / kSlots;
+    active_[i] = false;
+    int bytes = 0;
+    if ((rc == MPI_ERR_IN_STATUS && statuses[k].MPI_ERROR != MPI_SUCCESS &&
+         fail("MPI_Testsome", statuses[k].MPI_ERROR) != GASPI_SUCCESS) ||
+        HYGASPI_MPI(MPI_Get_count(&statuses[k], MPI_BYTE, &bytes)) != GASPI_SUCCESS || bytes < 0) {
+      (void)start(i); // logged; the message is dropped and the buffer goes back to MPI
+      continue;
+    }
+    Arrived a{seq_[i], static_cast<int>(i % kSlots), statuses[k].MPI_SOURCE, static_cast<std::uint32_t>(bytes), {}};
+    if (bytes == 0) { // an announcement: its large message takes its place in the order
+      a.slot = -1;
+      a.announced = true;
+      (void)start(i);
+    }
+    arrived(lane, std::move(a));
+    took = true;
+  }
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    const auto first = active_.begin() + lane * kSlots;
+    if (std::none_of(first, first + kSlots, [](bool a) { return a; }))
+      took |= drain_unmatched(lane);
+    take_announced(lane);
+  }
+  return took;
+}
+
+bool EagerReceives::take(unsigned lane, Held &out) {
+  if (queued_.load(std::memory_order_acquire) == 0)
+    return false;
+  std::lock_guard guard(mutex_);
+  auto &q = arrived_[lane];
+  // Not before every receive started ahead of it has completed (MPI matched a message to each of
+  // those first: they complete in the next test()), nor before its large message is here.
+  if (q.empty() || q.front().announced || earlier_active(lane, q.front().seq))
+    return false;
+  Arrived &a = q.front();
+  out.slot = a.slot;
+  out.from = a.from;
+  out.size = a.size;
+  out.body = std::move(a.body);
+  out.data = a.slot >= 0 ? buffers_[lane * kSlots + static_cast<unsigned>(a.slot)].bytes : out.body.data();
+  q.pop_front();
+  queued_.fetch_sub(1, std::memory_order_relaxed);
+  return true;
+}
+
+void EagerReceives::give_back(unsigned lane, const Held &held) {
+  if (held.slot < 0)
+    return;
+  std::lock_guard guard(mutex_);
+  if (!open_.load(std::memory_order_relaxed))
+    return; // closed while the handler ran: close() freed the request
+  auto lock = env_->lock();
+  (void)start(lane * kSlots + static_cast<unsigned>(held.slot));
+}
+
+} // namespace hygaspi::mpi
