@@ -3,9 +3,10 @@
 # (launcher exit 0 and "SUCCESS NAME"): short programs repeated turn timing windows into failures
 # (issue 9, "How to test"). Pin the whole job to one CPU with `taskset -c 0` in front of the
 # launcher for the contention pass. Prints the number of passed runs and the time per run.
-# Usage: repeat.sh NAME COUNT LAUNCHER [ARGS...]
+# Usage: repeat.sh NAME COUNT LAUNCHER [ARGS...]   (REPEAT_COUNT, when set, replaces COUNT: the
+# sanitizer passes look for memory errors, which do not need 50 runs)
 set -uo pipefail
-name=$1 count=$2
+name=$1 count=${REPEAT_COUNT:-$2}
 shift 2
 out=$(mktemp)
 trap 'rm -f "$out"' EXIT
