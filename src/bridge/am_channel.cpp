@@ -172,10 +172,15 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
     std::memcpy(message, head, head_size);
     if (body_size != 0)
       std::memcpy(message + head_size, body, body_size);
-    // The wait drives the engine's progress step, which empties this rank's own mailboxes: two
-    // ranks that send to each other both complete.
-    return r.control.send(peer.mpi.value(), lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply,
-                          message, size, Deadline(GASPI_BLOCK), progress());
+    // The wait drives the engine's progress step, which takes this rank's own incoming messages
+    // out of MPI: two ranks that send to each other both complete. It ends when the peer dies.
+    auto alive = [&] { return r.alive(peer); };
+    const gaspi_return_t rc =
+        r.control.send(peer.mpi.value(), lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply,
+                       message, size, Deadline(GASPI_BLOCK), progress(), alive);
+    if (rc != GASPI_SUCCESS)
+      log::error("rank %u: an active message to it could not be delivered", peer.global.value());
+    return rc;
   }
   if (head_size + body_size > kRingMessageMax) {
     log::error("an active message of %zu bytes exceeds the node lane's %llu", head_size + body_size,

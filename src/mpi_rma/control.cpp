@@ -284,9 +284,9 @@ void Control::term() noexcept {
 }
 
 gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline,
-                             Step progress) {
+                             Step progress, Step alive) {
   if (box != Box::passive && size > EagerReceives::kEagerBytes)
-    return send_am_large(rank, box, data, size, progress);
+    return send_am_large(rank, box, data, size, progress, alive);
   MPI_Request send;
   {
     auto lock = env_->lock();
@@ -296,8 +296,9 @@ gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t 
   }
   bool failed = false;
   auto delivered = [&] { return test(send, failed); };
-  if (wait_until(delivered, deadline, wait_, progress, Nap{}, kAlwaysHealthy) != GASPI_TIMEOUT)
-    return failed ? GASPI_ERROR : GASPI_SUCCESS;
+  auto healthy = [&] { return !alive.active() || alive(); };
+  if (const gaspi_return_t rc = wait_until(delivered, deadline, wait_, progress, Nap{}, healthy); rc != GASPI_TIMEOUT)
+    return failed ? GASPI_ERROR : rc;
   auto lock = env_->lock();
   MPI_Status status;
   CONTROL_TRY(HYGASPI_MPI(MPI_Cancel(&send)));
@@ -309,9 +310,10 @@ gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t 
 
 // The message on the lane's large tag, then an empty one on its eager tag that announces it (its
 // place in the order: eager.hpp). Not cancellable once the announcement may have been matched, so
-// it waits without a deadline; the target takes the message in its progress step, and a dead
-// target ends the job (the front end's waits).
-gaspi_return_t Control::send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress) {
+// it waits without a deadline, until the target takes the message in its progress step or is
+// known dead (GASPI_ERROR: the caller reports the loss).
+gaspi_return_t Control::send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress,
+                                      Step alive) {
   const bool request = box == Box::am_request;
   std::array<MPI_Request, 2> sends{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   {
@@ -330,8 +332,9 @@ gaspi_return_t Control::send_am_large(int rank, Box box, const void *data, std::
   }
   bool failed = false;
   auto delivered = [&] { return test(sends[0], failed) && test(sends[1], failed); };
-  (void)wait_until(delivered, Deadline(GASPI_BLOCK), wait_, progress, Nap{}, kAlwaysHealthy);
-  return failed ? GASPI_ERROR : GASPI_SUCCESS;
+  auto healthy = [&] { return !alive.active() || alive(); };
+  const gaspi_return_t rc = wait_until(delivered, Deadline(GASPI_BLOCK), wait_, progress, Nap{}, healthy);
+  return failed ? GASPI_ERROR : rc;
 }
 
 gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int &from) {

@@ -145,7 +145,10 @@ public:
   // Sends a message for `box` of `rank` (size <= INT_MAX); waits, driving `progress`, until the
   // target's MPI holds it. GASPI_TIMEOUT: at the deadline, cancelled, nothing delivered (not for
   // a large active message, which is never cancelled: see send_am_large).
-  gaspi_return_t send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline, Step progress);
+  // `alive` (when given): false once the target is known dead, which ends the wait with GASPI_ERROR
+  // (a message MPI cannot deliver, to a dead target, would otherwise keep it waiting).
+  gaspi_return_t send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline, Step progress,
+                      Step alive = {});
   // Takes the oldest passive message, pulling what MPI holds first. False when there is none.
   bool take_passive(Message &out);
   // Starts the receives of active messages (gasnet_attach); until then they wait in MPI.
@@ -193,7 +196,7 @@ private:
   EagerReceives eager_;
   // Moves what MPI holds for the mailbox into it.
   bool drain();
-  gaspi_return_t send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress);
+  gaspi_return_t send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress, Step alive);
   void serve_kill();
   // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
   gaspi_return_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag);
