@@ -555,4 +555,7 @@ int gasnet_set_waitmode(int wait_mode);
 #ifdef __cplusplus
 }
 #endif
+
+/* put and get to a node peer's segment, inlined with the library's checks (gasnet_inline.h). */
+#include "gasnet_inline.h"
 #endif /* GASNET_H */

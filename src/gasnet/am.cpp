@@ -61,6 +61,7 @@ void dispatch(GlobalRank from, const char *data, std::size_t size) {
   Token token{from.value(), h.is_reply == 0, false};
   ThreadContext &ctx = context();
   Token *outer = std::exchange(ctx.handler, &token);
+  ctx.publish();
   if (h.handler < kFirstClientHandler) {
     handle_internal(token, h.handler, m.args, h.nargs);
   } else if (!s.serving.load(std::memory_order_acquire)) {
@@ -90,6 +91,7 @@ void dispatch(GlobalRank from, const char *data, std::size_t size) {
     }
   }
   ctx.handler = outer;
+  ctx.publish();
   if (ctx.hsl_held != 0)
     fatal("gasnet_AMPoll", "handler %u returned holding a handler-safe lock", h.handler);
 }
@@ -325,6 +327,7 @@ void gasnet_hold_interrupts(void) {
   if (ctx.nis)
     fatal("gasnet_hold_interrupts", "no-interrupt sections do not nest [G1 section 2.4.2]");
   ctx.nis = true;
+  ctx.publish();
 }
 
 void gasnet_resume_interrupts(void) {
@@ -334,6 +337,7 @@ void gasnet_resume_interrupts(void) {
   if (!ctx.nis)
     fatal("gasnet_resume_interrupts", "no no-interrupt section is open");
   ctx.nis = false;
+  ctx.publish();
 }
 
 } // extern "C"

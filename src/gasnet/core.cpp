@@ -36,6 +36,18 @@ ThreadContext &context() noexcept {
   return ctx;
 }
 
+} // namespace hygaspi::gasnet
+
+// The inline node path's view (gasnet_inline.h): the table gasnet_attach publishes, and the
+// thread's rule state, which ThreadContext::publish keeps.
+extern "C" {
+gasnet_hyg_segment_t *gasnet_hyg_segments = nullptr;
+gasnet_node_t gasnet_hyg_nnodes = 0;
+HYG_FAST_TLS __thread unsigned gasnet_hyg_busy = 0;
+}
+
+namespace hygaspi::gasnet {
+
 void fatal(const char *call, const char *fmt, ...) noexcept {
   char message[512];
   std::va_list args;
@@ -147,7 +159,9 @@ void follow_remote_exit() noexcept {
       std::this_thread::sleep_for(std::chrono::seconds(1));
   }
   s.exit_code.store(code);
+  __atomic_store_n(&gasnet_hyg_segments, nullptr, __ATOMIC_RELEASE); // every put and get to the library
   context() = ThreadContext{};
+  context().publish();
   if (!s.inited.load() || s.nodes == 1)
     std::exit(code);
   bool collective = false;
@@ -376,6 +390,12 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
   r.node.unlink_segment_name(limits::kGasnetInbox);
   if (segsize != 0)
     r.node.unlink_segment_name(limits::kGasnetSegment);
+  // The inline node path opens: every entry is final, and clients see them through the release.
+  s.inline_table.resize(s.nodes);
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    s.inline_table[n] = gasnet_hyg_segment_t{s.segments[n].mapped, s.segments[n].addr, s.segments[n].size};
+  gasnet_hyg_nnodes = s.nodes;
+  __atomic_store_n(&gasnet_hyg_segments, s.inline_table.data(), __ATOMIC_RELEASE);
   s.serving.store(true, std::memory_order_release);
   return GASNET_OK;
 }

@@ -2,7 +2,9 @@
 // put, get and memset, register-value operations and access regions.
 //
 // A node peer's segment is mapped here, so every operation on it is a copy that completes before
-// the call returns: its handle is GASNET_INVALID_HANDLE [G1 §3.3.2 allows it]. A segment on
+// the call returns: its handle is GASNET_INVALID_HANDLE [G1 §3.3.2 allows it]. The blocking and
+// NBI puts and gets of a client compiled against gasnet.h make that copy inline
+// (gasnet_inline.h) and come here only when one of its checks fails. A segment on
 // another node is reached with MPI RMA on the front end's own window over the segments (issue 11):
 // a regular window, which gasnet_attach makes collectively (MPI_Win_create), or a dynamic one
 // (HYGASPI_GASNET_DYNAMIC_WINDOW=1, for comparison). Measured on one host (osc/rdma, 2 ranks, each

@@ -66,6 +66,7 @@ void gasnet_hsl_lock(gasnet_hsl_t *hsl) {
     fatal("gasnet_hsl_lock", "pthread_mutex_lock: %s", std::strerror(rc));
   set_holder(l, true);
   ++context().hsl_held;
+  context().publish();
 }
 
 int gasnet_hsl_trylock(gasnet_hsl_t *hsl) {
@@ -79,6 +80,7 @@ int gasnet_hsl_trylock(gasnet_hsl_t *hsl) {
     fatal("gasnet_hsl_trylock", "pthread_mutex_trylock: %s", std::strerror(rc));
   set_holder(l, true);
   ++context().hsl_held;
+  context().publish();
   return GASNET_OK;
 }
 
@@ -88,6 +90,7 @@ void gasnet_hsl_unlock(gasnet_hsl_t *hsl) {
     fatal("gasnet_hsl_unlock", "this thread does not hold the lock");
   set_holder(l, false);
   --context().hsl_held;
+  context().publish();
   if (const int rc = pthread_mutex_unlock(&l->mutex); rc != 0)
     fatal("gasnet_hsl_unlock", "pthread_mutex_unlock: %s", std::strerror(rc));
 }

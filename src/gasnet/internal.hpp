@@ -94,7 +94,8 @@ struct State {
   gasnet_node_t nodes = 1;
   std::vector<std::string> environment; // the spawner's environment, NAME=VALUE
   std::array<void (*)(), 256> handlers{};
-  std::vector<NodeSegment> segments; // per node, from attach on
+  std::vector<NodeSegment> segments;              // per node, from attach on
+  std::vector<gasnet_hyg_segment_t> inline_table; // what gasnet_hyg_segments points to once attached
   std::atomic<std::uint32_t> seginfo_got{0};
   std::atomic<bool> exiting{false};
   std::atomic<int> exit_code{0};
@@ -113,6 +114,9 @@ struct ThreadContext {
   Token *handler = nullptr; // the token of the handler this thread runs, or nullptr
   bool nis = false;         // inside gasnet_hold_interrupts
   unsigned hsl_held = 0;    // handler-safe locks held
+  // Every change of the fields above ends here: the inline node path (gasnet_inline.h) reads
+  // whether the thread may communicate from gasnet_hyg_busy.
+  void publish() const noexcept { gasnet_hyg_busy = handler != nullptr || nis || hsl_held != 0; }
 };
 ThreadContext &context() noexcept;
 

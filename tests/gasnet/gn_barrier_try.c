@@ -6,15 +6,17 @@
  * The bound is relative: the try loops may take at most SLOWER times as long as the same number
  * of blocking gasnet_barrier calls, which wait with the engine's own policy, plus SLACK_MS. An
  * absolute bound measured the machine instead: 1000 try barriers took over 3 s under ASan with
- * another test on the same core, while the try loop did yield. Each barrier is named and must
- * match; a put before it is seen after it (or the next one's). */
+ * another test on the same core, while the try loop did yield. And the yielding loops still lose
+ * to other jobs' processes: 0.9 s against 22 ms blocking, 4 nodes in pairs under ctest -j2. The
+ * bound (20x + 3 s) sits between that and the spin's 17 s. Each barrier is named and must match;
+ * a put before it is seen after it (or the next one's). */
 #include "gn_util.h"
 
 #include <time.h>
 
 #define BARRIERS 1000
-#define SLOWER 5
-#define SLACK_MS 500
+#define SLOWER 20
+#define SLACK_MS 3000
 
 static double now_ms(void) {
   struct timespec t;

@@ -1,35 +1,90 @@
-/* The rules of [G1 §2.4] end the job with a message naming the call: argv[1] picks the breach.
- *   memset_in_handler   gasnet_memset from inside a request handler
- *   poll_holding_hsl    gasnet_AMPoll while holding a handler-safe lock
- *   poll_in_nis         gasnet_AMPoll inside a no-interrupt section
- * run by ctest with WILL_FAIL-free expectations: the output must name the call and "fatal". */
+/* Breaches of [G1 §2.4] and of the segment end the job with a message naming the call: argv[1]
+ * picks the breach. The target is node (mynode + 1) % nodes: this node in a 1-node job, another
+ * node over MPI (mpi), and in pairs (hybrid) a node peer from even nodes, a remote one from odd.
+ * Put and get to a mapped segment run inline in this program (gasnet_inline.h), so these also
+ * check that the inline path hands every breach to the library.
+ *   memset_in_handler    gasnet_memset from inside a request handler
+ *   put_in_handler       gasnet_put from inside a request handler
+ *   poll_holding_hsl     gasnet_AMPoll while holding a handler-safe lock
+ *   put_val_holding_hsl  gasnet_put_val while holding a handler-safe lock
+ *   poll_in_nis          gasnet_AMPoll inside a no-interrupt section
+ *   get_in_nis           gasnet_get inside a no-interrupt section
+ *   put_past_end         gasnet_put of 8 bytes at the segment's last 4
+ *   put_below            gasnet_put of 8 bytes one byte below the segment
+ *   get_size_max         gasnet_get_bulk of SIZE_MAX bytes from inside the segment
+ *   put_nbi_bad_node     gasnet_put_nbi to a node that is not in the job
+ *   get_val_9            gasnet_get_val of 9 bytes
+ *   put_before_attach    gasnet_put before gasnet_attach
+ * ctest requires the call's name and "fatal" in the output, and no "was not stopped". */
 #include "gn_util.h"
 
+#include <stdint.h>
+
 static gasnet_hsl_t g_lock = GASNET_HSL_INITIALIZER;
-static gasnet_seginfo_t g_seg[1];
+static char *g_base; /* the target's segment */
+static uintptr_t g_size;
+static gasnet_node_t g_target;
 
 static void h_memset(gasnet_token_t t) {
   (void)t;
-  gasnet_memset(0, g_seg[0].addr, 0, 8);
+  gasnet_memset(g_target, g_base, 0, 8);
+}
+
+static void h_put(gasnet_token_t t) {
+  uint64_t v = 1;
+  (void)t;
+  gasnet_put(g_target, g_base, &v, 8);
 }
 
 int main(int argc, char **argv) {
+  gasnet_seginfo_t seg[8];
+  uint64_t v = 7;
+  const char *scene = argc == 2 ? argv[1] : "";
   GN_OK(gasnet_init(&argc, &argv));
-  gasnet_handlerentry_t table[] = {{200, (void (*)())h_memset}};
-  GN_OK(gasnet_attach(table, 1, GASNET_PAGESIZE, 0));
-  GN_OK(gasnet_getSegmentInfo(g_seg, 1));
-  GN_CHECK(argc == 2);
-  if (strcmp(argv[1], "memset_in_handler") == 0) {
-    GN_OK(gasnet_AMRequestShort0(0, 200));
+  GN_CHECK(argc == 2 && gasnet_nodes() <= 8);
+  if (strcmp(scene, "put_before_attach") == 0)
+    gasnet_put(0, &v, &v, 8);
+  gasnet_handlerentry_t table[] = {{200, (void (*)())h_memset}, {201, (void (*)())h_put}};
+  GN_OK(gasnet_attach(table, 2, GASNET_PAGESIZE, 0));
+  GN_OK(gasnet_getSegmentInfo(seg, (int)gasnet_nodes()));
+  g_target = (gasnet_node_t)((gasnet_mynode() + 1) % gasnet_nodes());
+  g_base = (char *)seg[g_target].addr;
+  g_size = seg[g_target].size;
+  GN_CHECK(g_size == GASNET_PAGESIZE);
+  /* The same calls within the rules and the segment work. */
+  gasnet_put(g_target, g_base + g_size - 8, &v, 8);
+  v = 0;
+  gasnet_get(&v, g_target, g_base + g_size - 8, 8);
+  GN_CHECK(v == 7);
+  GN_OK(gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS));
+
+  if (strcmp(scene, "memset_in_handler") == 0 || strcmp(scene, "put_in_handler") == 0) {
+    GN_OK(gasnet_AMRequestShort0(gasnet_mynode(), scene[0] == 'm' ? 200 : 201));
     GASNET_BLOCKUNTIL(0);
-  } else if (strcmp(argv[1], "poll_holding_hsl") == 0) {
+  } else if (strcmp(scene, "poll_holding_hsl") == 0) {
     gasnet_hsl_lock(&g_lock);
     gasnet_AMPoll();
-  } else if (strcmp(argv[1], "poll_in_nis") == 0) {
+  } else if (strcmp(scene, "put_val_holding_hsl") == 0) {
+    gasnet_hsl_lock(&g_lock);
+    gasnet_put_val(g_target, g_base, 1, 8);
+  } else if (strcmp(scene, "poll_in_nis") == 0) {
     gasnet_hold_interrupts();
     gasnet_AMPoll();
+  } else if (strcmp(scene, "get_in_nis") == 0) {
+    gasnet_hold_interrupts();
+    gasnet_get(&v, g_target, g_base, 8);
+  } else if (strcmp(scene, "put_past_end") == 0) {
+    gasnet_put(g_target, g_base + g_size - 4, &v, 8);
+  } else if (strcmp(scene, "put_below") == 0) {
+    gasnet_put(g_target, g_base - 1, &v, 8);
+  } else if (strcmp(scene, "get_size_max") == 0) {
+    gasnet_get_bulk(&v, g_target, g_base + 8, SIZE_MAX);
+  } else if (strcmp(scene, "put_nbi_bad_node") == 0) {
+    gasnet_put_nbi(gasnet_nodes(), g_base, &v, 8);
+  } else if (strcmp(scene, "get_val_9") == 0) {
+    v = gasnet_get_val(g_target, g_base, 9);
   }
-  printf("gn_rules: %s was not stopped\n", argv[1]);
+  printf("gn_rules: %s was not stopped\n", scene);
   gasnet_exit(0);
   return 0;
 }
