@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
 #include <string>
@@ -17,7 +18,28 @@ namespace hygaspi::shm {
 
 namespace {
 
-bool process_exists(long pid) noexcept { return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM); }
+// A zombie (state Z or X in /proc/<pid>/stat) has ended: it maps nothing and never will; only its
+// parent has not reaped it yet. Ranks orphaned by kill -9 of mpirun wait for init, which here
+// reaped them 1-2 s late, and a start in between kept their objects. Without /proc: not a zombie.
+bool zombie(long pid) noexcept {
+  const std::string path = "/proc/" + std::to_string(pid) + "/stat";
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0)
+    return false;
+  char buf[512];
+  const ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  // "pid (comm) state ...": comm may hold spaces and parentheses, so the state follows the last ')'.
+  const char *end = std::strrchr(buf, ')');
+  return end != nullptr && end[1] == ' ' && (end[2] == 'Z' || end[2] == 'X');
+}
+
+bool process_exists(long pid) noexcept {
+  return pid > 0 && (kill(static_cast<pid_t>(pid), 0) == 0 || errno == EPERM) && !zombie(pid);
+}
 
 // The pid after the last "-p" of the name, or -1.
 long owner_pid(const std::string &name) {

@@ -5,7 +5,8 @@
 #   item 5:  a program a rank starts with system() runs as a standalone 1-rank job
 #   item 22: gaspi_proc_kill under gaspi_run does not end the job
 #   item 23: kill -9 of hygaspi-run, and of its process group: the objects left behind are gone
-#            after the next hygaspi-run start (/dev/shm counted before and after)
+#            after the next hygaspi-run start (/dev/shm counted before and after); kill -9 of
+#            mpirun: the ranks end, and the next start removes their objects
 #   item 24: squatted object names (tests/lifecycle/squat.c) are retried, and the job starts
 # Usage: lifecycle.sh BUILD_DIR   (needs mpirun in PATH for the mpirun checks)
 set -uo pipefail
@@ -96,6 +97,34 @@ kill9() {  # NAME GROUP(0|1)
 }
 kill9 "kill -9 launcher" 0
 kill9 "kill -9 process group" 1
+
+# kill -9 of mpirun (hybrid: two nodes of two ranks, every rank holding segments): every rank ends
+# (Open MPI's, not ours: a rank whose mpirun is gone aborts), and the objects named after the
+# ranks' pids are gone after the next HyGASPI process starts on the host.
+if command -v mpirun >/dev/null; then
+  mpirun --oversubscribe -np 4 -x HYGASPI_NODE_SIZE=2 "$B/tests/shm_hold" hang >"$TMP/out" 2>&1 &
+  pid=$!
+  for _ in $(seq 600); do [ "$(grep -c '^READY' "$TMP/out")" = 4 ] && break; sleep 0.05; done
+  ranks=$(pgrep -P "$pid")
+  # An orphan's exit leaves a zombie until init reaps it: that one has ended.
+  running() { local state; state=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null) && [ "$state" != Z ]; }
+  rank_objects() { local r; for r in $ranks; do ls /dev/shm | grep -c -- "^hygaspi-.*-p$r$"; done | awk '{s += $1} END {print s + 0}'; }
+  before=$(rank_objects)
+  t0=$(date +%s%3N)
+  kill -9 "$pid"
+  wait "$pid" 2>/dev/null
+  for _ in $(seq 400); do
+    left=0; for r in $ranks; do running "$r" && left=1; done
+    [ "$left" = 0 ] && break; sleep 0.025
+  done
+  took=$(($(date +%s%3N) - t0))
+  "$B/tests/mr_init_term" >/dev/null 2>&1 # a 1-rank job: its start sweeps objects of dead pids
+  after=$(rank_objects)
+  echo "     kill -9 mpirun: ranks $(echo $ranks), $before objects, ranks gone after $took ms, $after objects after the next start"
+  check "kill -9 mpirun: 4 ranks were ready and held objects" [ "$(wc -w <<<"$ranks")" = 4 ] && [ "$before" -gt 0 ]
+  check "kill -9 mpirun: every rank ended within ${FAST_MS} ms" [ "$left" = 0 ] && [ "$took" -le "$FAST_MS" ]
+  check "kill -9 mpirun: the next start removed every object of the ranks" [ "$after" = 0 ]
+fi
 
 # --- item 24: squatted names -------------------------------------------------------------------
 squat=$B/tests/liblc_squat.so
