@@ -48,7 +48,7 @@ if command -v mpirun >/dev/null; then
   timeout -k 5 60 mpirun --oversubscribe -np 4 -x HYGASPI_NODE_SIZE=2 "$PROG" failinit 2>&1 | cat >"$TMP/out"
   rc=${PIPESTATUS[0]}
   grep -v '^INIT' "$TMP/out" | sed 's/^/     | /'
-  check "failinit (mpirun): no rank hangs (mpirun exit $rc, 124 = timeout)" [ "$rc" != 124 ] && [ "$rc" != 137 ]
+  check "failinit (mpirun): no rank hangs (mpirun exit $rc, 124 = timeout)" [ "$rc" != 124 -a "$rc" != 137 ]
   check "failinit (mpirun): every other rank's init fails within ${FAST_MS} ms" peers_failed_fast "$TMP/out" 4
 fi
 
@@ -121,8 +121,8 @@ if command -v mpirun >/dev/null; then
   "$B/tests/mr_init_term" >/dev/null 2>&1 # a 1-rank job: its start sweeps objects of dead pids
   after=$(rank_objects)
   echo "     kill -9 mpirun: ranks $(echo $ranks), $before objects, ranks gone after $took ms, $after objects after the next start"
-  check "kill -9 mpirun: 4 ranks were ready and held objects" [ "$(wc -w <<<"$ranks")" = 4 ] && [ "$before" -gt 0 ]
-  check "kill -9 mpirun: every rank ended within ${FAST_MS} ms" [ "$left" = 0 ] && [ "$took" -le "$FAST_MS" ]
+  check "kill -9 mpirun: 4 ranks were ready and held objects" [ "$(wc -w <<<"$ranks")" = 4 -a "$before" -gt 0 ]
+  check "kill -9 mpirun: every rank ended within ${FAST_MS} ms" [ "$left" = 0 -a "$took" -le "$FAST_MS" ]
   check "kill -9 mpirun: the next start removed every object of the ranks" [ "$after" = 0 ]
 fi
 
