@@ -36,21 +36,12 @@ bool Control::drain() {
   bool took = false;
   for (;;) {
     auto lock = env_->lock();
-    // Matched probe: with a progress thread two threads may probe at once, and a plain
-    // Iprobe + Recv pair could hand one thread's message to the other.
-    int pending = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagPassive, env_->comm(), &pending, &handle, &status)) !=
-            GASPI_SUCCESS ||
-        !pending)
+    Probed p = env_->probe(MPI_ANY_SOURCE, kTagPassive);
+    if (!p.found)
       return took;
-    int count = 0;
-    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
-      count = 0; // the receive below then fails with a truncation, logged, and the message is gone
-    Message m{status.MPI_SOURCE, std::vector<char>(static_cast<std::size_t>(count))};
-    if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
-      continue; // logged; nothing to deliver
+    Message m{p.source, std::vector<char>(static_cast<std::size_t>(p.bytes))};
+    if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), p.bytes, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      continue; // logged (a truncation too); nothing to deliver
     mailbox_.push_back(std::move(m));
     took = true;
   }
@@ -71,19 +62,16 @@ bool Control::take_passive(Message &out) {
 // GASPI_SUCCESS never depends on a message that the SIGKILL could have cut off.
 void Control::serve_kill() {
   auto lock = env_->lock();
-  int pending = 0;
-  MPI_Message handle;
-  MPI_Status status;
-  if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagKill, env_->comm(), &pending, &handle, &status)) != GASPI_SUCCESS ||
-      !pending)
+  Probed p = env_->probe(MPI_ANY_SOURCE, kTagKill);
+  if (!p.found)
     return;
   std::int32_t reply_tag = 0;
-  if (HYGASPI_MPI(MPI_Mrecv(&reply_tag, 1, MPI_INT32_T, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS ||
+  if (HYGASPI_MPI(MPI_Mrecv(&reply_tag, 1, MPI_INT32_T, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS ||
       !valid_reply_tag(reply_tag))
     return; // malformed: nobody to answer, and no reason to die
-  log::debug("rank %d asked this rank to end", status.MPI_SOURCE);
+  log::debug("rank %d asked this rank to end", p.source);
   std::uint64_t reply[2] = {static_cast<std::uint64_t>(GASPI_SUCCESS), 0};
-  if (HYGASPI_MPI(MPI_Ssend(reply, 2, MPI_UINT64_T, status.MPI_SOURCE, reply_tag, env_->comm())) != GASPI_SUCCESS)
+  if (HYGASPI_MPI(MPI_Ssend(reply, 2, MPI_UINT64_T, p.source, reply_tag, env_->comm())) != GASPI_SUCCESS)
     return;                    // the killer cannot learn of it: it times out, and may ask again
   ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
 }
@@ -116,19 +104,15 @@ bool Control::progress(int tag) {
 bool Control::take_atomic(AtomicCall &call) {
   for (;;) {
     auto lock = env_->lock();
-    int pending = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, kTagAtomicRequest, env_->comm(), &pending, &handle, &status)) !=
-            GASPI_SUCCESS ||
-        !pending)
+    Probed p = env_->probe(MPI_ANY_SOURCE, kTagAtomicRequest);
+    if (!p.found)
       return false;
     call = AtomicCall{};
-    if (HYGASPI_MPI(MPI_Mrecv(&call.request, sizeof call.request, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) !=
+    if (HYGASPI_MPI(MPI_Mrecv(&call.request, sizeof call.request, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) !=
             GASPI_SUCCESS ||
         !valid_reply_tag(call.request.reply_tag))
       continue; // malformed (too long, or a tag no initiator posts): nobody to answer
-    call.from = status.MPI_SOURCE;
+    call.from = p.source;
     return true;
   }
 }
@@ -320,9 +304,8 @@ gaspi_return_t Control::send_am_large(int rank, Box box, const void *data, std::
     auto lock = env_->lock();
     CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank,
                                       request ? kTagAmRequest : kTagAmReply, env_->comm(), &sends[0])));
-    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Isend(nullptr, 0, MPI_BYTE, rank,
-                                                        request ? kTagAmRequestEager : kTagAmReplyEager,
-                                                        env_->comm(), &sends[1]));
+    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Isend(
+            nullptr, 0, MPI_BYTE, rank, request ? kTagAmRequestEager : kTagAmReplyEager, env_->comm(), &sends[1]));
         rc != GASPI_SUCCESS) {
       // Nothing announces it: withdraw the message (the target never takes an unannounced one).
       (void)HYGASPI_MPI(MPI_Cancel(&sends[0]));

@@ -78,40 +78,31 @@ bool EagerReceives::take_large(unsigned lane, int from, std::vector<char> &body)
   // Its sender started the large message before the announcement, so MPI has it or is receiving
   // it: this wait is short, and needs nothing of this rank but MPI's own progress.
   for (;;) {
-    int pending = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    if (HYGASPI_MPI(MPI_Improbe(from, tags_[lane].large, env_->comm(), &pending, &handle, &status)) !=
-        GASPI_SUCCESS)
+    Probed p = env_->probe(from, tags_[lane].large);
+    if (p.failed)
       return false;
-    if (pending == 0) {
+    if (!p.found) {
       sched_yield();
       continue;
     }
-    int count = 0;
-    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
-      count = 0; // the receive below then fails with a truncation, logged
-    body.resize(static_cast<std::size_t>(count));
-    return HYGASPI_MPI(MPI_Mrecv(body.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) == GASPI_SUCCESS;
+    body.resize(static_cast<std::size_t>(p.bytes));
+    return HYGASPI_MPI(MPI_Mrecv(body.data(), p.bytes, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) == GASPI_SUCCESS;
   }
 }
 
 bool EagerReceives::drain_unmatched(unsigned lane) {
   bool took = false;
   for (;;) {
-    int pending = 0;
-    MPI_Message handle;
-    MPI_Status status;
-    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, tags_[lane].eager, env_->comm(), &pending, &handle, &status)) !=
-            GASPI_SUCCESS ||
-        pending == 0)
+    Probed p = env_->probe(MPI_ANY_SOURCE, tags_[lane].eager);
+    if (!p.found)
       return took;
-    int count = 0;
-    if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &count)) != GASPI_SUCCESS || count < 0)
-      count = 0;
-    Arrived a{next_seq_++, -1, status.MPI_SOURCE, static_cast<std::uint32_t>(count),
-              std::vector<char>(static_cast<std::size_t>(count)), count == 0};
-    if (HYGASPI_MPI(MPI_Mrecv(a.body.data(), count, MPI_BYTE, &handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+    Arrived a{next_seq_++,
+              -1,
+              p.source,
+              static_cast<std::uint32_t>(p.bytes),
+              std::vector<char>(static_cast<std::size_t>(p.bytes)),
+              p.bytes == 0};
+    if (HYGASPI_MPI(MPI_Mrecv(a.body.data(), p.bytes, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
       continue; // logged; nothing to deliver
     arrived(lane, std::move(a));
     took = true;

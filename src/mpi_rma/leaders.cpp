@@ -79,14 +79,13 @@ bool abort_notice(Env &env, std::uint32_t group_tag) {
   const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
   auto lock = env.lock();
   for (bool found = false;;) {
-    int flag = 0;
-    MPI_Message message = MPI_MESSAGE_NULL;
-    if (HYGASPI_MPI(MPI_Improbe(MPI_ANY_SOURCE, tag, env.comm(), &flag, &message, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+    Probed p = env.probe(MPI_ANY_SOURCE, tag);
+    if (p.failed)
       return true; // MPI failed under this group's feet: treat it as broken (logged)
-    if (flag == 0)
+    if (!p.found)
       return found;
     std::uint32_t got = 0; // a matched probe: no other thread can take this message
-    if (HYGASPI_MPI(MPI_Mrecv(&got, 1, MPI_UINT32_T, &message, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+    if (HYGASPI_MPI(MPI_Mrecv(&got, 1, MPI_UINT32_T, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
       return true;
     // A notice of another group that shares the bucket is for a group that is broken anyway.
     found = found || got == group_tag;

@@ -161,6 +161,23 @@ int Env::on_finalize(MPI_Comm, int, void *env, void *) noexcept {
   return MPI_SUCCESS;
 }
 
+Probed Env::probe(int source, int tag) const noexcept {
+  Probed p;
+  int pending = 0;
+  MPI_Status status;
+  if (HYGASPI_MPI(MPI_Improbe(source, tag, comm_, &pending, &p.handle, &status)) != GASPI_SUCCESS) {
+    p.failed = true;
+    return p;
+  }
+  p.found = pending != 0;
+  if (!p.found)
+    return p;
+  p.source = status.MPI_SOURCE;
+  if (HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &p.bytes)) != GASPI_SUCCESS || p.bytes < 0)
+    p.bytes = 0;
+  return p;
+}
+
 void Env::term() noexcept {
   if (hooked_ && !finalizing_) {
     hooked_ = false; // on_finalize, which MPI_Comm_delete_attr calls, then does nothing

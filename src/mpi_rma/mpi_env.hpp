@@ -32,6 +32,15 @@ struct EnvOptions {
   void (*at_finalize)() = nullptr;
 };
 
+// One message that a matched probe (MPI_Improbe) found, for an MPI_Mrecv of `handle`.
+struct Probed {
+  bool found = false;  // a message waits
+  bool failed = false; // MPI failed (logged)
+  MPI_Message handle = MPI_MESSAGE_NULL;
+  int source = MPI_PROC_NULL;
+  int bytes = 0; // its size; 0 when MPI cannot tell: the receive then fails with a truncation, logged
+};
+
 class Env {
 public:
   gaspi_return_t init(const EnvOptions &options);
@@ -44,6 +53,11 @@ public:
   [[nodiscard]] bool thread_multiple() const noexcept { return thread_multiple_; }
   [[nodiscard]] bool progress_thread_allowed() const noexcept { return progress_thread_allowed_; }
   [[nodiscard]] const char *osc() const noexcept { return osc_.c_str(); }
+
+  // A matched probe of a message of `tag` from `source` on comm(); the caller holds lock(). With a
+  // progress thread two threads may probe at once, and a plain Iprobe + Recv pair could hand one
+  // thread's message to the other.
+  [[nodiscard]] Probed probe(int source, int tag) const noexcept;
 
   // Node map: node_of[r] is the node id of global rank r; node_ranks are my node's global ranks.
   std::vector<int> node_of;
@@ -77,6 +91,5 @@ private:
 // the OMPI_MCA_osc value it sets (the user's own, or its default list), and the thread level.
 const char *chosen_osc() noexcept;
 int requested_thread_level() noexcept;
-
 
 } // namespace hygaspi::mpi
