@@ -176,8 +176,8 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
     // out of MPI: two ranks that send to each other both complete. It ends when the peer dies.
     auto alive = [&] { return r.alive(peer); };
     const gaspi_return_t rc =
-        r.control.send(peer.mpi.value(), lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply,
-                       message, size, Deadline(GASPI_BLOCK), progress(), alive);
+        r.control.send(peer.mpi.value(), lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, message,
+                       size, Deadline(GASPI_BLOCK), progress(), alive);
     if (rc != GASPI_SUCCESS)
       log::error("rank %u: an active message to it could not be delivered", peer.global.value());
     return rc;

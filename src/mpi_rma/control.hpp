@@ -35,9 +35,9 @@ namespace hygaspi::mpi {
 enum Tag : int {
   kTagAtomicRequest = 1,
   kTagPassive = 2,
-  kTagKill = 3,      // gaspi_proc_kill of a rank on another node: payload = the killer's reply tag
-  kTagAmRequest = 4, // active messages of the GASNet front end, requests and replies (separate, so
-  kTagAmReply = 5,   //   that replies always drain), larger than a preposted receive takes
+  kTagKill = 3,           // gaspi_proc_kill of a rank on another node: payload = the killer's reply tag
+  kTagAmRequest = 4,      // active messages of the GASNet front end, requests and replies (separate, so
+  kTagAmReply = 5,        //   that replies always drain), larger than a preposted receive takes
   kTagAmRequestEager = 6, // the others, and the announcements of the large ones (mpi_rma/eager.hpp)
   kTagAmReplyEager = 7,
   kTagReply = 100,   // + request number % kReplyTags
@@ -160,8 +160,7 @@ public:
   // each sender's order; mostly in place, in the buffer of an eager receive. The data (16-byte
   // aligned) lives until fn returns. False when there is none. Does not pull from MPI: the caller
   // has just run the progress step.
-  template <class F>
-  bool take_am(Box box, F &&fn) {
+  template <class F> bool take_am(Box box, F &&fn) {
     const unsigned lane = static_cast<unsigned>(box) - static_cast<unsigned>(Box::am_request);
     EagerReceives::Held held;
     if (!eager_.take(lane, held))
@@ -169,7 +168,8 @@ public:
     fn(held.from, held.data, held.size);
     eager_.give_back(lane, held);
     return true;
-  }  // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
+  }
+  // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
   gaspi_return_t passive_try_receive(void *data, std::uint64_t size, int &from);
   // Discards pending passive messages.
