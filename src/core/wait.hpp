@@ -116,7 +116,8 @@ private:
 };
 
 // Waits until ready(). Returns GASPI_SUCCESS when ready() was true, GASPI_TIMEOUT at the deadline
-// (GASPI_TEST: after one progress step and one look), GASPI_ERROR when healthy() said false.
+// (GASPI_TEST: after one progress step and one look), GASPI_ERROR when healthy() said false and a
+// last look still found it not ready. healthy() should not log: the caller explains GASPI_ERROR.
 // `sleep(ready, ns)` blocks at most `ns` and returns ready(); `healthy()` runs after every sleep,
 // and otherwise at least every kHealthEvery once the spin phase is over.
 template <class Ready, class Progress, class Sleep, class Healthy>
@@ -170,8 +171,10 @@ gaspi_return_t wait_until(Ready &&ready, const Deadline &deadline, const WaitPol
       nap = kFirstNap;
     }
     if (slept || Clock::now() >= next_health) {
+      // One last look, as at the deadline: a partner may complete what this wait is for and then
+      // die between the look above and the check (a barrier partner that stored its flag and left).
       if (!healthy())
-        return GASPI_ERROR;
+        return ready() ? GASPI_SUCCESS : GASPI_ERROR;
       next_health = Clock::now() + kHealthEvery;
     }
     if (deadline.expired())

@@ -4,10 +4,11 @@
 //                       one rank per node), and the node-local rank and size match the node split
 //   mr_ranks kill       the same, then rank 2 gaspi_proc_kills rank 1 (a node peer under
 //                       hygaspi-run, another node under HYGASPI_NODE_SIZE=1 or 2, where it once
-//                       killed rank 3). Every other rank reports to rank 0 that it is still alive,
-//                       rank 2's state vector shows rank 1 CORRUPT and no other, and then the
-//                       survivors _exit(0): MPI_Finalize cannot complete without rank 1, so this
-//                       mode runs under mpirun --enable-recovery (docs/mpi-failures.md).
+//                       killed rank 3) once rank 1 has told it that it left the barrier. Every
+//                       other rank reports to rank 0 that it is still alive, rank 2's state vector
+//                       shows rank 1 CORRUPT and no other, and then the survivors _exit(0):
+//                       MPI_Finalize cannot complete without rank 1, so this mode runs under
+//                       mpirun --enable-recovery (docs/mpi-failures.md).
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -69,7 +70,12 @@ int main(int argc, char **argv) {
   MR_CHECK(n >= 4);
   MR_OK(gaspi_segment_create(kSeg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  // The kill waits until the victim has left the barrier: a barrier promises that everyone has
+  // arrived, not that everyone has left, and a rank killed inside it may fail the barrier of its
+  // node's leader (CI saw exactly that once: rank 0 "node rank 1 of the group died").
   if (me == kVictim) {
+    MR_OK(gaspi_notify(kSeg, kKiller, kVictim, 1, 0, kTimeout));
+    MR_OK(gaspi_wait(0, kTimeout));
     // Waits inside GASPI, as a rank does in its communication phases: a rank of another node is
     // killed when it next makes progress. Nobody ever sends this notification.
     gaspi_notification_id_t id = 0;
@@ -78,6 +84,8 @@ int main(int argc, char **argv) {
     std::_Exit(1);
   }
   if (me == kKiller) {
+    gaspi_notification_id_t left = 0;
+    MR_OK(gaspi_notify_waitsome(kSeg, kVictim, 1, &left, kTimeout));
     const auto t0 = std::chrono::steady_clock::now();
     MR_OK(gaspi_proc_kill(kVictim, kTimeout));
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();

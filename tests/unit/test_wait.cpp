@@ -59,6 +59,28 @@ TEST_CASE("a bounded deadline ends with GASPI_TIMEOUT, a failed health check wit
   CHECK(checks == 3);
 }
 
+// The CI failure of hybrid.mr_ranks_kill.n32: rank 1 stored its barrier flag, left the barrier
+// and was killed, all between rank 0's look and its health check; rank 0's barrier then failed
+// with "node rank 1 of the group died" although it was complete. A failed check gets a last look.
+TEST_CASE("a partner that completes the wait and then dies before the health check: GASPI_SUCCESS") {
+  bool flag_stored = false;
+  auto flag = [&] { return flag_stored; };
+  auto dies_after_storing = [&] {
+    flag_stored = true;
+    return false;
+  };
+  CHECK(wait_until(flag, Deadline(kTimeoutBlock), WaitPolicy{0, 0}, NoProgress{}, CountingSleep{},
+                   dies_after_storing) == GASPI_SUCCESS);
+  int looks = 0;
+  auto never = [&] {
+    ++looks;
+    return false;
+  };
+  CHECK(wait_until(never, Deadline(kTimeoutBlock), WaitPolicy{0, 0}, NoProgress{}, CountingSleep{},
+                   [] { return false; }) == GASPI_ERROR);
+  CHECK(looks == 3); // the first look, the one after the sleep, the last one after the check
+}
+
 TEST_CASE("progress: every kSpinsPerProgress spins, then at every look") {
   Counter progress;
   int looks = 0;

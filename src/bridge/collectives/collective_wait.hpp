@@ -24,12 +24,14 @@
 
 #include <sched.h>
 
+#include <string>
 #include <utility>
 
 #include "bridge/collectives/group_record.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/deadline.hpp"
+#include "core/log.hpp"
 #include "core/wait.hpp"
 #include "shm/doorbell.hpp"
 
@@ -47,10 +49,10 @@ namespace hygaspi::collectives {
 // MPI_Barrier's busy poll does not.
 inline constexpr WaitPolicy kSpanningPolicy{4096, 100000};
 
-// False when the collective can no longer complete (logged): gaspi_proc_term in another thread,
-// a dead member on the node, the group marked broken by a node member, or (leaders) an abort
-// notice from another node's leader.
-[[nodiscard]] bool healthy(GroupRecord &g);
+// Why the collective can no longer complete, or empty: gaspi_proc_term in another thread, a dead
+// member on the node, the group marked broken by a node member, or (leaders) an abort notice from
+// another node's leader. Not logged here: the wait's last look may still find it complete.
+[[nodiscard]] std::string failure(GroupRecord &g);
 
 // Ends a collective with `rc`. An error (not a timeout) means the collective can no longer
 // complete: the machines' state is abandoned, the group is marked broken for the node members
@@ -81,11 +83,14 @@ gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Across &&across, const De
   // Serves ranks that wait on this one. Not at the wait's first look: the step just looked, and
   // one progress step (three MPI_Improbe) costs about a third of a whole barrier here.
   auto progress = [first = true]() mutable { return std::exchange(first, false) ? false : progress_step(); };
-  if (const gaspi_return_t waited =
-          wait_until(ready, deadline, kSpanningPolicy, progress, Nap{}, [&] { return healthy(g); });
-      waited != GASPI_SUCCESS)
-    return waited;
-  return rc;
+  std::string why;
+  const gaspi_return_t waited = wait_until(ready, deadline, kSpanningPolicy, progress, Nap{}, [&] {
+    why = failure(g);
+    return why.empty();
+  });
+  if (waited == GASPI_ERROR)
+    log::error("%s", why.c_str());
+  return waited == GASPI_SUCCESS ? rc : waited;
 }
 
 } // namespace hygaspi::collectives

@@ -1,5 +1,6 @@
 // A group's life (commit, delete, term) and the release of its members after a failure.
 #include <algorithm>
+#include <string>
 
 #include "bridge/collectives/collective_wait.hpp"
 #include "bridge/collectives/collectives.hpp"
@@ -55,26 +56,20 @@ gaspi_return_t check_not_broken(const GroupRecord &g) {
   return GASPI_ERROR;
 }
 
-bool healthy(GroupRecord &g) {
+std::string failure(GroupRecord &g) {
   shm::Node &node = rt().node;
-  if (node.stopping()) {
-    log::error("gaspi_proc_term was called while this call waited");
-    return false;
-  }
+  if (node.stopping())
+    return "gaspi_proc_term was called while this call waited";
   node.refresh_liveness(); // rate-limited
-  bool ok = true;
+  std::string dead;
   for (auto m : g.node.members)
-    if (!node.alive(NodeIndex{m})) {
-      log::error("node rank %u of the group died", static_cast<unsigned>(m));
-      ok = false;
-    }
-  if (!ok)
-    return false;
-  if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag))) {
-    log::error("another member left this collective with an error");
-    return false;
-  }
-  return true;
+    if (!node.alive(NodeIndex{m}))
+      dead += (dead.empty() ? "node rank " : ", ") + std::to_string(m);
+  if (!dead.empty())
+    return dead + " of the group died";
+  if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag)))
+    return "another member left this collective with an error";
+  return {};
 }
 
 gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc) {
