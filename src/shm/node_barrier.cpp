@@ -22,16 +22,20 @@ gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState 
       // The partner's flags are those of its own slot of the group; a partner that has not
       // committed yet has none, and this rank looks again until it publishes them.
       const std::int32_t slot = find_slot(node, group, to);
-      if (slot < 0)
+      if (slot < 0) {
+        state.awaited = to;
         return GASPI_TIMEOUT;
+      }
       node.block(NodeIndex{group.members[to]}).groups[slot].round[state.round].store(expect, std::memory_order_seq_cst);
       node.ring(NodeIndex{group.members[to]});
       state.sent = true;
     }
     // A faster partner may already be one barrier ahead: accept any later sequence of this tag.
     const std::uint64_t v = mine.round[state.round].load(std::memory_order_acquire);
-    if ((v >> 32) != tag || !seq_reached(static_cast<std::uint32_t>(v), state.seq))
+    if ((v >> 32) != tag || !seq_reached(static_cast<std::uint32_t>(v), state.seq)) {
+      state.awaited = (group.my_index + n - dist) % n;
       return GASPI_TIMEOUT;
+    }
   }
   state.active = false;
   return GASPI_SUCCESS;

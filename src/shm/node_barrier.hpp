@@ -16,10 +16,11 @@ namespace hygaspi::shm {
 
 // Where a dissemination barrier stands.
 struct NodeBarrierState {
-  std::uint32_t seq = 0;   // sequence number of the current (or last) barrier, 1-based
-  std::uint32_t round = 0; // next round to complete
-  bool sent = false;       // this round's signal was sent
-  bool active = false;     // a barrier is in progress
+  std::uint32_t seq = 0;     // sequence number of the current (or last) barrier, 1-based
+  std::uint32_t round = 0;   // next round to complete
+  bool sent = false;         // this round's signal was sent
+  bool active = false;       // a barrier is in progress
+  std::uint32_t awaited = 0; // the member (position in NodeGroup::members) the last look waited for
 };
 
 // One look (a GASPI_TEST call): starts a barrier when none is active, signals each round's

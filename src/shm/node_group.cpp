@@ -46,4 +46,12 @@ bool is_broken(Node &node, const NodeGroup &g) noexcept {
   return node.my_block().group_slots[g.slot].broken.load(std::memory_order_acquire) == g.tag;
 }
 
+std::string dead_members(Node &node, const NodeGroup &g, std::int32_t awaited) {
+  std::string dead;
+  for (std::uint32_t i = 0; i < g.members.size(); ++i)
+    if ((awaited == kAllMembers || awaited == static_cast<std::int32_t>(i)) && !node.alive(NodeIndex{g.members[i]}))
+      dead += (dead.empty() ? "node rank " : ", ") + std::to_string(g.members[i]);
+  return dead.empty() ? dead : dead + " of the group died";
+}
+
 } // namespace hygaspi::shm

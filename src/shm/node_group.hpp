@@ -4,18 +4,19 @@
 // computes alike from the membership (GroupTable::next_tag): each rank publishes, in its rank block,
 // which of its slots holds which tag, and a peer looks the tag up once per commit.
 //
-// A collective needs every member. So its waits end with GASPI_ERROR as soon as any member on the
-// node is dead, or any member marked the group broken: a member that leaves a collective with an
-// error marks it (for every node member), so the members still waiting on it return too, instead
-// of waiting for a signal that will never come.
+// A collective's wait ends with GASPI_ERROR once a member that it still waits for is dead, or any
+// member marked the group broken: a member that leaves a collective with an error marks it (for
+// every node member), so the members still waiting on it return too, instead of waiting for a
+// signal that will never come. A member that dies after it gave this collective all it owes
+// (its flags, its contribution) stops no one: the others complete (CI's mr_ranks_kill: a barrier
+// partner killed after it left failed its leader's barrier, and every other node's with it).
 #pragma once
 #include <GASPI.h>
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
-#include "core/deadline.hpp"
-#include "core/log.hpp"
 #include "shm/node.hpp"
 
 namespace hygaspi::shm {
@@ -39,30 +40,12 @@ std::int32_t find_slot(Node &node, NodeGroup &g, std::uint32_t i) noexcept;
 void mark_broken(Node &node, NodeGroup &g) noexcept;
 [[nodiscard]] bool is_broken(Node &node, const NodeGroup &g) noexcept;
 
-// Waits until ready(); GASPI_TIMEOUT at the deadline; GASPI_ERROR once a member on the node is
-// dead or the group is broken (looked at on the slow path of the wait, at least every 10 ms).
-// `drive`: the caller's progress step, driven while it waits (core/wait.hpp).
-template <class Ready>
-gaspi_return_t await_group(Node &node, const NodeGroup &g, Ready &&ready, const Deadline &deadline, Step drive) {
-  auto healthy = [&] {
-    if (is_broken(node, g))
-      return false;
-    for (auto m : g.members)
-      if (!node.alive(NodeIndex{m}))
-        return false;
-    return true;
-  };
-  if (const gaspi_return_t rc = node.wait_while(ready, deadline, healthy, drive); rc != GASPI_ERROR)
-    return rc;
-  bool dead = false;
-  for (auto m : g.members)
-    if (!node.alive(NodeIndex{m})) {
-      log::error("node rank %u of the group died", static_cast<unsigned>(m));
-      dead = true;
-    }
-  if (!dead)
-    log::error("another member left this collective with an error");
-  return GASPI_ERROR;
-}
+// Which node members the current step of a collective waits for (a position in
+// NodeGroup::members, or every member, or none while it waits on MPI).
+inline constexpr std::int32_t kAllMembers = -1;
+inline constexpr std::int32_t kNoMember = -2;
+
+// "node rank a, b of the group died" for the dead among the `awaited` members, or empty.
+[[nodiscard]] std::string dead_members(Node &node, const NodeGroup &g, std::int32_t awaited);
 
 } // namespace hygaspi::shm

@@ -66,8 +66,15 @@ gaspi_return_t allreduce_step(GroupRecord &g, const Call &c) {
 gaspi_return_t allreduce(GroupRecord &g, const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
                          std::uint64_t slot_bytes, const Deadline &deadline) {
   const Call call{send, receive, bytes, combine, ctx, slot_bytes};
+  // The leader combines every member's contribution, then needs nothing more of the node while it
+  // exchanges over MPI; a member needs only its leader (its area, then its result).
+  auto awaited = [&] {
+    if (g.allreduce.phase == Phase::combined)
+      return shm::kNoMember;
+    return g.allreduce.phase == Phase::contributed && g.leads_node() ? shm::kAllMembers : 0;
+  };
   const gaspi_return_t rc = wait_steps(
-      g, [&] { return allreduce_step(g, call); }, [&] { return g.allreduce.phase == Phase::combined; }, deadline);
+      g, [&] { return allreduce_step(g, call); }, awaited, deadline);
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this allreduce
     mpi::leader_allreduce_abandon(rt().mpi, g.allreduce.leaders);
     g.allreduce.phase = Phase::idle;

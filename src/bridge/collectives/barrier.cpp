@@ -33,8 +33,13 @@ gaspi_return_t barrier_step(GroupRecord &g) {
 } // namespace
 
 gaspi_return_t barrier(GroupRecord &g, const Deadline &deadline) {
+  // A leader's MPI phase needs nothing more of the node; the node phases need the partner that
+  // the dissemination's last look waited for.
+  auto awaited = [&] {
+    return g.barrier.phase == Phase::leaders ? shm::kNoMember : static_cast<std::int32_t>(g.barrier.node.awaited);
+  };
   const gaspi_return_t rc = wait_steps(
-      g, [&] { return barrier_step(g); }, [&] { return g.barrier.phase == Phase::leaders; }, deadline);
+      g, [&] { return barrier_step(g); }, awaited, deadline);
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this barrier
     shm::node_barrier_abandon(g.barrier.node);
     mpi::leader_barrier_abandon(rt().mpi, g.barrier.leaders);

@@ -50,9 +50,10 @@ namespace hygaspi::collectives {
 inline constexpr WaitPolicy kSpanningPolicy{4096, 100000};
 
 // Why the collective can no longer complete, or empty: gaspi_proc_term in another thread, a dead
-// member on the node, the group marked broken by a node member, or (leaders) an abort notice from
-// another node's leader. Not logged here: the wait's last look may still find it complete.
-[[nodiscard]] std::string failure(GroupRecord &g);
+// member among the `awaited` (shm/node_group.hpp), the group marked broken by a node member, or
+// (leaders) an abort notice from another node's leader. Not logged here: the wait's last look may
+// still find it complete.
+[[nodiscard]] std::string failure(GroupRecord &g, std::int32_t awaited);
 
 // Ends a collective with `rc`. An error (not a timeout) means the collective can no longer
 // complete: the machines' state is abandoned, the group is marked broken for the node members
@@ -60,36 +61,39 @@ inline constexpr WaitPolicy kSpanningPolicy{4096, 100000};
 gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc);
 
 // Runs `step` (one look, as with GASPI_TEST) until it returns something other than GASPI_TIMEOUT,
-// until the deadline (GASPI_TIMEOUT), or until the group fails (GASPI_ERROR). `across()`: the
-// machine waits on MPI (a leader phase) rather than on a node peer.
-template <class Step, class Across>
-gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Across &&across, const Deadline &deadline) {
+// until the deadline (GASPI_TIMEOUT), or until the group fails (GASPI_ERROR). `awaited()`: the
+// node member(s) the machine's last look waited for (shm::kAllMembers, a member's position), or
+// shm::kNoMember in a leader phase, which waits on MPI.
+template <class Step, class Awaited>
+gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Awaited &&awaited, const Deadline &deadline) {
   gaspi_return_t rc = step();
   if (rc != GASPI_TIMEOUT || deadline.test_only())
     return rc;
-  if (!g.spans_nodes()) {
-    const gaspi_return_t waited = shm::await_group(
-        rt().node, g.node, [&] { return (rc = step()) != GASPI_TIMEOUT; }, deadline, hygaspi::progress());
-    return waited == GASPI_SUCCESS ? rc : waited;
-  }
-  // Waiting on a node peer, a look ends with a yield: that peer may need this core.
-  auto ready = [&] {
-    if ((rc = step()) != GASPI_TIMEOUT)
-      return true;
-    if (!across())
-      sched_yield();
-    return false;
-  };
-  // Serves ranks that wait on this one. Not at the wait's first look: the step just looked, and
-  // one progress step (three MPI_Improbe) costs about a third of a whole barrier here.
-  auto progress = [first = true]() mutable { return std::exchange(first, false) ? false : progress_step(); };
   std::string why;
-  const gaspi_return_t waited = wait_until(ready, deadline, kSpanningPolicy, progress, Nap{}, [&] {
-    why = failure(g);
+  auto healthy = [&] {
+    why = failure(g, awaited());
     return why.empty();
-  });
+  };
+  gaspi_return_t waited = GASPI_SUCCESS;
+  if (!g.spans_nodes()) {
+    waited =
+        rt().node.wait_while([&] { return (rc = step()) != GASPI_TIMEOUT; }, deadline, healthy, hygaspi::progress());
+  } else {
+    // Waiting on a node peer, a look ends with a yield: that peer may need this core.
+    auto ready = [&] {
+      if ((rc = step()) != GASPI_TIMEOUT)
+        return true;
+      if (awaited() != shm::kNoMember)
+        sched_yield();
+      return false;
+    };
+    // Serves ranks that wait on this one. Not at the wait's first look: the step just looked, and
+    // one progress step (three MPI_Improbe) costs about a third of a whole barrier here.
+    auto progress = [first = true]() mutable { return std::exchange(first, false) ? false : progress_step(); };
+    waited = wait_until(ready, deadline, kSpanningPolicy, progress, Nap{}, healthy);
+  }
   if (waited == GASPI_ERROR)
-    log::error("%s", why.c_str());
+    log::error("%s", why.empty() ? "gaspi_proc_term was called while this call waited" : why.c_str());
   return waited == GASPI_SUCCESS ? rc : waited;
 }
 

@@ -56,17 +56,13 @@ gaspi_return_t check_not_broken(const GroupRecord &g) {
   return GASPI_ERROR;
 }
 
-std::string failure(GroupRecord &g) {
+std::string failure(GroupRecord &g, std::int32_t awaited) {
   shm::Node &node = rt().node;
   if (node.stopping())
     return "gaspi_proc_term was called while this call waited";
   node.refresh_liveness(); // rate-limited
-  std::string dead;
-  for (auto m : g.node.members)
-    if (!node.alive(NodeIndex{m}))
-      dead += (dead.empty() ? "node rank " : ", ") + std::to_string(m);
-  if (!dead.empty())
-    return dead + " of the group died";
+  if (std::string dead = shm::dead_members(node, g.node, awaited); !dead.empty())
+    return dead;
   if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag)))
     return "another member left this collective with an error";
   return {};
