@@ -42,7 +42,7 @@ bool Control::drain() {
     Message m{p.source, std::vector<char>(static_cast<std::size_t>(p.bytes))};
     if (HYGASPI_MPI(MPI_Mrecv(m.data.data(), p.bytes, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
       continue; // logged (a truncation too); nothing to deliver
-    mailbox_.push_back(std::move(m));
+    mailbox_.push(std::move(m));
     took = true;
   }
 }
@@ -50,11 +50,7 @@ bool Control::drain() {
 bool Control::take_passive(Message &out) {
   drain();
   std::lock_guard lock(mailbox_mutex_);
-  if (mailbox_.empty())
-    return false;
-  out = std::move(mailbox_.front());
-  mailbox_.pop_front();
-  return true;
+  return mailbox_.pop(out);
 }
 
 // A node peer's pid can be signalled; a rank of another node is asked to signal itself. The

@@ -17,7 +17,6 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <deque>
 #include <thread>
 #include <memory>
 #include <mutex>
@@ -27,6 +26,7 @@
 #include "core/deadline.hpp"
 #include "core/wait.hpp"
 #include "mpi_rma/eager.hpp"
+#include "mpi_rma/mailbox.hpp"
 #include "mpi_rma/mpi_env.hpp"
 
 namespace hygaspi::mpi {
@@ -76,12 +76,6 @@ struct AtomicRequest {
 // waits for the receiver to look for that very message (two ranks that send to each other cannot
 // deadlock).
 enum class Box : unsigned { passive = 0, am_request = 1, am_reply = 2 };
-
-// A message taken from MPI.
-struct Message {
-  int from = -1;
-  std::vector<char> data;
-};
 
 // An atomic request of another rank, taken from MPI by take_atomic(), answered by reply().
 struct AtomicCall {
@@ -191,7 +185,7 @@ private:
   };
   // Passive messages that progress() took from MPI while this rank was busy elsewhere.
   std::mutex mailbox_mutex_;
-  std::deque<Message> mailbox_;
+  Mailbox mailbox_;
   // Active messages across nodes.
   EagerReceives eager_;
   // Moves what MPI holds for the mailbox into it.
