@@ -54,6 +54,7 @@ inline constexpr WaitPolicy kSpanningPolicy{4096, 100000};
 // (leaders) an abort notice from another node's leader. Not logged here: the wait's last look may
 // still find it complete.
 [[nodiscard]] std::string failure(GroupRecord &g, std::int32_t awaited);
+inline constexpr const char *kTermWhileWaiting = "gaspi_proc_term was called while this call waited";
 
 // Ends a collective with `rc`. An error (not a timeout) means the collective can no longer
 // complete: the machines' state is abandoned, the group is marked broken for the node members
@@ -93,7 +94,7 @@ gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Awaited &&awaited, const 
     waited = wait_until(ready, deadline, kSpanningPolicy, progress, Nap{}, healthy);
   }
   if (waited == GASPI_ERROR)
-    log::error("%s", why.empty() ? "gaspi_proc_term was called while this call waited" : why.c_str());
+    log::error("%s", why.empty() ? kTermWhileWaiting : why.c_str()); // wait_while checks the term itself
   return waited == GASPI_SUCCESS ? rc : waited;
 }
 

@@ -59,7 +59,7 @@ gaspi_return_t check_not_broken(const GroupRecord &g) {
 std::string failure(GroupRecord &g, std::int32_t awaited) {
   shm::Node &node = rt().node;
   if (node.stopping())
-    return "gaspi_proc_term was called while this call waited";
+    return kTermWhileWaiting;
   node.refresh_liveness(); // rate-limited
   if (std::string dead = shm::dead_members(node, g.node, awaited); !dead.empty())
     return dead;
