@@ -208,7 +208,6 @@ gaspi_return_t engine_start(Runtime &r, unsigned front, const Knobs &knobs, cons
   if (rc == GASPI_SUCCESS) {
     // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).
     r.node.refresh_liveness();
-    r.start = std::chrono::steady_clock::now();
     g_users = front;
   }
   return rc;

@@ -38,7 +38,6 @@ struct Runtime {
   Knobs knobs;
   std::uint32_t rank = 0;
   std::uint32_t nranks = 1;
-  std::chrono::steady_clock::time_point start{};
   shm::Node node;
   mpi::Env mpi; // inactive under hygaspi-run and for a standalone process
   mpi::Rma rma;
