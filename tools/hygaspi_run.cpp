@@ -286,6 +286,13 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
   const bool signalled = WIFSIGNALED(status);
   int code = signalled ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
   const ExitKind kind = job_.rank_exited(rank, code, !signalled && code == 0);
+  if (kind == ExitKind::ended_job) {
+    // gasnet_exit(code): the job's code, even when another exiting rank's kill came first.
+    if (code != 0)
+      std::fprintf(stderr, "hygaspi-run: rank %u ended the job with code %d\n", rank, code);
+    end_job(code);
+    return;
+  }
   if (ending_)
     return; // after the job was told to end, deaths are expected and not reported
   if (kind == ExitKind::killed && signalled && WTERMSIG(status) == SIGKILL) {
@@ -297,6 +304,15 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
     // Its peers failed their init because of it: the job failed, whatever this rank returned.
     std::fprintf(stderr, "hygaspi-run: rank %u exited with code 0 after its gaspi_proc_init failed\n", rank);
     code = 1;
+  } else if (kind == ExitKind::left) {
+    // Its peers see it dead and may go on (fault-tolerant programs do); the job still failed.
+    std::fprintf(stderr,
+                 "hygaspi-run: rank %u exited with code 0 without gaspi_proc_term or gasnet_exit; its peers see it "
+                 "dead\n",
+                 rank);
+    if (!exit_code_)
+      exit_code_ = 1;
+    return;
   } else if (code == 0) {
     return;
   } else if (signalled) {

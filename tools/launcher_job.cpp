@@ -49,18 +49,23 @@ void JobControl::set_pid(std::uint32_t rank, pid_t pid) noexcept {
   block_->slot(rank).pid.store(static_cast<std::int32_t>(pid), std::memory_order_release);
 }
 
-ExitKind JobControl::rank_exited(std::uint32_t rank, std::int32_t exit_code, bool clean_exit) noexcept {
+ExitKind JobControl::rank_exited(std::uint32_t rank, std::int32_t &exit_code, bool clean_exit) noexcept {
   shm::JobRankSlot &slot = block_->slot(rank);
-  slot.exit_code.store(exit_code, std::memory_order_release);
   const std::uint32_t flags = slot.flags.load(std::memory_order_seq_cst);
-  const ExitKind kind = (flags & shm::kSlotKilled) != 0       ? ExitKind::killed
+  if ((flags & shm::kSlotEndedJob) != 0)
+    exit_code = slot.exit_code.load(std::memory_order_relaxed); // the flag's load published it
+  slot.exit_code.store(exit_code, std::memory_order_release);
+  auto state = static_cast<shm::RankState>(slot.state.load(std::memory_order_seq_cst));
+  const ExitKind kind = (flags & shm::kSlotEndedJob) != 0     ? ExitKind::ended_job
+                        : (flags & shm::kSlotKilled) != 0     ? ExitKind::killed
                         : (flags & shm::kSlotInitFailed) != 0 ? ExitKind::init_failed
-                                                              : ExitKind::plain;
+                        : clean_exit && state != shm::RankState::terminated && state != shm::RankState::absent
+                            ? ExitKind::left
+                            : ExitKind::plain;
   // The rank is gone, so nothing else writes its state any more: a load and a store suffice.
   // A clean exit after gaspi_proc_term keeps `terminated`. Any other end, including exit(0)
   // without gaspi_proc_term or before gaspi_proc_init, becomes `dead`: a survivor waiting for
   // this rank (in gaspi_proc_init or a collective) must stop waiting.
-  auto state = static_cast<shm::RankState>(slot.state.load(std::memory_order_seq_cst));
   if (clean_exit && state == shm::RankState::terminated)
     return kind;
   // seq_cst store before the bell, the producer half of the doorbell protocol (shm/doorbell.hpp).

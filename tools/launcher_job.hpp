@@ -18,6 +18,8 @@ enum class ExitKind {
   plain,       // judge by the exit status
   init_failed, // its gaspi_proc_init failed: a failure of the job, whatever the exit status
   killed,      // gaspi_proc_kill by a peer: intended, not a failure (GPI-2 lets the job go on)
+  ended_job,   // it ended the job with a code of its own (gasnet_exit), which replaces the status
+  left,        // it exited 0 after init without term: its peers see it dead; a failure of the job
 };
 
 class JobControl {
@@ -31,7 +33,8 @@ public:
   // Records the exit of `rank` and, unless it ended cleanly through gaspi_proc_term, marks it
   // dead and wakes every waiter of the job, so that survivors stop waiting for it.
   // Returns what the slot says about the end.
-  ExitKind rank_exited(std::uint32_t rank, std::int32_t exit_code, bool clean_exit) noexcept;
+  // `exit_code` is the process's; for ended_job it becomes the code the rank asked for.
+  ExitKind rank_exited(std::uint32_t rank, std::int32_t &exit_code, bool clean_exit) noexcept;
 
   // Removes every /dev/shm object of this job, including ones that crashed ranks left behind
   // ("hygaspi-<job>-r*", "-s*") and the job block itself. The mapping stays valid.

@@ -42,5 +42,9 @@ void engine_abort(Runtime &r, int code) noexcept;
 // MPI_Finalize before the front ends' term (issue 9, item 3): each registers what it must do
 // (GASPI: tear itself down and remember it). Run at the start of MPI_Finalize.
 void engine_on_mpi_finalize(unsigned front, void (*hook)()) noexcept;
+// The process exits (main returns, exit()) with `front` still up: `hook` gets the exit status and
+// may end the job for its API's sake. A front end that is still up after the hooks leaves the job
+// as a dead rank (lifecycle.cpp).
+void engine_on_exit(unsigned front, void (*hook)(int status)) noexcept;
 
 } // namespace hygaspi

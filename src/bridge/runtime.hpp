@@ -62,8 +62,17 @@ struct Runtime {
   SegmentTable segments; // every local segment: mapping, MPI attachment, registrations, pending
 };
 
-extern Runtime g_runtime;
-inline Runtime &rt() noexcept { return g_runtime; }
+// The runtime outlives static destruction. A process may leave main while its other threads are
+// still inside calls (blocked in a receive, or communicating while another thread ends the job),
+// so nothing they use may be unmapped or freed before the kernel ends the process. What a process
+// that never called term owes its peers is done by the exit handler (bridge/lifecycle.cpp).
+union RuntimeStorage {
+  Runtime value;
+  RuntimeStorage() : value() {}
+  ~RuntimeStorage() {}
+};
+extern RuntimeStorage g_runtime;
+inline Runtime &rt() noexcept { return g_runtime.value; }
 
 static_assert(Transport<shm::Transport>);
 static_assert(Transport<mpi::Transport>);

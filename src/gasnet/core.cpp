@@ -148,7 +148,9 @@ void follow_remote_exit() noexcept {
     exit_job(s.exit_code.load());
 }
 
-[[noreturn]] void exit_job(int code) noexcept {
+// gasnet_exit's work. Returns only when the job ended cleanly (every node exits): the caller then
+// ends the process with `code`, or, at process exit, lets it end.
+static void leave_job(int code) noexcept {
   State &s = state();
   Runtime &r = rt();
   std::fflush(stdout);
@@ -162,13 +164,13 @@ void follow_remote_exit() noexcept {
   __atomic_store_n(&gasnet_hyg_segments, nullptr, __ATOMIC_RELEASE); // every put and get to the library
   context() = ThreadContext{};
   context().publish();
-  if (!s.inited.load() || s.nodes == 1)
-    std::exit(code);
-  bool collective = false;
-  if (s.attached.load() && am::is_open()) {
+  if (!s.inited.load())
+    return;
+  s.exiting_ranks[s.mynode].store(true);
+  bool collective = s.nodes == 1;
+  if (!collective && s.attached.load() && am::is_open()) {
     // Tell every node; each one that polls joins the exit with this code. Then wait, polling, for
     // all of them to join (the usual barrier-then-exit), up to half a second.
-    s.exiting_ranks[s.mynode].store(true);
     std::vector<bool> told(s.nodes, false);
     told[s.mynode] = true;
     const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
@@ -207,16 +209,35 @@ void follow_remote_exit() noexcept {
       engine_stop(r, kFrontGasnet);
     }
     stop_progress_thread();
-    std::exit(code);
+    return;
   }
-  // Some node does not answer (computing without polling, or before attach): end it.
-  for (gasnet_node_t n = 0; n < s.nodes; ++n) {
-    const Peer &p = r.peers[GlobalRank{n}];
-    if (p.kind == PeerKind::shm && !s.exiting_ranks[n].load())
-      (void)r.node.kill(p.node); // an intended death: the launcher lets the job end with our code
-  }
-  engine_abort(r, code); // another node: MPI_Abort ends the whole job with this code
+  // Some node does not answer (computing without polling, or before attach): end it. Under mpirun,
+  // MPI_Abort ends every process and mpirun reports `code`; a node peer killed first would make it
+  // report the kill's 137 instead. Under hygaspi-run the launcher reports the code this rank
+  // wrote (end_job), whoever of the exiting ranks kills whom.
+  r.node.end_job(code);
+  if (!r.mpi.active())
+    for (gasnet_node_t n = 0; n < s.nodes; ++n) {
+      const Peer &p = r.peers[GlobalRank{n}];
+      if (p.kind == PeerKind::shm && !s.exiting_ranks[n].load())
+        (void)r.node.kill(p.node); // an intended death
+    }
+  engine_abort(r, code);
   std::_Exit(code);
+}
+
+[[noreturn]] void exit_job(int code) noexcept {
+  leave_job(code);
+  std::exit(code);
+}
+
+// [G1 §2.1.5]: calling gasnet_exit before the process ends "is not required": a process that
+// returns from main or calls exit() ends the job as gasnet_exit(status) would, so that no node is
+// left waiting for it.
+void exit_at_process_exit(int status) noexcept {
+  if (state().exiting.load()) // gasnet_exit is under way, in this thread or another: it ends the job
+    return;
+  leave_job(status);
 }
 
 } // namespace hygaspi::gasnet
@@ -284,6 +305,7 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   s.environment = snapshot_environment(r);
   s.exiting_ranks = std::vector<std::atomic<bool>>(s.nodes);
   s.inited.store(true, std::memory_order_release);
+  engine_on_exit(kFrontGasnet, exit_at_process_exit);
   return GASNET_OK;
 }
 

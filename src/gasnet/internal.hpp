@@ -169,6 +169,7 @@ void window_close() noexcept;
 
 // gasnet_exit's path, also run when another rank's exit notice arrives (core.cpp).
 [[noreturn]] void exit_job(int code) noexcept;
+void exit_at_process_exit(int status) noexcept; // registered with engine_on_exit
 // Follows another node's gasnet_exit once its grace has passed, and ends the job when a node died
 // without one; called by poll outside handlers.
 void follow_remote_exit() noexcept;

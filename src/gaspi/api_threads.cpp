@@ -103,11 +103,14 @@ struct Team {
   std::atomic<std::int32_t> next_tid{-1};
   std::atomic<std::uint64_t> epoch{0};
   std::atomic<std::int32_t> total{0};
-  std::vector<std::thread> started; // by gaspi_threads_run; joined at term
+  // By gaspi_threads_run; joined at term. A program may exit without gaspi_threads_term (GPI-2's
+  // gaspi_threads_run is a plain pthread_create, and its programs do): the team is therefore never
+  // destroyed, since destroying a joinable std::thread calls std::terminate.
+  std::vector<std::thread> started;
   std::vector<unsigned> pin_pus;    // OS indices of the PUs to bind started threads to; empty: none
   TeamBarrier barrier;
 };
-Team g_team; // never destroyed while threads may use it: it has static storage
+Team &g_team = *new Team; // never destroyed: started threads may run on past main (see `started`)
 
 struct Registration {
   std::uint64_t epoch = 0;

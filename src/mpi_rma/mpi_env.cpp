@@ -28,11 +28,6 @@ void choose_osc() { setenv("OMPI_MCA_osc", chosen_osc(), 0); }
 
 int g_self_keyval = MPI_KEYVAL_INVALID;
 
-void finalize_at_exit() {
-  int finalized = 0;
-  if (HYGASPI_MPI(MPI_Finalized(&finalized)) == GASPI_SUCCESS && !finalized)
-    (void)HYGASPI_MPI(MPI_Finalize()); // at exit: logged, nothing left to undo
-}
 } // namespace
 
 const char *chosen_osc() noexcept {
@@ -73,7 +68,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
     we_initialised_ = true;
     // MPI cannot be initialised twice in a process, and GASPI allows several life cycles: keep
     // MPI up until the process exits.
-    std::atexit(finalize_at_exit);
+    on_exit(finalize_at_exit, this); // the Env is never destroyed (bridge/runtime.hpp)
   } else {
     HYGASPI_TRY(HYGASPI_MPI(MPI_Query_thread(&provided)));
   }
@@ -148,6 +143,14 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   }
   active_ = true;
   return GASPI_SUCCESS;
+}
+
+void Env::finalize_at_exit(int, void *env) noexcept {
+  if (static_cast<Env *>(env)->leave_unfinalized_.load(std::memory_order_relaxed))
+    return;
+  int finalized = 0;
+  if (HYGASPI_MPI(MPI_Finalized(&finalized)) == GASPI_SUCCESS && !finalized)
+    (void)HYGASPI_MPI(MPI_Finalize()); // at exit: logged, nothing left to undo
 }
 
 int Env::on_finalize(MPI_Comm, int, void *env, void *) noexcept {

@@ -8,6 +8,7 @@
 #include <mpi.h>
 
 #include <cstdint>
+#include <atomic>
 #include <mutex>
 #include <string>
 #include <vector>
@@ -65,6 +66,12 @@ public:
   int local_rank = 0;
   std::string node_job; // shared shm job id of my node (32 hex digits)
 
+  // The process exits while the job runs on (no term was called): MPI is left as it is. Our
+  // MPI_Finalize at exit would wait for every other process (Open MPI's finalize synchronises the
+  // job), which may compute for hours; mpirun instead sees a process end without finalize and
+  // ends the job.
+  void leave_at_exit() noexcept { leave_unfinalized_.store(true, std::memory_order_relaxed); }
+
   // Serialises MPI calls when MPI grants less than MPI_THREAD_MULTIPLE (DESIGN.md "Progress").
   std::unique_lock<std::mutex> lock() {
     return thread_multiple_ ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex_);
@@ -72,6 +79,7 @@ public:
 
 private:
   static int on_finalize(MPI_Comm, int, void *env, void *) noexcept;
+  static void finalize_at_exit(int status, void *env) noexcept;
 
   void (*at_finalize_)() = nullptr;
   bool hooked_ = false;     // the attribute is set on MPI_COMM_SELF
@@ -80,6 +88,7 @@ private:
   bool we_initialised_ = false;
   bool thread_multiple_ = false;
   bool progress_thread_allowed_ = false;
+  std::atomic<bool> leave_unfinalized_{false};
   int rank_ = 0;
   int size_ = 1;
   MPI_Comm comm_ = MPI_COMM_NULL;

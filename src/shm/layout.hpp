@@ -43,12 +43,15 @@ enum class RankState : std::uint32_t {
 // say whether the death was a failure).
 inline constexpr std::uint32_t kSlotInitFailed = 1; // its gaspi_proc_init failed: the job failed
 inline constexpr std::uint32_t kSlotKilled = 2;     // gaspi_proc_kill: an intended death
+// It ended the whole job (gasnet_exit) and wrote the code it asked for to `exit_code`: the launcher
+// reports that code for it, however the process then ended (a peer's exit may kill it first).
+inline constexpr std::uint32_t kSlotEndedJob = 4;
 
 struct alignas(kCacheLine) JobRankSlot {
   std::atomic<std::int32_t> pid;           // written by the launcher at fork, or by the rank
   std::atomic<std::uint32_t> state;        // RankState
   std::atomic<std::uint32_t> init_epoch;   // bumped by each gaspi_proc_init of this rank
-  std::atomic<std::int32_t> exit_code;     // written by the launcher when the rank exits
+  std::atomic<std::int32_t> exit_code;     // written by the launcher when the rank exits (kSlotEndedJob: by the rank)
   std::atomic<std::uint32_t> flags;        // kSlot* bits
   std::atomic<std::uint32_t> mapped_epoch; // init_epoch once this rank has mapped every node peer
   // Random part of the rank block's name ("r"), drawn by the rank for each life cycle. Only the

@@ -379,6 +379,26 @@ void Node::abandon() noexcept {
   release(RankState::dead);
 }
 
+void Node::leave_at_exit() noexcept {
+  if (job_block_ == nullptr || solo_)
+    return;
+  JobRankSlot &me = job_block_->slot(rank_);
+  if (resumable_) // its init is pending: it failed it
+    me.flags.fetch_or(kSlotInitFailed, std::memory_order_seq_cst);
+  me.state.store(static_cast<std::uint32_t>(RankState::dead), std::memory_order_seq_cst);
+  shm::futex_wake_all(job_block_->bell);
+}
+
+void Node::end_job(std::int32_t code) noexcept {
+  if (job_block_ == nullptr || solo_)
+    return;
+  JobRankSlot &me = job_block_->slot(rank_);
+  me.exit_code.store(code, std::memory_order_relaxed);
+  me.flags.fetch_or(kSlotEndedJob, std::memory_order_seq_cst); // publishes the code
+  me.state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
+  shm::futex_wake_all(job_block_->bell);
+}
+
 bool Node::kill(NodeIndex rank) noexcept {
   JobRankSlot &slot = job_block_->slot(rank.value());
   const pid_t pid = slot.pid.load(std::memory_order_acquire);

@@ -88,6 +88,12 @@ public:
   // gaspi_proc_init failed: marks this rank dead with kSlotInitFailed, so that node peers fail
   // their init at once and the launcher reports the failure (issue 9, item 4), then releases all.
   void abandon() noexcept;
+  // The process exits without term: marks this rank dead (node peers stop waiting for it, and the
+  // launcher reports it), and unmaps nothing, since other threads of the process may still run.
+  void leave_at_exit() noexcept;
+  // This rank ends the whole job with `code` (gasnet_exit when not every node joins): a clean end
+  // of its own, and the code the launcher reports (kSlotEndedJob). Unmaps nothing.
+  void end_job(std::int32_t code) noexcept;
   // gaspi_proc_kill of a node peer (node-local index): an intended death (kSlotKilled), which the
   // launcher does not count as a failure (issue 9, item 22). Returns false if the kill failed.
   bool kill(NodeIndex rank) noexcept;

@@ -5,8 +5,8 @@
 # Usage: run_dead_peer.sh HYGASPI_RUN PROGRAM MODE NRANKS EXPECTED_RC [VICTIM] [LAUNCHER OPTIONS...]
 #   MODE sigkill: the victim raise(SIGKILL)s itself -> 137 (128 + SIGKILL); needs --keep-going, or
 #                 the launcher would SIGTERM the survivors
-#   MODE exit0:   the victim _exit(0)s without gaspi_proc_term -> 0: the launcher marks it dead
-#                 but does not count it as a failure, so no --keep-going is needed
+#   MODE exit0:   the victim _exit(0)s without gaspi_proc_term -> 1: the launcher marks it dead and
+#                 lets the survivors run on (no --keep-going needed), but the job failed
 #   MODE kill:    gaspi_proc_kill by the lowest survivor -> 0: an intended death is no failure, and
 #                 the job goes on without --keep-going (as with GPI-2)
 set -uo pipefail
