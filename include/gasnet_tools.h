@@ -1,9 +1,13 @@
-/* gasnet_tools.h: GASNet 1.x's portable tools API (GASNet's README-tools, "the tools spec"),
- * header-only: timers, memory barriers, atomics, spinlocks, pthread wrappers, thread-specific
- * data, environment queries and a few system utilities. Written here from the documented
- * behaviour; it does not include gasnet.h and needs nothing beyond libc and -lpthread.
+/* gasnet_tools.h: GASNet 1.x's portable tools API (GASNet's README-tools, "the tools spec",
+ * version 1.9): timers, memory barriers, atomics, spinlocks, pthread wrappers, thread-specific
+ * data, environment queries, backtraces and system utilities. Written here from the documented
+ * behaviour; it does not include gasnet.h. The small and hot tools are inline here; the rest
+ * (environment, backtraces, signals, checksums, rlimits: the gasnett_* functions declared extern
+ * below) live in libhygaspi, so a tools client links -lhygaspi (pkg-config hygaspi, or GASNET_LIBS).
  *
- * Only names with the gasnett_ / GASNETT_ prefix are API; names ending in '_' are internal.
+ * Only names with the gasnett_ / GASNETT_ prefix are API; names ending in '_' are internal. A few
+ * more names exist because GASNet's own test harness uses them: GASNETT_BEGIN_EXTERNC,
+ * GASNETT_END_EXTERNC, GASNETT_EXTERNC, _STRINGIFY, _CONCAT, GASNETI_UNUSED, if_pf, if_pt.
  * As the spec says, include this header before any system header. A strict C (-std=c11) client
  * that includes a libc header first hides POSIX from glibc and gets an #error below; such a
  * client compiles with -D_POSIX_C_SOURCE=200809L (or -D_GNU_SOURCE) instead.
@@ -33,24 +37,42 @@
 #include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
-#if defined(__has_include)
-#if __has_include(<execinfo.h>)
-#include <execinfo.h>
-#define GASNETT_HAVE_EXECINFO_ 1
-#endif
-#endif
+
+#include <gasnet_portable_platform.h>
 
 #if !defined(CLOCK_MONOTONIC) || !defined(PTHREAD_RWLOCK_INITIALIZER)
 #error "gasnet_tools.h needs POSIX.1-2008: include it before any system header, or build with -D_POSIX_C_SOURCE=200809L"
 #endif
 
+/* Brackets declarations that need C linkage in C++ (empty in C); GASNETT_EXTERNC prefixes one. */
 #ifdef __cplusplus
-extern "C" {
+#define GASNETT_BEGIN_EXTERNC extern "C" {
+#define GASNETT_END_EXTERNC }
+#define GASNETT_EXTERNC extern "C"
+#else
+#define GASNETT_BEGIN_EXTERNC
+#define GASNETT_END_EXTERNC
+#define GASNETT_EXTERNC extern
 #endif
+/* The text of a macro argument after expansion (_STRINGIFY(__LINE__) is "42"), and the token made of
+ * two expanded arguments. GASNet's headers provide both, and its test harness relies on them. */
+#ifndef _STRINGIFY
+#define _STRINGIFY_HELPER(x) #x
+#define _STRINGIFY(x) _STRINGIFY_HELPER(x)
+#endif
+#ifndef _CONCAT
+#define _CONCAT_HELPER(a, b) a##b
+#define _CONCAT(a, b) _CONCAT_HELPER(a, b)
+#endif
+
+GASNETT_BEGIN_EXTERNC
 
 /* ---- Versions and configuration ------------------------------------------------------------ */
 
-/* The GASNet-1 tools API level this header mirrors (GASNet 1.28.2's gasnet_tools.h). */
+/* The tools specification this header implements (README-tools of GASNet 1.28.2: version 1.9). */
+#define GASNETT_SPEC_VERSION_MAJOR 1
+#define GASNETT_SPEC_VERSION_MINOR 9
+/* The GASNet-1 release whose tools API this header mirrors (GASNet 1.28.2's gasnet_tools.h). */
 #define GASNETT_RELEASE_VERSION_MAJOR 1
 #define GASNETT_RELEASE_VERSION_MINOR 28
 #define GASNETT_RELEASE_VERSION_PATCH 2
@@ -101,66 +123,211 @@ extern "C" {
 /* Virtual memory page size (bytes) and its log2. */
 #define GASNETT_PAGESIZE 4096
 #define GASNETT_PAGESHIFT 12
+/* Most threads per process a GASNet client is expected to use (GASNet's configure default). */
+#ifndef GASNETT_MAX_THREADS
+#define GASNETT_MAX_THREADS 256
+#endif
 
 /* ---- Compiler annotations ------------------------------------------------------------------ */
 
+/* Each annotation is a GCC attribute (GCC and Clang accept them all). As the spec's "feature
+ * control" allows, a client that defines GASNETT_USE_GCC_ATTRIBUTE_<KIND> to 0 before including
+ * this header gets the safe, unannotated form of that kind instead. */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE) || GASNETT_USE_GCC_ATTRIBUTE_ALWAYSINLINE
+#define GASNETT_ALWAYSINLINE_ __attribute__((__always_inline__))
+#else
+#define GASNETT_ALWAYSINLINE_
+#endif
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_NOINLINE) || GASNETT_USE_GCC_ATTRIBUTE_NOINLINE
+#define GASNETT_NOINLINE_ __attribute__((__noinline__))
+#else
+#define GASNETT_NOINLINE_
+#endif
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_USED) || GASNETT_USE_GCC_ATTRIBUTE_USED
+#define GASNETT_USED __attribute__((__used__))
+#else
+#define GASNETT_USED
+#endif
+
 /* Forceful inlining: GASNETT_INLINE(fn) int fn(int x) { ... } (errors where inlining is impossible). */
-#define GASNETT_INLINE(fnname) static inline __attribute__((__always_inline__))
-/* Inline if possible: GASNETT_PLEASE_INLINE(fn) int fn(int x) { ... }. */
+#define GASNETT_INLINE(fnname) static inline GASNETT_ALWAYSINLINE_
+/* Inline if possible: GASNETT_PLEASE_INLINE(fn) int fn(int x) { ... }. A client may supply its own
+ * expansion as GASNETT_USE_PLEASE_INLINE(fnname). */
+#ifdef GASNETT_USE_PLEASE_INLINE
+#define GASNETT_PLEASE_INLINE(fnname) GASNETT_USE_PLEASE_INLINE(fnname)
+#else
 #define GASNETT_PLEASE_INLINE(fnname) static inline
+#endif
 /* Never inline: GASNETT_NEVER_INLINE(fn, static int fn(int x)) { ... }. */
-#define GASNETT_NEVER_INLINE(fnname, declarator) __attribute__((__noinline__)) declarator
-/* The function never returns; goes before or after the declarator. */
+#define GASNETT_NEVER_INLINE(fnname, declarator) GASNETT_NOINLINE_ declarator
+
+/* C99 restrict, also in C++ (GCC's __restrict__), or the client's GASNETT_USE_RESTRICT. The header
+ * itself never qualifies typedef'd arguments, so GASNETT_USE_RESTRICT_ON_TYPEDEFS changes nothing. */
+#ifdef GASNETT_USE_RESTRICT
+#define GASNETT_RESTRICT GASNETT_USE_RESTRICT
+#else
+#define GASNETT_RESTRICT __restrict__
+#endif
+
+/* printf-like function: GASNETT_FORMAT_PRINTF(fn, fmtarg, firstvararg, static void fn(const char *f, ...))
+ * followed by ';' or the body; fmtarg and firstvararg count arguments from 1. The _FUNCPTR form
+ * annotates a declared pointer to such a function: GASNETT_FORMAT_PRINTF_FUNCPTR(p, 1, 2, void (*p)(const char *, ...)). */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_FORMAT) || GASNETT_USE_GCC_ATTRIBUTE_FORMAT
+#define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator)                                                \
+  __attribute__((__format__(__printf__, fmtarg, firstvararg))) declarator
+#else
+#define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) declarator
+#endif
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR) || GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR
+#define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator)                                        \
+  declarator __attribute__((__format__(__printf__, fmtarg, firstvararg)))
+#else
+#define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator) declarator
+#endif
+
+/* The function never returns; GASNETT_NORETURN goes before or after the declarator. The P forms
+ * (GASNETT_NORETURNP(fn), GASNETT_MALLOCP(fn), GASNETT_PUREP(fn), GASNETT_CONSTP(fn)) are for
+ * compilers that annotate with a pragma after the declaration; with attributes they are empty. */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_NORETURN) || GASNETT_USE_GCC_ATTRIBUTE_NORETURN
 #define GASNETT_NORETURN __attribute__((__noreturn__))
-/* The declared entity may be unused. */
+#else
+#define GASNETT_NORETURN
+#endif
+#define GASNETT_NORETURNP(fnname)
+/* Returns new memory that aliases nothing else (as malloc). */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_MALLOC) || GASNETT_USE_GCC_ATTRIBUTE_MALLOC
+#define GASNETT_MALLOC __attribute__((__malloc__))
+#else
+#define GASNETT_MALLOC
+#endif
+#define GASNETT_MALLOCP(fnname)
+/* Pure: no effect but the result, which depends only on the arguments and global memory. */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_PURE) || GASNETT_USE_GCC_ATTRIBUTE_PURE
+#define GASNETT_PURE __attribute__((__pure__))
+#else
+#define GASNETT_PURE
+#endif
+#define GASNETT_PUREP(fnname)
+/* Const: pure, and the result depends on the argument values only (no memory is read). */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_CONST) || GASNETT_USE_GCC_ATTRIBUTE_CONST
+#define GASNETT_CONST __attribute__((__const__))
+#else
+#define GASNETT_CONST
+#endif
+#define GASNETT_CONSTP(fnname)
+/* Called often / seldom. */
+#define GASNETT_HOT __attribute__((__hot__))
+#define GASNETT_COLD __attribute__((__cold__))
+/* Calls warn: the function is to be removed. */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED) || GASNETT_USE_GCC_ATTRIBUTE_DEPRECATED
+#define GASNETT_DEPRECATED __attribute__((__deprecated__))
+#else
+#define GASNETT_DEPRECATED
+#endif
+/* Calls that ignore the result warn. */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT) || GASNETT_USE_GCC_ATTRIBUTE_WARNUNUSEDRESULT
+#define GASNETT_WARN_UNUSED_RESULT __attribute__((__warn_unused_result__))
+#else
+#define GASNETT_WARN_UNUSED_RESULT
+#endif
+/* The declared entity may be unused (GASNETI_UNUSED: the spelling GASNet's test harness uses). */
+#if !defined(GASNETT_USE_GCC_ATTRIBUTE_UNUSED) || GASNETT_USE_GCC_ATTRIBUTE_UNUSED
 #define GASNETT_UNUSED __attribute__((__unused__))
-/* Branch hints: the value of e, expected true / false. */
+#else
+#define GASNETT_UNUSED
+#endif
+#ifndef GASNETI_UNUSED
+#define GASNETI_UNUSED GASNETT_UNUSED
+#endif
+
+/* Branch hints: the truth value (0 or 1) of e, expected true / false. */
 #define GASNETT_PREDICT_TRUE(e) __builtin_expect(!!(e), 1)
 #define GASNETT_PREDICT_FALSE(e) __builtin_expect(!!(e), 0)
 /* Short spellings of the branch hints. */
 #define GASNETT_LIKELY(e) GASNETT_PREDICT_TRUE(e)
 #define GASNETT_UNLIKELY(e) GASNETT_PREDICT_FALSE(e)
+/* `if` with a hint: if_pf(c) S; expects c false, if_pt(c) S; expects it true (the spec's text pairs
+ * them the other way round by mistake; its names say "predict false" and "predict true"). */
+#ifndef if_pf
+#define if_pf(cond) if (GASNETT_PREDICT_FALSE(cond))
+#endif
+#ifndef if_pt
+#define if_pt(cond) if (GASNETT_PREDICT_TRUE(cond))
+#endif
+/* 1 when expr is a compile-time constant the compiler can see, else 0 (__builtin_constant_p). */
+#define gasnett_constant_p(expr) __builtin_constant_p(expr)
+
 /* The enclosing function's name (const char *). */
 #define GASNETT_CURRENT_FUNCTION __func__
 /* Embeds identText (ideally "$Name: text $", for ident(1)) in the binary; use at global scope. */
 #define GASNETT_IDENT(identName, identText)                                                                            \
   extern const char identName[];                                                                                       \
-  __attribute__((__used__)) const char identName[] = identText
+  GASNETT_USED const char identName[] = identText
 
-/* ---- Errors and streams -------------------------------------------------------------------- */
+/* The out-of-line tools (libhygaspi) are exported although the library builds with hidden
+ * visibility. */
+#pragma GCC visibility push(default)
+
+/* ---- Errors, streams, backtraces, debugger ------------------------------------------------- */
 
 /* Flushes stdout and stderr, ignoring errors. */
 static inline void gasnett_flush_streams(void) {
   (void)fflush(stdout);
   (void)fflush(stderr);
 }
-
-/* Prints this thread's backtrace to fd; 0 on success, nonzero where unsupported. */
-static inline int gasnett_print_backtrace(int fd) {
-#ifdef GASNETT_HAVE_EXECINFO_
-  void *frames[64];
-  const int n = backtrace(frames, 64);
-  backtrace_symbols_fd(frames, n, fd);
-  return n > 0 ? 0 : 1;
-#else
-  (void)fd;
-  return 1;
-#endif
-}
-
-/* Prints "*** FATAL ERROR: <printf-formatted msg>" to stderr, flushes, and abort()s. */
-static inline __attribute__((__noreturn__, __format__(__printf__, 1, 2))) void gasnett_fatalerror(const char *fmt,
-                                                                                                  ...) {
-  va_list args;
-  va_start(args, fmt);
-  (void)fflush(stdout);
-  (void)fputs("*** FATAL ERROR: ", stderr);
-  (void)vfprintf(stderr, fmt, args);
-  (void)fputc('\n', stderr);
-  va_end(args);
+/* Closes stdin, stdout and stderr (after flushing), ignoring errors: for the end of a program. */
+static inline void gasnett_close_streams(void) {
   gasnett_flush_streams();
-  abort();
+  (void)fclose(stdin);
+  (void)fclose(stdout);
+  (void)fclose(stderr);
 }
+
+/* Prints "*** FATAL ERROR: <printf-formatted msg>" to stderr, then freezes for a debugger if
+ * GASNET_FREEZE_ON_ERROR is set, prints a backtrace if GASNET_BACKTRACE is set (through
+ * gasnett_print_backtrace_ifenabled), and abort()s. */
+GASNETT_NORETURN GASNETT_FORMAT_PRINTF(gasnett_fatalerror, 1, 2, void gasnett_fatalerror(const char *msg, ...));
+
+/* A backtrace mechanism: its name (as GASNET_BACKTRACE_TYPE lists it), a function that writes the
+ * calling thread's backtrace to fd and returns 0 (nonzero: it failed, try the next mechanism), and
+ * whether it works in a multi-threaded program. */
+typedef struct {
+  const char *name;
+  int (*fnp)(int fd);
+  int threadsupport;
+} gasnett_backtrace_type_t;
+/* A client may define this (non-static, at global scope) to add its own mechanism, named by
+ * .name, ahead of the built-in EXECINFO (glibc backtrace()) in the default GASNET_BACKTRACE_TYPE
+ * list. The library refers to it weakly: a program that does not define it still links. */
+extern gasnett_backtrace_type_t gasnett_backtrace_user;
+/* Call early, with argv[0], in programs that want backtraces; reads the settings. Optional here:
+ * the backtrace functions initialize themselves on first use. */
+void gasnett_backtrace_init(const char *exename);
+/* Writes this thread's backtrace to fd now, trying the mechanisms of GASNET_BACKTRACE_TYPE (a
+ * comma-separated list, default "<user>,EXECINFO") in order; 0 once one succeeds, else nonzero. */
+int gasnett_print_backtrace(int fd);
+/* Called on every fatal error: prints a backtrace to fd iff GASNET_BACKTRACE is yes, and returns
+ * 0 when it printed one. A client may point it at its own function (e.g. one that demangles). */
+extern int (*gasnett_print_backtrace_ifenabled)(int fd);
+
+/* Freezes the calling process until *flag becomes 0 (set by a debugger: the message names
+ * flagsymname) or the process gets SIGCONT; sets *flag to 1 first. */
+void gasnett_freezeForDebuggerNow(volatile int *flag, const char *flagsymname);
+/* gasnett_freezeForDebuggerNow iff GASNET_FREEZE_ON_ERROR is yes (fatal errors call it). */
+void gasnett_freezeForDebuggerErr(void);
+
+/* A malloc'ed "function at file:line" naming where it is written, for error messages (free it). */
+#define gasnett_current_loc gasnett_current_loc_(__FILE__, __LINE__, GASNETT_CURRENT_FUNCTION)
+GASNETT_MALLOC char *gasnett_current_loc_(const char *file, int line, const char *function);
+
+/* Ends the calling process and all its threads at once with exitcode, running no atexit handler
+ * and flushing no stdio buffer (_exit). */
+GASNETT_NORETURN void gasnett_killmyprocess(int exitcode);
+
+/* A signal handler; gasnett_reghandler installs fp (or SIG_DFL / SIG_IGN) for sigtocatch and returns
+ * the previous handler (SIG_ERR, with errno, if sigtocatch cannot be caught). */
+typedef void (*gasnett_sighandlerfn_t)(int);
+gasnett_sighandlerfn_t gasnett_reghandler(int sigtocatch, gasnett_sighandlerfn_t fp);
 
 /* ---- Memory barriers ----------------------------------------------------------------------- */
 
@@ -356,6 +523,31 @@ typedef gasnett_atomic_t gasnett_strongatomic_t;
 #define gasnett_strongatomic_decrement(p, f) gasnett_atomic_decrement(p, f)
 #define gasnett_strongatomic_decrement_and_test(p, f) gasnett_atomic_decrement_and_test(p, f)
 #define gasnett_strongatomic_signed(v) gasnett_atomic_signed(v)
+/* Fixed-width strong atomics: the fixed-width atomics, which are lock-free (hence signal-safe). So
+ * GASNETT_STRONGATOMIC_NOT_SIGNALSAFE, GASNETT_STRONGATOMIC32_NOT_SIGNALSAFE and
+ * GASNETT_STRONGATOMIC64_NOT_SIGNALSAFE stay undefined. */
+typedef gasnett_atomic32_t gasnett_strongatomic32_t;
+typedef gasnett_atomic64_t gasnett_strongatomic64_t;
+#define gasnett_strongatomic32_init(v) gasnett_atomic32_init(v)
+#define gasnett_strongatomic32_read(p, f) gasnett_atomic32_read(p, f)
+#define gasnett_strongatomic32_set(p, v, f) gasnett_atomic32_set(p, v, f)
+#define gasnett_strongatomic32_compare_and_swap(p, o, n, f) gasnett_atomic32_compare_and_swap(p, o, n, f)
+#define gasnett_strongatomic32_swap(p, v, f) gasnett_atomic32_swap(p, v, f)
+#define gasnett_strongatomic32_add(p, v, f) gasnett_atomic32_add(p, v, f)
+#define gasnett_strongatomic32_subtract(p, v, f) gasnett_atomic32_subtract(p, v, f)
+#define gasnett_strongatomic32_increment(p, f) gasnett_atomic32_increment(p, f)
+#define gasnett_strongatomic32_decrement(p, f) gasnett_atomic32_decrement(p, f)
+#define gasnett_strongatomic32_decrement_and_test(p, f) gasnett_atomic32_decrement_and_test(p, f)
+#define gasnett_strongatomic64_init(v) gasnett_atomic64_init(v)
+#define gasnett_strongatomic64_read(p, f) gasnett_atomic64_read(p, f)
+#define gasnett_strongatomic64_set(p, v, f) gasnett_atomic64_set(p, v, f)
+#define gasnett_strongatomic64_compare_and_swap(p, o, n, f) gasnett_atomic64_compare_and_swap(p, o, n, f)
+#define gasnett_strongatomic64_swap(p, v, f) gasnett_atomic64_swap(p, v, f)
+#define gasnett_strongatomic64_add(p, v, f) gasnett_atomic64_add(p, v, f)
+#define gasnett_strongatomic64_subtract(p, v, f) gasnett_atomic64_subtract(p, v, f)
+#define gasnett_strongatomic64_increment(p, f) gasnett_atomic64_increment(p, f)
+#define gasnett_strongatomic64_decrement(p, f) gasnett_atomic64_decrement(p, f)
+#define gasnett_strongatomic64_decrement_and_test(p, f) gasnett_atomic64_decrement_and_test(p, f)
 
 /* ---- Spinlocks ----------------------------------------------------------------------------- */
 
@@ -457,6 +649,12 @@ GASNETT_PTHREAD_WRAP_(gasnett_rwlock_unlock, gasnett_rwlock_t, pthread_rwlock_un
 /* Non-blocking forms: 0 on success, EBUSY when not available. */
 static inline int gasnett_rwlock_tryrdlock(gasnett_rwlock_t *l) { return pthread_rwlock_tryrdlock(l); }
 static inline int gasnett_rwlock_trywrlock(gasnett_rwlock_t *l) { return pthread_rwlock_trywrlock(l); }
+/* Debug-build assertions that the caller holds l for reading / writing / either, or not at all;
+ * no-ops here. */
+#define gasnett_rwlock_assertrdlocked(l) ((void)(l))
+#define gasnett_rwlock_assertwrlocked(l) ((void)(l))
+#define gasnett_rwlock_assertlocked(l) ((void)(l))
+#define gasnett_rwlock_assertunlocked(l) ((void)(l))
 
 /* ---- Thread-specific data ------------------------------------------------------------------ */
 
@@ -544,104 +742,56 @@ static inline double gasnett_tick_granularityus(void) {
   __atomic_store(&cached, &us, __ATOMIC_RELAXED);
   return us;
 }
+/* Microseconds since the Epoch, from the wall clock (CLOCK_REALTIME). */
+static inline uint64_t gasnett_gettimeofday_us(void) {
+  struct timespec ts;
+  (void)clock_gettime(CLOCK_REALTIME, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
 /* Older names of the two measurements above. */
 #define gasnett_timer_overheadus() gasnett_tick_overheadus()
 #define gasnett_timer_granularityus() gasnett_tick_granularityus()
 
 /* ---- Environment --------------------------------------------------------------------------- */
 
-/* The raw value of environment variable name, or NULL. */
-static inline char *gasnett_getenv(const char *name) { return getenv(name); }
+/* Memory sizes in the functions below are numbers with an optional suffix B, K(B), M(B), G(B) or
+ * T(B) in any case, powers of 1024, possibly fractional ("1.5K" is 1536); a number without a
+ * suffix counts units of mem_size_multiplier. Plain integers are decimal, or hex with 0x. */
 
-/* The value of key, or defaultval when unset (the result must not be written). */
-static inline char *gasnett_getenv_withdefault(const char *key, const char *defaultval) {
-  char *value = getenv(key);
-  return value ? value : (char *)defaultval;
-}
+/* The raw value of environment variable keyname in this process, or NULL; nothing is reported. */
+char *gasnett_getenv(const char *keyname);
+/* The value of keyname, or defaultval when unset (the result must not be written). */
+char *gasnett_getenv_withdefault(const char *keyname, const char *defaultval);
+/* Yes/no setting: Y|YES|1 -> 1, N|NO|0 -> 0 (any case), unset or empty -> defaultval, else fatal. */
+int gasnett_getenv_yesno_withdefault(const char *keyname, int defaultval);
+/* Integer setting (mem_size_multiplier 0) or memory size (nonzero: bare numbers count units of
+ * it, 1 = bytes); unset or empty -> defaultval; malformed -> fatal error. */
+int64_t gasnett_getenv_int_withdefault(const char *keyname, int64_t defaultval, uint64_t mem_size_multiplier);
+/* Floating-point setting: a number ("1.5", "-1e4") or a fraction ("3/8"); unset or empty ->
+ * defaultval; malformed -> fatal error. */
+double gasnett_getenv_dbl_withdefault(const char *keyname, double defaultval);
+/* Each *_withdefault query above reports its first call for a key on stderr ("ENV parameter:
+ * KEY = VALUE", "(default)" when it is), when gasnett_verboseenv() is true. */
 
-/* ASCII case-insensitive equality. */
-static inline int gasnett_streq_nocase_(const char *a, const char *b) {
-  for (; *a && *b; ++a, ++b) {
-    const int ca = (*a >= 'A' && *a <= 'Z') ? *a - 'A' + 'a' : *a;
-    const int cb = (*b >= 'A' && *b <= 'Z') ? *b - 'A' + 'a' : *b;
-    if (ca != cb)
-      return 0;
-  }
-  return *a == *b;
-}
+/* str as an integer (mem_size_multiplier 0) or memory size (nonzero, the unit of a bare number);
+ * 0 for NULL; a fatal error when str is not one. */
+int64_t gasnett_parse_int(const char *str, uint64_t mem_size_multiplier);
+/* Writes val into buf (at most bufsz bytes, always terminated) and returns buf: decimal, or, for
+ * a memory size, in the largest of TB, GB, MB, KB that divides it exactly, else with B ("4MB",
+ * "1536B"). gasnett_parse_int(buf, 1) gives val back. */
+char *gasnett_format_number(int64_t val, char *buf, size_t bufsz, int is_mem_size);
 
-/* Yes/no setting: y|yes|1 -> 1, n|no|0 -> 0 (any case), unset or empty -> defaultval, else fatal. */
-static inline int gasnett_getenv_yesno_withdefault(const char *key, int defaultval) {
-  const char *value = getenv(key);
-  if (!value || !*value)
-    return defaultval;
-  if (gasnett_streq_nocase_(value, "y") || gasnett_streq_nocase_(value, "yes") || !strcmp(value, "1"))
-    return 1;
-  if (gasnett_streq_nocase_(value, "n") || gasnett_streq_nocase_(value, "no") || !strcmp(value, "0"))
-    return 0;
-  gasnett_fatalerror("environment variable %s must be YES|Y|1 or NO|N|0, not '%s'", key, value);
-}
+/* Sets / removes an environment variable of this process only (a fatal error when it cannot). */
+void gasnett_setenv(const char *key, const char *value);
+void gasnett_unsetenv(const char *key);
 
-/* Parses str into *out; 0 on success. mem_size_multiplier 0: an integer, decimal or 0x-hex.
- * Otherwise a memory size, possibly fractional, with an optional suffix B|K|M|G|T (KB etc., any
- * case, powers of 1024); without a suffix the number counts units of mem_size_multiplier. */
-static inline int gasnett_parse_int_(const char *str, uint64_t mem_size_multiplier, int64_t *out) {
-  const char *p = str;
-  while (*p == ' ' || *p == '\t')
-    ++p;
-  const int negative = *p == '-';
-  const char *digits = p + (*p == '-' || *p == '+');
-  const int hex = !mem_size_multiplier && digits[0] == '0' && (digits[1] == 'x' || digits[1] == 'X');
-  if (!(*digits >= '0' && *digits <= '9'))
-    return 1;
-  char *end;
-  errno = 0;
-  const long long whole = strtoll(p, &end, hex ? 16 : 10);
-  if (errno)
-    return 1;
-  int64_t value = whole;
-  if (mem_size_multiplier) {
-    double fraction = 0.0;
-    if (*end == '.')
-      fraction = strtod(end, &end);
-    uint64_t unit = mem_size_multiplier;
-    const char suffix = (char)(*end >= 'a' && *end <= 'z' ? *end - 'a' + 'A' : *end);
-    const char *units = "BKMGT";
-    const char *at = suffix ? strchr(units, suffix) : NULL;
-    if (at) {
-      unit = (uint64_t)1 << (10 * (at - units));
-      ++end;
-      if (suffix != 'B' && (*end == 'B' || *end == 'b'))
-        ++end;
-    }
-    if (fraction >= 1.0 || unit > (uint64_t)INT64_MAX)
-      return 1;
-    const int64_t extra = (int64_t)(fraction * (double)unit);
-    if (__builtin_mul_overflow(whole, (int64_t)unit, &value) ||
-        __builtin_add_overflow(value, negative ? -extra : extra, &value))
-      return 1;
-  }
-  while (*end == ' ' || *end == '\t')
-    ++end;
-  if (*end)
-    return 1;
-  *out = value;
-  return 0;
-}
-
-/* Integer setting parsed as gasnett_parse_int_ (mem_size_multiplier nonzero: K/M/G/T suffixes
- * allowed, bare numbers count units of it, 1 = bytes); unset or empty -> defaultval; malformed -> fatal. */
-static inline int64_t gasnett_getenv_int_withdefault(const char *key, int64_t defaultval,
-                                                     uint64_t mem_size_multiplier) {
-  const char *value = getenv(key);
-  if (!value || !*value)
-    return defaultval;
-  int64_t result = 0;
-  if (gasnett_parse_int_(value, mem_size_multiplier, &result))
-    gasnett_fatalerror("environment variable %s='%s' is not a valid %s", key, value,
-                       mem_size_multiplier ? "memory size" : "integer");
-  return result;
-}
+/* 1 iff settings are reported: GASNET_VERBOSEENV is yes, and this is node 0 once gasnet_init has
+ * run (before that, every process reports). */
+int gasnett_verboseenv(void);
+/* Report one setting iff gasnett_verboseenv(), once per key (the first report of a key wins). */
+void gasnett_envint_display(const char *key, int64_t val, int is_dflt, int is_mem_size);
+void gasnett_envstr_display(const char *key, const char *val, int is_dflt);
+void gasnett_envdbl_display(const char *key, double val, int is_dflt);
 
 /* ---- System properties and utilities ------------------------------------------------------- */
 
@@ -692,19 +842,70 @@ static inline void gasnett_set_affinity(int rank) {
 #endif
 }
 
-/* Number of zero bytes in [p, p + n). */
+/* Number of zero bytes in the representation of x (a zero byte maps to 0x80 in the mask, any
+ * other byte to 0, with no carry between bytes). */
+static inline int gasnett_count0s_uint32_t(uint32_t x) {
+  const uint32_t low7 = UINT32_C(0x7F7F7F7F);
+  return __builtin_popcount(~(((x & low7) + low7) | x | low7));
+}
+static inline int gasnett_count0s_uint64_t(uint64_t x) {
+  const uint64_t low7 = UINT64_C(0x7F7F7F7F7F7F7F7F);
+  return __builtin_popcountll(~(((x & low7) + low7) | x | low7));
+}
+static inline int gasnett_count0s_uintptr_t(uintptr_t x) {
+  return sizeof x == 8 ? gasnett_count0s_uint64_t((uint64_t)x) : gasnett_count0s_uint32_t((uint32_t)x);
+}
+/* Number of zero bytes in [p, p + n), 8 bytes at a time. */
 static inline size_t gasnett_count0s(const void *p, size_t n) {
   const unsigned char *bytes = (const unsigned char *)p;
-  size_t zeros = 0;
-  for (size_t i = 0; i < n; ++i)
+  size_t zeros = 0, i = 0;
+  for (; i + 8 <= n; i += 8) {
+    uint64_t word;
+    memcpy(&word, bytes + i, 8);
+    zeros += (size_t)gasnett_count0s_uint64_t(word);
+  }
+  for (; i < n; ++i)
     zeros += bytes[i] == 0;
   return zeros;
 }
 /* Copies n bytes from src to dst (no overlap) and returns the number of zero bytes among them. */
-static inline size_t gasnett_count0s_copy(void *dst, const void *src, size_t n) {
+static inline size_t gasnett_count0s_copy(void *GASNETT_RESTRICT dst, const void *GASNETT_RESTRICT src, size_t n) {
   memcpy(dst, src, n);
   return gasnett_count0s(dst, n);
 }
+
+/* A simple, fast, insecure 64-bit checksum of [p, p + numbytes): FNV-1a, so its values are those
+ * published for that hash (the empty block gives 0xcbf29ce484222325). */
+uint64_t gasnett_checksum(const void *p, int numbytes);
+
+/* 1 iff the least significant byte of an integer is stored first. */
+static inline int gasnett_isLittleEndian(void) {
+  const uint32_t one = 1;
+  unsigned char first;
+  memcpy(&first, &one, 1);
+  return first == 1;
+}
+
+/* Bytes of physical memory on this node; 0 if unknown, or a fatal error if failureIsFatal. */
+static inline uint64_t gasnett_getPhysMemSz(int failureIsFatal) {
+  const long pages = sysconf(_SC_PHYS_PAGES), pagesize = sysconf(_SC_PAGESIZE);
+  if (pages > 0 && pagesize > 0)
+    return (uint64_t)pages * (uint64_t)pagesize;
+  if (failureIsFatal)
+    gasnett_fatalerror("gasnett_getPhysMemSz: the physical memory size is unknown");
+  return 0;
+}
+
+/* Raises the soft limit of resource res (an RLIMIT_* of <sys/resource.h>) to its hard limit, unless
+ * GASNET_MAXIMIZE_<lim_desc> is no; nonzero on success (or when told not to). */
+int gasnett_maximize_rlimit(int res, const char *lim_desc);
+/* The same for CPU time and the in-memory limits (RLIMIT_CPU, _DATA, _RSS, _STACK, _AS), with
+ * descriptions "RLIMIT_CPU" etc.; nonzero when all succeeded. */
+int gasnett_maximize_rlimits(void);
+
+/* The optional checking features this build has that slow it down ("" here: none, no debug, trace
+ * or statistics build); GASNet clients print it before reporting performance. */
+static inline const char *gasnett_performance_warning_str(void) { return ""; }
 
 /* ---- Tracing and statistics (compiled out) -------------------------------------------------- */
 
@@ -732,8 +933,8 @@ static inline size_t gasnett_count0s_copy(void *dst, const void *src, size_t n) 
 #define GASNETT_STATS_INIT(callbackfn) ((void)0)
 #define GASNETT_STATS_DUMP(reset) ((void)0)
 
-#ifdef __cplusplus
-} /* extern "C" */
-#endif
+#pragma GCC visibility pop
+
+GASNETT_END_EXTERNC
 
 #endif /* GASNET_TOOLS_H */

@@ -1,7 +1,8 @@
 /* test_gasnet_tools.c: every name of include/gasnet_tools.h, checked for GASNet's semantics.
  * Linked with test_gasnet_tools_cxx.cpp, which includes the header as C++ and defines the thread
- * key gt_key_cxx that this file declares (and uses gt_key_c, defined here). Exits 1 with a message
- * at the first failed check; prints "gasnet_tools: OK" at the end. */
+ * key gt_key_cxx that this file declares (and uses gt_key_c, defined here), and with
+ * test_gasnet_tools_lib.c, which checks the tools libhygaspi implements (gt_lib_checks). Exits 1
+ * with a message at the first failed check; prints "gasnet_tools: OK" at the end. */
 #define GASNETT_THREAD_SAFE 1
 #include <gasnet_tools.h>
 
@@ -17,6 +18,8 @@ void *gt_cxx_key_get(void);
 void gt_cxx_key_set(void *value);
 /* gt_key_c as the C++ translation unit sees it. */
 void *gt_cxx_key_c_get(void);
+/* The checks of test_gasnet_tools_lib.c (they exit on failure). */
+void gt_lib_checks(void);
 
 GASNETT_THREADKEY_DECLARE(gt_key_cxx); /* defined in the C++ file */
 GASNETT_THREADKEY_DEFINE(gt_key_c);    /* declared in the C++ file */
@@ -56,8 +59,79 @@ GASNETT_NORETURN static void gt_die2(void);
 static void gt_die(void) { abort(); }
 static void gt_die2(void) { abort(); }
 
+/* printf-like, by GASNETT_FORMAT_PRINTF (a definition and a pointer to one). */
+GASNETT_FORMAT_PRINTF(gt_format, 2, 3, static int gt_format(char *buf, const char *fmt, ...)) {
+  va_list args;
+  va_start(args, fmt);
+  const int n = vsnprintf(buf, 64, fmt, args);
+  va_end(args);
+  return n;
+}
+GASNETT_FORMAT_PRINTF_FUNCPTR(gt_format_ptr, 2, 3, static int (*gt_format_ptr)(char *, const char *, ...)) = gt_format;
+/* The other annotations, each on a declaration as the spec places it. */
+static void gt_die3(void) GASNETT_NORETURN;
+GASNETT_NORETURNP(gt_die3)
+static void gt_die3(void) { abort(); }
+static void *gt_alloc(size_t n) GASNETT_MALLOC;
+GASNETT_MALLOCP(gt_alloc)
+static void *gt_alloc(size_t n) { return malloc(n); }
+GASNETT_PURE static size_t gt_len(const char *s);
+GASNETT_PUREP(gt_len)
+static size_t gt_len(const char *s) { return strlen(s); }
+GASNETT_CONST static int gt_square(int x);
+GASNETT_CONSTP(gt_square)
+static int gt_square(int x) { return x * x; }
+GASNETT_HOT static int gt_hot(int x) { return x + 2; }
+GASNETT_COLD static int gt_cold(int x) { return x - 2; }
+GASNETT_DEPRECATED int gt_old(void); /* declared deprecated, never called: no warning */
+GASNETT_WARN_UNUSED_RESULT static int gt_result(void) { return 11; }
+GASNETT_USED static int gt_kept(void) { return 12; }
+GASNETT_INLINE(gt_copy) void gt_copy(int *GASNETT_RESTRICT dst, const int *GASNETT_RESTRICT src) { *dst = *src; }
+/* C linkage spelled with the header's macros (plain declarations in C). */
+GASNETT_BEGIN_EXTERNC
+int gt_externc_a(void);
+GASNETT_END_EXTERNC
+GASNETT_EXTERNC int gt_externc_b(void);
+int gt_externc_a(void) { return 1; }
+int gt_externc_b(void) { return 2; }
+GASNETI_UNUSED static int gt_unused_static;
+
 static void check_annotations(void) {
   GASNETT_UNUSED int unused_is_fine = 0;
+  char buf[64];
+  CHECK(gt_format(buf, "%d-%s", 7, "x") == 3 && strcmp(buf, "7-x") == 0);
+  CHECK(gt_format_ptr(buf, "%u", 42u) == 2 && strcmp(buf, "42") == 0);
+  void *block = gt_alloc(16);
+  CHECK(block != NULL);
+  free(block);
+  CHECK(gt_len("four") == 4 && gt_square(-9) == 81 && gt_hot(1) == 3 && gt_cold(1) == -1);
+  CHECK(gt_result() == 11 && gt_kept() == 12 && gt_externc_a() + gt_externc_b() == 3);
+  int from = 5, to = 0;
+  gt_copy(&to, &from);
+  CHECK(to == 5);
+  void (*volatile never3)(void) = gt_die3;
+  CHECK(never3 != NULL);
+  /* if_pf / if_pt are plain `if`s (with else) whatever the hint. */
+  int taken = 0;
+  volatile int yes = 1, no = 0;
+  if_pf(no) taken = 1; else taken = 2;
+  CHECK(taken == 2);
+  if_pf(yes) taken = 3;
+  CHECK(taken == 3);
+  if_pt(yes) taken = 4; else taken = 5;
+  CHECK(taken == 4);
+  if_pt(no) taken = 6; else taken = 7;
+  CHECK(taken == 7);
+  CHECK(gasnett_constant_p(3 * 4) == 1 && gasnett_constant_p(yes) == 0);
+  /* _STRINGIFY expands its argument first; _CONCAT pastes expanded tokens. */
+  char line_text[16];
+  /* Both on one line. */
+  /* clang-format off */
+  snprintf(line_text, sizeof line_text, "%d", __LINE__); const char *line_str = _STRINGIFY(__LINE__);
+  /* clang-format on */
+  CHECK(strcmp(line_str, line_text) == 0 && strcmp(_STRINGIFY(GASNETT_PAGESHIFT), "12") == 0);
+  const int _CONCAT(gt_, pasted) = 9;
+  CHECK(gt_pasted == 9);
   CHECK(gt_twice(21) == 42 && gt_thrice(3) == 9 && gt_plus1(1) == 2);
   CHECK(GASNETT_PREDICT_TRUE(7) == 1 && GASNETT_PREDICT_FALSE(0) == 0);
   CHECK(GASNETT_LIKELY(1 == 1) && !GASNETT_UNLIKELY(1 == 2));
@@ -71,6 +145,34 @@ static void check_annotations(void) {
 
 static void check_config(void) {
   CHECK(GASNETT_THREAD_SAFE == 1);
+  CHECK(GASNETT_SPEC_VERSION_MAJOR == 1 && GASNETT_SPEC_VERSION_MINOR == 9);
+  CHECK(GASNETT_MAX_THREADS == 256);
+  CHECK(strcmp(gasnett_performance_warning_str(), "") == 0);
+  /* Portable platform flags: exactly one pointer width and byte order, and the right ones. */
+#if PLATFORM_ARCH_32 + PLATFORM_ARCH_64 != 1 || PLATFORM_ARCH_LITTLE_ENDIAN + PLATFORM_ARCH_BIG_ENDIAN != 1
+  CHECK(!"exactly one PLATFORM_ARCH width and byte order");
+#endif
+  CHECK(sizeof(void *) == (PLATFORM_ARCH_64 ? 8 : 4));
+  CHECK(gasnett_isLittleEndian() == (PLATFORM_ARCH_LITTLE_ENDIAN ? 1 : 0));
+  uint32_t probe = 0x01020304u;
+  CHECK(gasnett_isLittleEndian() == (*(unsigned char *)&probe == 0x04));
+#if !PLATFORM_OS_LINUX || !(PLATFORM_COMPILER_GNU || PLATFORM_COMPILER_CLANG || PLATFORM_COMPILER_INTEL)
+  CHECK(!"Linux with a GNU-compatible compiler");
+#endif
+#if defined(__x86_64__) && !PLATFORM_ARCH_X86_64
+  CHECK(!"PLATFORM_ARCH_X86_64 on x86-64");
+#endif
+#if defined(__clang__)
+  CHECK(strcmp(_STRINGIFY(PLATFORM_COMPILER_FAMILYNAME), "CLANG") == 0);
+  CHECK(PLATFORM_COMPILER_VERSION == PLATFORM_COMPILER_VERSION_INT(__clang_major__, __clang_minor__, __clang_patchlevel__));
+#elif defined(__GNUC__)
+  CHECK(strcmp(_STRINGIFY(PLATFORM_COMPILER_FAMILYNAME), "GNU") == 0 && PLATFORM_COMPILER_FAMILYID == 1);
+  CHECK(PLATFORM_COMPILER_VERSION_EQ(__GNUC__, __GNUC_MINOR__, __GNUC_PATCHLEVEL__));
+  CHECK(PLATFORM_COMPILER_VERSION_GE(4, 0, 0) && PLATFORM_COMPILER_VERSION_LT(1000, 0, 0));
+#endif
+  CHECK(strcmp(PLATFORM_COMPILER_VERSION_STR, __VERSION__) == 0);
+  CHECK(PLATFORM_COMPILER_C_LANGLVL == 201112L && PLATFORM_COMPILER_C == 1);
+  CHECK(strcmp(_STRINGIFY(PLATFORM_OS_FAMILYNAME), "LINUX") == 0);
   CHECK(GASNETT_RELEASE_VERSION_MAJOR == 1 && GASNETT_RELEASE_VERSION_MINOR == 28 &&
         GASNETT_RELEASE_VERSION_PATCH == 2);
   CHECK(GASNETT_CACHE_LINE_BYTES >= 64 && (GASNETT_CACHE_LINE_BYTES & (GASNETT_CACHE_LINE_BYTES - 1)) == 0);
@@ -203,6 +305,34 @@ static void check_atomic64(int f) {
   CHECK(gasnett_atomic64_decrement_and_test(&a, f) && gasnett_atomic64_read(&a, f) == 0);
   gasnett_atomic64_set(&a, big, f);
   CHECK(!gasnett_atomic64_decrement_and_test(&a, f) && gasnett_atomic64_read(&a, f) == 0xFFFFFFFFu);
+}
+
+/* The fixed-width strong atomics: the same operations, the same wrapping. */
+static void check_strongatomic_fixed(int f) {
+  gasnett_strongatomic32_t a = gasnett_strongatomic32_init(0xFFFFFFFFu);
+  CHECK(sizeof a == 4);
+  gasnett_strongatomic32_increment(&a, f);
+  CHECK(gasnett_strongatomic32_read(&a, f) == 0);
+  gasnett_strongatomic32_decrement(&a, f);
+  CHECK(gasnett_strongatomic32_read(&a, f) == 0xFFFFFFFFu);
+  CHECK(gasnett_strongatomic32_add(&a, 3, f) == 2 && gasnett_strongatomic32_subtract(&a, 1, f) == 1);
+  CHECK(gasnett_strongatomic32_decrement_and_test(&a, f) && !gasnett_strongatomic32_decrement_and_test(&a, f));
+  gasnett_strongatomic32_set(&a, 77, f);
+  CHECK(gasnett_strongatomic32_swap(&a, 5, f) == 77);
+  CHECK(!gasnett_strongatomic32_compare_and_swap(&a, 4, 9, f) && gasnett_strongatomic32_read(&a, f) == 5);
+  CHECK(gasnett_strongatomic32_compare_and_swap(&a, 5, 9, f) && gasnett_strongatomic32_read(&a, f) == 9);
+  const uint64_t big = UINT64_C(0x100000000);
+  gasnett_strongatomic64_t b = gasnett_strongatomic64_init(0xFFFFFFFFu);
+  CHECK(sizeof b == 8);
+  gasnett_strongatomic64_increment(&b, f);
+  CHECK(gasnett_strongatomic64_read(&b, f) == big);
+  gasnett_strongatomic64_decrement(&b, f);
+  CHECK(gasnett_strongatomic64_add(&b, big, f) == 2 * big - 1 && gasnett_strongatomic64_subtract(&b, big, f) == big - 1);
+  gasnett_strongatomic64_set(&b, 1, f);
+  CHECK(gasnett_strongatomic64_decrement_and_test(&b, f) && !gasnett_strongatomic64_decrement_and_test(&b, f));
+  CHECK(gasnett_strongatomic64_read(&b, f) == UINT64_MAX && gasnett_strongatomic64_swap(&b, 3 * big, f) == UINT64_MAX);
+  CHECK(!gasnett_strongatomic64_compare_and_swap(&b, 3, 1, f) && gasnett_strongatomic64_read(&b, f) == 3 * big);
+  CHECK(gasnett_strongatomic64_compare_and_swap(&b, 3 * big, 1, f) && gasnett_strongatomic64_read(&b, f) == 1);
 }
 
 static void check_barriers(void) {
@@ -462,6 +592,51 @@ static void check_environment(void) {
 
 /* ---- System utilities */
 
+/* Zero bytes of v counted one byte at a time. */
+static int naive_count0s(const void *v, size_t n) {
+  int zeros = 0;
+  for (size_t i = 0; i < n; ++i)
+    zeros += ((const unsigned char *)v)[i] == 0;
+  return zeros;
+}
+
+static void check_count0s(void) {
+  /* Values with every byte pattern that trips word tricks: 0x00, 0x01, 0x7F, 0x80, 0xFF. */
+  static const unsigned char kBytes[] = {0x00, 0x01, 0x7F, 0x80, 0xFF};
+  for (unsigned code = 0; code < 5 * 5 * 5 * 5; ++code) {
+    uint32_t x32 = 0;
+    unsigned c = code;
+    for (int b = 0; b < 4; ++b, c /= 5)
+      x32 |= (uint32_t)kBytes[c % 5] << (8 * b);
+    CHECK(gasnett_count0s_uint32_t(x32) == naive_count0s(&x32, 4));
+    const uint64_t x64 = ((uint64_t)x32 << 32) | (x32 ^ 0x00FF00FFu);
+    CHECK(gasnett_count0s_uint64_t(x64) == naive_count0s(&x64, 8));
+    const uintptr_t xp = (uintptr_t)x64;
+    CHECK(gasnett_count0s_uintptr_t(xp) == naive_count0s(&xp, sizeof xp));
+  }
+  CHECK(gasnett_count0s_uint32_t(0) == 4 && gasnett_count0s_uint64_t(0) == 8);
+  CHECK(gasnett_count0s_uintptr_t(0) == (int)sizeof(uintptr_t) && gasnett_count0s_uint32_t(UINT32_MAX) == 0);
+  for (int i = 0; i < 64; ++i) {
+    CHECK(gasnett_count0s_uint64_t(UINT64_C(1) << i) == 7);
+    if (i < 32)
+      CHECK(gasnett_count0s_uint32_t(UINT32_C(1) << i) == 3);
+  }
+  /* Blocks at every alignment and length, against the byte count; the copy touches only dst. */
+  unsigned char srcbuf[96], dstbuf[96 + 16];
+  for (size_t i = 0; i < sizeof srcbuf; ++i)
+    srcbuf[i] = (i % 3 == 0 || i % 7 == 0) ? 0 : (unsigned char)(i | 1);
+  for (size_t so = 0; so < 8; ++so)
+    for (size_t dof = 0; dof < 8; ++dof)
+      for (size_t n = 0; n + so <= 80; ++n) {
+        memset(dstbuf, 0xEE, sizeof dstbuf);
+        unsigned char *dst = dstbuf + 8 + dof;
+        const size_t want = (size_t)naive_count0s(srcbuf + so, n);
+        CHECK(gasnett_count0s(srcbuf + so, n) == want);
+        CHECK(gasnett_count0s_copy(dst, srcbuf + so, n) == want && memcmp(dst, srcbuf + so, n) == 0);
+        CHECK(dst[-1] == 0xEE && dst[n] == 0xEE);
+      }
+}
+
 static void check_system(void) {
   CHECK(gasnett_cpu_count() >= 1);
   const char *host = gasnett_gethostname();
@@ -485,6 +660,17 @@ static void check_system(void) {
   unsigned char dst[8] = {9, 9, 9, 9, 9, 9, 9, 9};
   CHECK(gasnett_count0s(src, sizeof src) == 4 && gasnett_count0s(src, 0) == 0);
   CHECK(gasnett_count0s_copy(dst, src, sizeof src) == 4 && memcmp(dst, src, sizeof src) == 0);
+  check_count0s();
+  /* Physical memory: what sysconf reports, and plausible. */
+  const uint64_t mem = gasnett_getPhysMemSz(1);
+  CHECK(mem == (uint64_t)sysconf(_SC_PHYS_PAGES) * (uint64_t)sysconf(_SC_PAGESIZE));
+  CHECK(mem >= (UINT64_C(1) << 24) && mem < (UINT64_C(1) << 50) && gasnett_getPhysMemSz(0) == mem);
+  /* Wall-clock microseconds: between two time() readings. */
+  const time_t before = time(NULL);
+  const uint64_t now_us = gasnett_gettimeofday_us();
+  const time_t after = time(NULL);
+  CHECK(now_us / 1000000u >= (uint64_t)before && now_us / 1000000u <= (uint64_t)after);
+  CHECK(gasnett_gettimeofday_us() >= now_us);
 }
 
 /* ---- Tracing and statistics: statements that never evaluate their arguments */
@@ -527,6 +713,7 @@ int main(void) {
     check_atomic_default(kFlags[i]);
     check_atomic32(kFlags[i]);
     check_atomic64(kFlags[i]);
+    check_strongatomic_fixed(kFlags[i]);
   }
   check_barriers();
   check_threads();
@@ -535,6 +722,7 @@ int main(void) {
   check_environment();
   check_system();
   check_tracing();
+  gt_lib_checks();
   const int cxx_line = gt_cxx_checks();
   if (cxx_line != 0) {
     fprintf(stderr, "gasnet_tools: FAILED test_gasnet_tools_cxx.cpp:%d\n", cxx_line);

@@ -3,6 +3,9 @@
 // checks of its own (gt_cxx_checks returns 0, or the line of the first failed check).
 #include <gasnet_tools.h>
 
+#include <cstdarg>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <thread>
 
@@ -19,6 +22,19 @@ void gt_cxx_key_set(void *value) { gasnett_threadkey_set(gt_key_cxx, value); }
 void *gt_cxx_key_c_get(void) { return gasnett_threadkey_get(gt_key_c); }
 int gt_cxx_checks(void);
 }
+
+// A printf-like C++ function and a C-linkage one, spelled with the header's macros.
+GASNETT_FORMAT_PRINTF(gt_cxx_printf, 2, 3, static int gt_cxx_printf(char *buf, const char *fmt, ...)) {
+  va_list args;
+  va_start(args, fmt);
+  const int n = std::vsnprintf(buf, 32, fmt, args);
+  va_end(args);
+  return n;
+}
+GASNETT_BEGIN_EXTERNC
+int gt_cxx_externc(void);
+GASNETT_END_EXTERNC
+GASNETT_EXTERNC int gt_cxx_externc(void) { return 4; }
 
 #define CXX_CHECK(cond)                                                                                                \
   do {                                                                                                                 \
@@ -82,6 +98,29 @@ int gt_cxx_checks(void) {
   });
   fresh.join();
   CXX_CHECK(in_thread == nullptr && gasnett_threadkey_get(gt_key_c) == nullptr);
+
+  // The newer tools in C++: fixed-width strong atomics, numbers, checksums, zero counts, hints.
+  gasnett_strongatomic64_t s64 = gasnett_strongatomic64_init(UINT64_MAX);
+  gasnett_strongatomic64_increment(&s64, GASNETT_ATOMIC_NONE);
+  CXX_CHECK(gasnett_strongatomic64_read(&s64, 0) == 0);
+  gasnett_strongatomic32_t s32 = gasnett_strongatomic32_init(7);
+  CXX_CHECK(gasnett_strongatomic32_compare_and_swap(&s32, 7, 8, GASNETT_ATOMIC_ACQ_IF_TRUE));
+  CXX_CHECK(gasnett_strongatomic32_read(&s32, 0) == 8);
+  char text[32];
+  CXX_CHECK(std::strcmp(gasnett_format_number(INT64_C(6) << 30, text, sizeof text, 1), "6GB") == 0);
+  CXX_CHECK(gasnett_parse_int(text, 1) == INT64_C(6) << 30 && gasnett_parse_int("0x20", 0) == 32);
+  CXX_CHECK(gasnett_checksum("foobar", 6) == UINT64_C(0x85944171f73967e8));
+  CXX_CHECK(gasnett_count0s_uint64_t(UINT64_C(0x00FF0000FF00FF00)) == 5 && gasnett_count0s_uint32_t(0x00010000u) == 3);
+  CXX_CHECK(gasnett_isLittleEndian() == (PLATFORM_ARCH_LITTLE_ENDIAN + 0));
+  int hinted = 0;
+  if_pf(hinted != 0) hinted = 1; else hinted = 2;
+  if_pt(hinted == 2) hinted = 3;
+  CXX_CHECK(hinted == 3 && gasnett_constant_p(5) == 1);
+  char *loc = gasnett_current_loc;
+  CXX_CHECK(std::strncmp(loc, "gt_cxx_checks at ", 17) == 0);
+  std::free(loc);
+  CXX_CHECK(gt_cxx_printf(text, "%s%d", "n", 5) == 2 && std::strcmp(text, "n5") == 0);
+  CXX_CHECK(gt_cxx_externc() == 4 && PLATFORM_COMPILER_CXX == 1 && PLATFORM_COMPILER_CXX_LANGLVL >= 202002L);
 
   // Tracing macros are expressions that evaluate nothing in C++ too.
   int evaluations = 0;
