@@ -85,6 +85,13 @@ endforeach()
 # themselves, so the compiler is the one that built HyGASPI, not mpicc; the link sets an rpath to
 # the library directory, so that a client runs as built. The fragment finds the installation from
 # its own place (GNU make's MAKEFILE_LIST), as the .pc files do from ${pcfiledir}.
+# As GASNet's do, GASNET_CFLAGS and GASNET_CXXFLAGS carry the optimisation level (-O3, that of
+# GASNet's optimised build; a client that wants another puts its own -O after them), and
+# GASNET_LIBS alone links a client: -L and an rpath to the library directory, the HyGASPI
+# libraries, and the system libraries GASNet's fragments list (pthread, rt, m), so
+# `$(GASNET_LD) -o x x.o $(GASNET_LIBS)` works without GASNET_LDFLAGS.
+set(HYGASPI_GASNET_OPT_FLAGS "-O3")
+set(HYGASPI_GASNET_EXTRALIBS "-lpthread -lrt -lm")
 if(IS_ABSOLUTE "${CMAKE_INSTALL_INCLUDEDIR}")
   set(HYGASPI_MAK_PREFIX "${CMAKE_INSTALL_PREFIX}")
   set(HYGASPI_MAK_INCLUDEDIR "${CMAKE_INSTALL_INCLUDEDIR}")

@@ -4,10 +4,13 @@
  * hygaspi-conduit/hygaspi-<mode>.mak fragment (which define GASNET_SEQ, GASNET_PARSYNC or
  * GASNET_PAR). Every node: attaches a 1 MiB segment, makes one AM Short round trip to itself,
  * puts to and gets from its own segment, puts into its right neighbour's segment and, after a
- * barrier, checks what its left neighbour put. Each node prints one "gasnet_client: node" line,
- * node 0 then "SUCCESS gasnet_client".
+ * barrier, checks what its left neighbour put. It also calls two of GASNet's tools that live in
+ * the library (gasnett_parse_int, gasnett_checksum), so that linking with GASNET_LIBS alone must
+ * bring them in. Each node prints one "gasnet_client: node" line, node 0 then
+ * "SUCCESS gasnet_client".
  */
 #include <gasnet.h>
+#include <gasnet_tools.h> /* after gasnet.h, as the tools spec asks of GASNet clients */
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -79,6 +82,10 @@ int main(int argc, char **argv) {
   gasnet_get(back, me, seg[me].addr, SLOT);
   if (memcmp(out, back, SLOT) != 0)
     FAIL("gasnet_get did not read back what gasnet_put wrote");
+
+  /* The out-of-line tools: a memory size with a suffix, and FNV-1a 64's published value of "a". */
+  if (gasnett_parse_int("4K", 1) != 4096 || gasnett_checksum("a", 1) != UINT64_C(0xaf63dc4c8601ec8c))
+    FAIL("gasnett_parse_int or gasnett_checksum gave a wrong value");
 
   /* put into the right neighbour's second slot; after the barrier, check the left neighbour's. */
   const gasnet_node_t right = (me + 1) % nodes, left = (me + nodes - 1) % nodes;

@@ -10,6 +10,8 @@
 # and gasnet_client.c, a GASNet-1 client, as a GASNet user builds one (each binary runs alone, a
 # 1-node job, and on 2 nodes under hygaspi-run):
 #   $GASNET_CC/$GASNET_LD and flags from pkg-config --variable=GASNET_* gasnet-hygaspi-par
+#   $GASNET_LD -o x x.o $GASNET_LIBS, without GASNET_LDFLAGS (as GASNet's GASNET_LIBS allows), from
+#   the .pc file and from the makefile fragment; GASNET_CFLAGS/GASNET_CXXFLAGS carry an -O level
 #   cc $(pkg-config --cflags --libs gasnet-hygaspi-par)
 #   a Makefile that includes include/hygaspi-conduit/hygaspi-par.mak, also from a moved install
 #   -DGASNET_SEQ linked with gasnet-hygaspi-par fails to link; with gasnet-hygaspi-seq it links
@@ -176,6 +178,10 @@ for mode in seq parsync par; do
 done
 
 gasnet_var() { pkg-config --variable="$1" gasnet-hygaspi-par; }
+# has_opt_level FLAGS: FLAGS name an optimisation level above -O0 (-O, -O1..-O3, -Os, -Ofast, -Og).
+has_opt_level() { [[ " $1 " =~ \ -O([1-3]|s|fast|g|z)?\  ]]; }
+# has_link_words LIBS DIR: LIBS alone can link against DIR: -LDIR, an rpath to it, -lm.
+has_link_words() { [[ " $1 " == *" -L$2 "* && " $1 " == *"-rpath,$2 "* && " $1 " == *" -lm "* ]]; }
 echo "== pkg-config --variable=GASNET_* gasnet-hygaspi-par"
 # shellcheck disable=SC2046 # the flags are lists
 if $(gasnet_var GASNET_CC) $(gasnet_var GASNET_CPPFLAGS) $(gasnet_var GASNET_CFLAGS) "${gcflags[@]}" \
@@ -187,6 +193,22 @@ if $(gasnet_var GASNET_CC) $(gasnet_var GASNET_CPPFLAGS) $(gasnet_var GASNET_CFL
   run_gasnet "GASNET_* variables" "$tmp/gasnet-pcvars" 2 PAR
 else
   ko "GASNET_* variables: build"
+fi
+for v in GASNET_CFLAGS GASNET_CXXFLAGS; do
+  if has_opt_level "$(gasnet_var $v)"; then ok "gasnet-hygaspi-par.pc $v has an -O level: $(gasnet_var $v)"
+  else ko "gasnet-hygaspi-par.pc $v has no -O level: '$(gasnet_var $v)'"; fi
+done
+echo "== \$GASNET_LD -o x x.o \$GASNET_LIBS (no GASNET_LDFLAGS): $(gasnet_var GASNET_LIBS)"
+if ! has_link_words "$(gasnet_var GASNET_LIBS)" "$(pkg-config --variable=libdir gasnet-hygaspi-par)"; then
+  ko "gasnet-hygaspi-par.pc GASNET_LIBS lacks -L, the rpath or -lm: '$(gasnet_var GASNET_LIBS)'"
+# shellcheck disable=SC2046
+elif [ -f "$tmp/gasnet_client.o" ] &&
+   $(gasnet_var GASNET_LD) -o "$tmp/gasnet-libsonly" "$tmp/gasnet_client.o" $(gasnet_var GASNET_LIBS); then
+  needs_hygaspi "GASNET_LIBS alone" "$tmp/gasnet-libsonly"
+  run_gasnet "GASNET_LIBS alone" "$tmp/gasnet-libsonly" 1 PAR
+  run_gasnet "GASNET_LIBS alone" "$tmp/gasnet-libsonly" 2 PAR
+else
+  ko "GASNET_LIBS alone: link"
 fi
 
 echo "== pkg-config --cflags --libs gasnet-hygaspi-par"
@@ -204,17 +226,23 @@ cat >"$tmp/mk/Makefile" <<'MAKEFILE'
 include $(PREFIX)/include/hygaspi-conduit/hygaspi-par.mak
 gasnet_client: gasnet_client.o
 	$(GASNET_LD) $(GASNET_LDFLAGS) -o $@ gasnet_client.o $(GASNET_LIBS)
+gasnet_client_libs: gasnet_client.o
+	$(GASNET_LD) -o $@ gasnet_client.o $(GASNET_LIBS)
 gasnet_client.o: $(SRC)
 	$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) $(EXTRA_CFLAGS) -c $(SRC) -o $@
 vars:
 	@echo "CPPFLAGS=$(GASNET_CPPFLAGS)"
 	@echo "LDFLAGS=$(GASNET_LDFLAGS)"
+	@echo "CFLAGS=$(GASNET_CFLAGS)"
+	@echo "CXXFLAGS=$(GASNET_CXXFLAGS)"
+	@echo "LIBS=$(GASNET_LIBS)"
 MAKEFILE
 # make_client NAME PREFIX: builds with the fragment under PREFIX, into $tmp/mk/gasnet_client.
+# Also links gasnet_client_libs with GASNET_LIBS alone, and checks the flags' -O level.
 make_client() {
-  rm -f "$tmp/mk/gasnet_client" "$tmp/mk/gasnet_client.o"
+  rm -f "$tmp/mk/gasnet_client" "$tmp/mk/gasnet_client_libs" "$tmp/mk/gasnet_client.o"
   make -s -C "$tmp/mk" PREFIX="$2" SRC="$here/gasnet_client.c" EXTRA_CFLAGS="${gcflags[*]}" vars gasnet_client \
-    >"$tmp/mk.log" 2>&1
+    gasnet_client_libs >"$tmp/mk.log" 2>&1
   local rc=$?
   sed "s/^/    /" "$tmp/mk.log"
   if [ $rc -ne 0 ]; then
@@ -224,6 +252,13 @@ make_client() {
        ! grep -qF -- "-L$2/lib -Wl,-rpath,$2/lib" "$tmp/mk.log"; then
     ko "$1: the fragment's flags do not name $2"
     return 1
+  elif ! has_opt_level "$(sed -n 's/^CFLAGS=//p' "$tmp/mk.log")" ||
+       ! has_opt_level "$(sed -n 's/^CXXFLAGS=//p' "$tmp/mk.log")"; then
+    ko "$1: GASNET_CFLAGS or GASNET_CXXFLAGS without an -O level"
+    return 1
+  elif ! has_link_words "$(sed -n 's/^LIBS=//p' "$tmp/mk.log")" "$2/lib"; then
+    ko "$1: GASNET_LIBS lacks -L$2/lib, its rpath or -lm"
+    return 1
   fi
   ok "$1: make"
 }
@@ -231,6 +266,7 @@ echo "== Makefile: include hygaspi-conduit/hygaspi-par.mak"
 if make_client "hygaspi-par.mak" "$prefix"; then
   run_gasnet "hygaspi-par.mak" "$tmp/mk/gasnet_client" 1 PAR
   run_gasnet "hygaspi-par.mak" "$tmp/mk/gasnet_client" 2 PAR
+  run_gasnet "hygaspi-par.mak, GASNET_LIBS alone" "$tmp/mk/gasnet_client_libs" 1 PAR
 fi
 
 # The fragment and the .pc files find a moved installation from their own place.
@@ -244,6 +280,7 @@ if make_client "moved hygaspi-par.mak" "$moved"; then
     ko "moved hygaspi-par.mak: rpath $(readelf -d "$tmp/mk/gasnet_client" | grep -E 'R(UN)?PATH')"
   fi
   run_gasnet "moved hygaspi-par.mak" "$tmp/mk/gasnet_client" 1 PAR
+  run_gasnet "moved hygaspi-par.mak, GASNET_LIBS alone" "$tmp/mk/gasnet_client_libs" 1 PAR
 fi
 if [ "$(PKG_CONFIG_PATH=$moved/lib/pkgconfig pkg-config --variable=GASNET_LDFLAGS gasnet-hygaspi-par |
         sed -E 's|.*-L([^ ]*).*|\1|' | xargs realpath)" = "$(realpath "$moved/lib")" ]; then
