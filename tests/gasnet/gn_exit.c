@@ -5,7 +5,10 @@
  *   handler    a request handler on the last node calls gasnet_exit(code)
  *   compute    the last node exits while the others compute without any GASNet call
  *   preattach  node 0 exits before gasnet_attach; the others wait in gasnet_attach
- *   collective every node calls gasnet_exit(code) after a barrier, and says "bye" first */
+ *   collective every node calls gasnet_exit(code) after a barrier, and says "bye" first
+ *   allpre     every node calls gasnet_exit(code) before gasnet_attach
+ *   return     every node returns code from main after a barrier, without gasnet_exit
+ *   returnone  the last node returns code from main while the others poll in GASNET_BLOCKUNTIL */
 #include <unistd.h>
 
 #include "gn_util.h"
@@ -24,7 +27,7 @@ int main(int argc, char **argv) {
   const char *scene = argv[1];
   g_code = atoi(argv[2]);
   const unsigned me = gasnet_mynode(), last = gasnet_nodes() - 1;
-  if (strcmp(scene, "preattach") == 0 && me == 0)
+  if ((strcmp(scene, "preattach") == 0 && me == 0) || strcmp(scene, "allpre") == 0)
     gasnet_exit(g_code);
   gasnet_handlerentry_t table[] = {{200, (void (*)())h_exit}};
   GN_OK(gasnet_attach(table, 1, GASNET_PAGESIZE, 0));
@@ -33,6 +36,8 @@ int main(int argc, char **argv) {
     printf("bye from %u\n", me);
     gasnet_exit(g_code);
   }
+  if (strcmp(scene, "return") == 0 || (strcmp(scene, "returnone") == 0 && me == last))
+    return g_code; /* calling gasnet_exit first "is not required" [G1 §2.1.5] */
   if (strcmp(scene, "handler") == 0) {
     if (me == 0)
       GN_OK(gasnet_AMRequestShort0(last, 200));
