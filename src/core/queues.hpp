@@ -51,6 +51,9 @@ struct alignas(limits::kCacheLine) Queue {
   std::atomic<std::uint64_t> posted{0};   // entries ever taken
   std::atomic<std::uint64_t> released{0}; // entries ever released by gaspi_wait (under `waiting`)
   std::atomic<bool> exists{false};
+  // 1 + a rank known dead that a request of this queue went to (0: none). The post succeeded and
+  // moved nothing; the next gaspi_wait reports it (GASPI_ERROR), gaspi_queue_purge drops it.
+  std::atomic<std::uint32_t> dead_target{0};
   QueueLock waiting; // held by the one thread in gaspi_wait / gaspi_queue_purge
 
   // Entries taken and not yet released.
@@ -68,6 +71,7 @@ public:
     for (std::uint32_t q = 0; q < limits::kMaxQueues; ++q) {
       queues_[q].posted.store(0, std::memory_order_relaxed);
       queues_[q].released.store(0, std::memory_order_relaxed);
+      queues_[q].dead_target.store(0, std::memory_order_relaxed);
       queues_[q].exists.store(q < queue_num, std::memory_order_release);
     }
   }
@@ -108,6 +112,7 @@ public:
       if (!exists(q)) {
         queues_[q].posted.store(0, std::memory_order_relaxed);
         queues_[q].released.store(0, std::memory_order_relaxed);
+        queues_[q].dead_target.store(0, std::memory_order_relaxed);
         queues_[q].exists.store(true, std::memory_order_release);
         return q;
       }

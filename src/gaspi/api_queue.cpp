@@ -14,8 +14,9 @@ using namespace hygaspi;
 namespace {
 
 // Drops the entries that were posted to `q` before this call. Node-local operations are already
-// complete when their post returns, so nothing else is left to do.
-gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout) {
+// complete when their post returns, so nothing else is left to do. A request that went to a rank
+// known dead fails gaspi_wait (`purge`: dropped silently).
+gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout, bool purge) {
   HYGASPI_TRY(check::init());
   HYGASPI_TRY(check::queue(q));
   Queue &queue = rt().queues[q];
@@ -28,6 +29,11 @@ gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout) {
   if (rt().rma.active())
     HYGASPI_TRY(rt().mpi_transport.flush(q)); // a plain load first: a queue of node-local posts skips the RMW
   rt().queues.release_to(q, posted);
+  if (const std::uint32_t dead = queue.dead_target.exchange(0, std::memory_order_acq_rel); dead != 0 && !purge) {
+    log::error("queue %u held a request to rank %u, which is dead: it was not carried out", static_cast<unsigned>(q),
+               dead - 1);
+    return GASPI_ERROR;
+  }
   return GASPI_SUCCESS;
 }
 
@@ -38,13 +44,13 @@ extern "C" {
 gaspi_return_t pgaspi_wait(const gaspi_queue_id_t queue, const gaspi_timeout_t timeout) {
   return guarded("gaspi_wait", [&] {
     stats::Timer timer(stats::wait_us);
-    return drain(queue, timeout);
+    return drain(queue, timeout, false);
   });
 }
 
 gaspi_return_t pgaspi_queue_purge(const gaspi_queue_id_t queue, const gaspi_timeout_t timeout) {
   return guarded("gaspi_queue_purge", [&] {
-    HYGASPI_TRY(drain(queue, timeout));
+    HYGASPI_TRY(drain(queue, timeout, true));
     acknowledge_deaths(); // spec §8.5.3: purge is the answer to a detected failure
     return GASPI_SUCCESS;
   });

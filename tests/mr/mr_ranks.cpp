@@ -93,6 +93,10 @@ int main(int argc, char **argv) {
     expect_states(n, kVictim); // what this rank knows: it killed rank 1
     // A second kill of a rank known dead is an error, and kills nobody else.
     MR_EXPECT(GASPI_ERROR, gaspi_proc_kill(kVictim, kTimeout));
+    // A write to the dead rank (on another node under mpirun) is accepted; its wait fails, once.
+    MR_OK(gaspi_write(kSeg, 0, kVictim, kSeg, 0, 8, 0, kTimeout));
+    MR_EXPECT(GASPI_ERROR, gaspi_wait(0, kTimeout));
+    MR_OK(gaspi_wait(0, kTimeout));
   }
   if (me != 0) {
     // Every survivor tells rank 0 that it lives after the kill (notification id = its rank). The
