@@ -1,6 +1,7 @@
 #include "bridge/segments.hpp"
 
 #include <algorithm>
+#include <array>
 
 #include "core/log.hpp"
 
@@ -19,9 +20,16 @@ gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::
     return rc;
   if (rma_->active()) {
     const shm::MappedSegment &m = *node_->local(seg);
-    if (const gaspi_return_t rc = rma_->attach(seg, m.data, m.size, m.notifications,
-                                               std::uint64_t{m.notification_num} * sizeof(std::uint32_t));
-        rc != GASPI_SUCCESS) {
+    // An allocated segment's shm object holds its notification array (whole pages), then its
+    // data: one range, so one attachment (mpi_rma/rma.hpp, "Attachments"). Bound memory lies
+    // elsewhere.
+    std::array<mpi::Rma::Range, 2> ranges{};
+    if (m.kind == shm::SegmentKind::shm)
+      ranges[0] = {m.notifications,
+                   static_cast<std::uint64_t>(m.data - reinterpret_cast<char *>(m.notifications)) + m.size};
+    else
+      ranges = {{{m.notifications, std::uint64_t{m.notification_num} * sizeof(std::uint32_t)}, {m.data, m.size}}};
+    if (const gaspi_return_t rc = rma_->attach(seg, ranges); rc != GASPI_SUCCESS) {
       node_->segment_delete(seg);
       return rc;
     }

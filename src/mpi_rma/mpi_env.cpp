@@ -4,10 +4,12 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 #include <unistd.h>
 
 #include "core/knobs.hpp"
 #include "core/log.hpp"
+#include "mpi_rma/rma.hpp"
 
 namespace hygaspi::mpi {
 
@@ -26,9 +28,49 @@ bool launched_by_mpirun() noexcept {
 // memory) works; across hosts pt2pt is the component that needs nothing but TCP.
 void choose_osc() { setenv("OMPI_MCA_osc", chosen_osc(), 0); }
 
+// osc/rdma takes 64 attachments per dynamic window by default (Open MPI 4.1), fewer than
+// segment_max segments need (mpi_rma/rma.hpp "Attachments"). The cap is read at MPI_Init and
+// cannot be changed through MPI_T later (MPI_T_ERR_CVAR_SET_NOT_NOW), so raise it here, before
+// MPI_Init. Its cost is a few dozen bytes per allowed attachment in every dynamic window's state;
+// what an attachment registers is spent only when it is made. A value of the user wins.
+void raise_attach_limit() {
+  const std::string enough = std::to_string(kWindowAttachments);
+  setenv("OMPI_MCA_osc_rdma_max_attach", enough.c_str(), 0);
+}
+
 int g_self_keyval = MPI_KEYVAL_INVALID;
 
 } // namespace
+
+std::uint32_t osc_rdma_max_attach() noexcept {
+  int provided = 0;
+  if (HYGASPI_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided)) != GASPI_SUCCESS)
+    return 0;
+  std::uint32_t cap = 0;
+  int index = -1;
+  // MPI_T_ERR_INVALID_NAME (no osc/rdma) is an answer, not a failure to log.
+  const int found = MPI_T_cvar_get_index("osc_rdma_max_attach", &index); // mpi-unchecked: see above
+  if (found == MPI_SUCCESS) {
+    char name[64];
+    char desc[8];
+    int name_len = sizeof name, desc_len = sizeof desc, verbosity = 0, bind = 0, scope = 0;
+    MPI_Datatype type = MPI_DATATYPE_NULL;
+    MPI_T_enum enumtype = MPI_T_ENUM_NULL;
+    MPI_T_cvar_handle handle = MPI_T_CVAR_HANDLE_NULL;
+    int count = 0;
+    unsigned value = 0;
+    if (HYGASPI_MPI(MPI_T_cvar_get_info(index, name, &name_len, &verbosity, &type, &enumtype, desc, &desc_len, &bind,
+                                        &scope)) == GASPI_SUCCESS &&
+        type == MPI_UNSIGNED &&
+        HYGASPI_MPI(MPI_T_cvar_handle_alloc(index, nullptr, &handle, &count)) == GASPI_SUCCESS) {
+      if (count == 1 && HYGASPI_MPI(MPI_T_cvar_read(handle, &value)) == GASPI_SUCCESS)
+        cap = value;
+      (void)HYGASPI_MPI(MPI_T_cvar_handle_free(&handle)); // nothing to undo
+    }
+  }
+  (void)HYGASPI_MPI(MPI_T_finalize()); // nothing to undo
+  return cap;
+}
 
 const char *chosen_osc() noexcept {
   const char *user = env_foreign("OMPI_MCA_osc");
@@ -63,6 +105,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   int provided = MPI_THREAD_SINGLE;
   if (!initialised) {
     choose_osc();
+    raise_attach_limit();
     const int want = requested_thread_level();
     HYGASPI_TRY(HYGASPI_MPI(MPI_Init_thread(nullptr, nullptr, want, &provided)));
     we_initialised_ = true;

@@ -25,6 +25,12 @@ namespace hygaspi::mpi {
 // by hygaspi-run (HYGASPI_JOB set).
 bool wanted(const Knobs &knobs) noexcept;
 
+// The cap on attachments to one dynamic window of Open MPI's osc/rdma (MCA parameter
+// osc_rdma_max_attach), read through MPI_T once MPI is up; 0 where MPI has no such parameter
+// (another MPI, or osc/rdma not among the components opened). Which component serves a window
+// MPI does not say: where osc/rdma is open its cap is assumed. Takes no lock.
+std::uint32_t osc_rdma_max_attach() noexcept;
+
 struct EnvOptions {
   std::int64_t node_size = 0; // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
   bool shm = true;            // HYGASPI_SHM=0 puts every rank on a node of its own

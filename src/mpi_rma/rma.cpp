@@ -30,7 +30,9 @@ gaspi_return_t Rma::init(Env &env) {
   auto lock = env.lock();
   table_.assign(static_cast<std::size_t>(env.size()) * limits::kSegmentSlots, RemoteSegment{});
   table_at_.assign(static_cast<std::size_t>(env.size()), 0);
-  attached_.assign(limits::kSegmentSlots, Attached{});
+  attachments_.clear();
+  attached_.assign(limits::kSegmentSlots, std::array<std::uint64_t, 2>{});
+  attach_limit_ = osc_rdma_max_attach();
   MPI_Info info;
   HYGASPI_TRY(HYGASPI_MPI(MPI_Info_create(&info)));
   // No MPI_Accumulate is used on this window: let the component skip accumulate ordering.
@@ -64,34 +66,70 @@ void Rma::term() noexcept {
   // Every rank reaches gaspi_proc_term; MPI_Win_free is collective and waits for all of them.
   (void)HYGASPI_MPI(MPI_Win_free(&win_));
   table_.clear();
+  attachments_.clear();
   attached_.clear();
 }
 
-gaspi_return_t Rma::attach(std::uint32_t seg, void *data, std::uint64_t size, void *notifications,
-                           std::uint64_t notif_bytes) {
+gaspi_return_t Rma::attach(std::uint32_t seg, const std::array<Range, 2> &ranges) {
   auto lock = env_->lock();
-  if (notif_bytes == 0) // notification_num 0: nothing to attach (and detach skips it)
-    notifications = nullptr;
-  if (notifications != nullptr)
-    HYGASPI_TRY(HYGASPI_MPI(MPI_Win_attach(win_, notifications, static_cast<MPI_Aint>(notif_bytes))));
-  if (data != nullptr) {
-    if (gaspi_return_t rc = HYGASPI_MPI(MPI_Win_attach(win_, data, static_cast<MPI_Aint>(size))); rc != GASPI_SUCCESS) {
-      if (notifications != nullptr) // unwind: leave nothing attached for a failed attach
-        (void)HYGASPI_MPI(MPI_Win_detach(win_, notifications));
+  std::array<std::uint64_t, 2> used{};
+  for (std::size_t i = 0; i < ranges.size(); ++i) {
+    if (ranges[i].size == 0)
+      continue;
+    if (const gaspi_return_t rc =
+            acquire(seg, reinterpret_cast<std::uint64_t>(ranges[i].base), ranges[i].size, used[i]);
+        rc != GASPI_SUCCESS) {
+      release(used[0]); // leave nothing attached for a failed attach
       return rc;
     }
   }
-  attached_[seg] = Attached{data, notifications};
+  attached_[seg] = used;
   return GASPI_SUCCESS;
 }
 
 void Rma::detach(std::uint32_t seg) noexcept {
   auto lock = env_->lock();
-  if (attached_[seg].notifications != nullptr)
-    (void)HYGASPI_MPI(MPI_Win_detach(win_, attached_[seg].notifications));
-  if (attached_[seg].data != nullptr)
-    (void)HYGASPI_MPI(MPI_Win_detach(win_, attached_[seg].data));
-  attached_[seg] = Attached{};
+  for (const std::uint64_t base : attached_[seg])
+    release(base);
+  attached_[seg] = {};
+}
+
+gaspi_return_t Rma::acquire(std::uint32_t seg, std::uint64_t base, std::uint64_t size, std::uint64_t &used) {
+  const std::uint64_t end = base + size; // allocate() refused bound memory that wraps around
+  for (const Attachment &a : attachments_)
+    if (base < a.base + a.size && a.base < end) {
+      log::error("segment %u: %lu bytes at %p overlap the %lu bytes at %p that another segment made reachable over "
+                 "MPI. MPI allows no overlapping attachments",
+                 seg, static_cast<unsigned long>(size), reinterpret_cast<void *>(base),
+                 static_cast<unsigned long>(a.size), reinterpret_cast<void *>(a.base));
+      return GASPI_ERROR;
+    }
+  // The table's attachment counts too. osc/rdma must never see an attachment beyond its cap: it
+  // would keep its region lock and hang the window (rma.hpp, "Attachments").
+  if (attach_limit_ != 0 && attachments_.size() + 1 >= attach_limit_) {
+    log::error("segment %u: the MPI window holds %u attachments, the cap of Open MPI's osc/rdma "
+               "(osc_rdma_max_attach); a segment takes one, two when it is bound memory. "
+               "OMPI_MCA_osc_rdma_max_attach=%u, set before MPI_Init, is enough for every segment id (the "
+               "library sets it when it starts MPI itself)",
+               seg, attach_limit_, kWindowAttachments);
+    return GASPI_ERR_MANY_SEG;
+  }
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_attach(win_, reinterpret_cast<void *>(base), static_cast<MPI_Aint>(size))));
+  attachments_.push_back(Attachment{base, size, 1});
+  used = base;
+  return GASPI_SUCCESS;
+}
+
+void Rma::release(std::uint64_t base) noexcept {
+  if (base == 0)
+    return;
+  const auto a =
+      std::find_if(attachments_.begin(), attachments_.end(), [base](const Attachment &x) { return x.base == base; });
+  if (a == attachments_.end() || --a->users > 0)
+    return;
+  // Teardown: a failure is logged, and the range is forgotten either way.
+  (void)HYGASPI_MPI(MPI_Win_detach(win_, reinterpret_cast<void *>(base)));
+  attachments_.erase(a);
 }
 
 gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegment &entry) {

@@ -9,10 +9,27 @@
 //
 // Ordering (spec §8.3.2): a notification must not overtake earlier writes to the same rank.
 // MPI orders two puts to one target only across a flush, so notify = flush(target) + put.
+//
+// Attachments. MPI forbids overlapping attachments, and a component may cap their number (Open
+// MPI's osc/rdma: MCA parameter osc_rdma_max_attach, 64 by default in 4.1). So:
+//   - One attachment per segment where it can be: an allocated segment's shm object holds its
+//     notification array and then its data, attached as one range. Bound memory (gaspi_segment_
+//     bind/use) lies elsewhere and takes a second attachment for its data.
+//   - A range that overlaps an attachment is refused (GASPI_ERROR) before it reaches MPI.
+//   - The cap is known before it is reached: osc_rdma_max_attach() reads it through MPI_T, and an
+//     attachment beyond it fails with GASPI_ERR_MANY_SEG without reaching MPI. It must not reach
+//     MPI: osc/rdma refuses it while keeping the window's region lock, after which every attach
+//     and detach on the window, and every peer's lookup of our regions, spins forever. When the
+//     library starts MPI itself it raises the cap to kWindowAttachments (mpi_env.cpp), enough for
+//     every segment id; an application that started MPI gets the error, which names the setting.
+// The alternatives: a window per segment made collectively fits gaspi_segment_create only, not
+// alloc + register or bind, which are not collective; and raising the cap through MPI_T after
+// MPI_Init is refused for this parameter, and would not resize windows already made.
 #pragma once
 #include <GASPI.h>
 #include <mpi.h>
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -22,6 +39,9 @@
 #include "mpi_rma/mpi_env.hpp"
 
 namespace hygaspi::mpi {
+
+// The most attachments Rma's window needs: two for every segment slot and one for the table.
+inline constexpr std::uint32_t kWindowAttachments = 2 * limits::kSegmentSlots + 1;
 
 struct RemoteSegment {
   std::uint64_t generation; // 0: not registered with us
@@ -41,9 +61,15 @@ public:
   // False when every rank shares one node: no window is created and no MPI RMA is used.
   [[nodiscard]] bool active() const noexcept { return win_ != MPI_WIN_NULL; }
 
-  // Local segments: attach / detach their memory to the window.
-  gaspi_return_t attach(std::uint32_t seg, void *data, std::uint64_t size, void *notifications,
-                        std::uint64_t notif_bytes);
+  // Local segments: make their memory reachable through the window, and give it up (see
+  // "Attachments" above). A segment's memory is one or two ranges (size 0: none).
+  // GASPI_ERR_MANY_SEG when the window's cap of attachments is reached; a failed attach leaves
+  // nothing attached.
+  struct Range {
+    const void *base = nullptr;
+    std::uint64_t size = 0;
+  };
+  gaspi_return_t attach(std::uint32_t seg, const std::array<Range, 2> &ranges);
   void detach(std::uint32_t seg) noexcept;
 
   // Pushes the description of local segment `seg` into `rank`'s table (flushes).
@@ -65,11 +91,20 @@ private:
   MPI_Win win_ = MPI_WIN_NULL;
   std::vector<RemoteSegment> table_;    // size * kSegmentSlots, attached to the window
   std::vector<std::uint64_t> table_at_; // address of every rank's table
-  struct Attached {
-    void *data = nullptr;
-    void *notifications = nullptr;
+  struct Attachment {
+    std::uint64_t base = 0;
+    std::uint64_t size = 0;
+    std::uint32_t users = 0; // segments that use it
   };
-  std::vector<Attached> attached_;
+  // Attaches [base, +size) for segment `seg`; `used` names the attachment (its base). Under the
+  // Env lock.
+  gaspi_return_t acquire(std::uint32_t seg, std::uint64_t base, std::uint64_t size, std::uint64_t &used);
+  // One user fewer of the attachment at `base` (0: none); the last one detaches it.
+  void release(std::uint64_t base) noexcept;
+
+  std::vector<Attachment> attachments_;                // besides the table; no two overlap
+  std::uint32_t attach_limit_ = 0;                     // the window's cap, the table included; 0: none known
+  std::vector<std::array<std::uint64_t, 2>> attached_; // per segment: the attachments it uses (0: none)
 };
 
 // A window over one region of every rank, for a front end whose segments are made collectively
