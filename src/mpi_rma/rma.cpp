@@ -96,22 +96,32 @@ void Rma::detach(std::uint32_t seg) noexcept {
 
 gaspi_return_t Rma::acquire(std::uint32_t seg, std::uint64_t base, std::uint64_t size, std::uint64_t &used) {
   const std::uint64_t end = base + size; // allocate() refused bound memory that wraps around
-  for (const Attachment &a : attachments_)
+  for (Attachment &a : attachments_) {
+    // Inside an attachment (a segment bound over part of another): share it. No two attachments
+    // overlap, so no other one meets the range.
+    if (base >= a.base && end <= a.base + a.size) {
+      ++a.users;
+      used = a.base;
+      return GASPI_SUCCESS;
+    }
     if (base < a.base + a.size && a.base < end) {
       log::error("segment %u: %lu bytes at %p overlap the %lu bytes at %p that another segment made reachable over "
-                 "MPI. MPI allows no overlapping attachments",
+                 "MPI, without lying inside them. MPI allows no overlapping attachments: make the enclosing memory "
+                 "a segment first",
                  seg, static_cast<unsigned long>(size), reinterpret_cast<void *>(base),
                  static_cast<unsigned long>(a.size), reinterpret_cast<void *>(a.base));
       return GASPI_ERROR;
     }
+  }
   // The table's attachment counts too. osc/rdma must never see an attachment beyond its cap: it
   // would keep its region lock and hang the window (rma.hpp, "Attachments").
   if (attach_limit_ != 0 && attachments_.size() + 1 >= attach_limit_) {
-    log::error("segment %u: the MPI window holds %u attachments, the cap of Open MPI's osc/rdma "
-               "(osc_rdma_max_attach); a segment takes one, two when it is bound memory. "
-               "OMPI_MCA_osc_rdma_max_attach=%u, set before MPI_Init, is enough for every segment id (the "
-               "library sets it when it starts MPI itself)",
-               seg, attach_limit_, kWindowAttachments);
+    log::error(
+        "segment %u: the MPI window holds %u attachments, the cap of Open MPI's osc/rdma "
+        "(osc_rdma_max_attach); a segment takes one, two when it is bound to memory outside every other segment. "
+        "OMPI_MCA_osc_rdma_max_attach=%u, set before MPI_Init, is enough for every segment id (the "
+        "library sets it when it starts MPI itself)",
+        seg, attach_limit_, kWindowAttachments);
     return GASPI_ERR_MANY_SEG;
   }
   HYGASPI_TRY(HYGASPI_MPI(MPI_Win_attach(win_, reinterpret_cast<void *>(base), static_cast<MPI_Aint>(size))));

@@ -15,7 +15,14 @@
 //   - One attachment per segment where it can be: an allocated segment's shm object holds its
 //     notification array and then its data, attached as one range. Bound memory (gaspi_segment_
 //     bind/use) lies elsewhere and takes a second attachment for its data.
-//   - A range that overlaps an attachment is refused (GASPI_ERROR) before it reaches MPI.
+//   - Memory that lies inside an attachment already made (a segment bound over part of another
+//     segment, as GPI-2 allows) is not attached again: the attachment counts its users and is
+//     detached when the last goes, whichever segment that is. The window's addresses are
+//     absolute, so a peer's put lands in the sub-segment whichever attachment covers it. A range
+//     that overlaps an attachment without lying inside it (a segment bound over memory that
+//     encloses an earlier segment) is refused with GASPI_ERROR before it reaches MPI: detaching
+//     the smaller one to attach the union would fail peers' transfers in flight. The enclosing
+//     memory must become a segment first.
 //   - The cap is known before it is reached: osc_rdma_max_attach() reads it through MPI_T, and an
 //     attachment beyond it fails with GASPI_ERR_MANY_SEG without reaching MPI. It must not reach
 //     MPI: osc/rdma refuses it while keeping the window's region lock, after which every attach
@@ -94,10 +101,10 @@ private:
   struct Attachment {
     std::uint64_t base = 0;
     std::uint64_t size = 0;
-    std::uint32_t users = 0; // segments that use it
+    std::uint32_t users = 0; // ranges of segments inside it
   };
-  // Attaches [base, +size) for segment `seg`; `used` names the attachment (its base). Under the
-  // Env lock.
+  // Attaches [base, +size) for segment `seg`, or counts one more user of the attachment that
+  // holds it; `used` names that attachment (its base). Under the Env lock.
   gaspi_return_t acquire(std::uint32_t seg, std::uint64_t base, std::uint64_t size, std::uint64_t &used);
   // One user fewer of the attachment at `base` (0: none); the last one detaches it.
   void release(std::uint64_t base) noexcept;

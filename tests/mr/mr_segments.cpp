@@ -1,7 +1,8 @@
 // Segments (spec §7.2): alloc + register, create, bind + register and use of malloc'd memory,
 // each reached by every rank with write_notify and read; the segment getters; delete and
 // re-create with another size (peers must see the new size and data); GASPI_MEM_INITIALIZED;
-// many create/delete cycles without leaking; a segment created on a subset group.
+// many create/delete cycles without leaking; a segment created on a subset group; segments bound
+// over parts of other segments.
 #include <dirent.h>
 
 #include <cstdint>
@@ -314,6 +315,88 @@ void subset_group() {
   MR_OK(gaspi_group_delete(g));
 }
 
+// Segments bound over memory of other segments, as GPI-2's seg_subsegments test does: parts of
+// an allocated segment made segments by gaspi_segment_bind and gaspi_segment_use, a part of such a
+// part, and a part of bound malloc'd memory. Writes, notifications and reads from every rank
+// through a sub-segment land in the parent's memory at the sub-segment's place, nowhere else;
+// deleting sub-segments, or the enclosing bound segment before its part, leaves the others
+// reachable.
+void subsegments() {
+  constexpr gaspi_segment_id_t kParent = 10, kLow = 11, kHigh = 12, kNested = 13, kUsed = 14, kMal = 15, kMalSub = 16;
+  constexpr gaspi_size_t kParentSize = 64 * 1024;
+  // Places in the parent, deliberately not page aligned: kLow [0, 4000), kHigh [4000, 12000),
+  // kNested [8000, 12000) inside kHigh, kUsed [20000, 25000).
+  constexpr gaspi_offset_t kHighAt = 4000, kNestedAt = 8000, kUsedAt = 20000, kParentFree = 30000;
+  static_assert(4 * kChunk <= kHighAt && kHighAt + 4 * kChunk <= kNestedAt); // up to 4 ranks
+  MR_OK(gaspi_segment_create(kParent, kParentSize, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
+  unsigned char *parent = seg_ptr(kParent);
+  MR_OK(gaspi_segment_bind(kLow, parent, kHighAt, 0));
+  MR_OK(gaspi_segment_bind(kHigh, parent + kHighAt, 2 * kHighAt, 0));
+  MR_OK(gaspi_segment_bind(kNested, parent + kNestedAt, kHighAt, 0));
+  MR_OK(gaspi_segment_use(kUsed, parent + kUsedAt, 5000, GASPI_GROUP_ALL, GASPI_BLOCK, 0));
+  const gaspi_size_t mal_at = g_n * kChunk + 100;
+  const gaspi_size_t mal_size = mal_at + 2 * g_n * kChunk;
+  auto *mal = static_cast<unsigned char *>(std::malloc(mal_size));
+  MR_CHECK(mal != nullptr);
+  std::memset(mal, 0, mal_size);
+  MR_OK(gaspi_segment_bind(kMal, mal, mal_size, 0));
+  MR_OK(gaspi_segment_bind(kMalSub, mal + mal_at, g_n * kChunk, 0));
+  MR_CHECK(seg_ptr(kLow) == parent && seg_ptr(kHigh) == parent + kHighAt && seg_ptr(kNested) == parent + kNestedAt &&
+           seg_ptr(kUsed) == parent + kUsedAt && seg_ptr(kMalSub) == mal + mal_at);
+  for (gaspi_segment_id_t s : {kLow, kHigh, kNested, kMal, kMalSub})
+    register_with_all(s);
+  for (gaspi_rank_t r = 0; r < g_n; ++r) {
+    gaspi_size_t size = 0;
+    MR_OK(gaspi_segment_size(kNested, r, &size));
+    MR_CHECK(size == kHighAt);
+  }
+
+  all_to_all(kHigh, 0, 41, parent + kHighAt);
+  all_to_all(kNested, 0, 42, parent + kNestedAt);
+  all_to_all(kUsed, 0, 43, parent + kUsedAt);
+  all_to_all(kMalSub, 0, 44, mal + mal_at);
+  // Nothing landed outside the sub-segments' places, nor in the parent's notifications.
+  expect_zero(parent, 0, kHighAt);
+  expect_zero(parent, kHighAt + g_n * kChunk, kNestedAt);
+  expect_zero(parent, kNestedAt + g_n * kChunk, kUsedAt);
+  expect_zero(parent, kUsedAt + g_n * kChunk, kParentSize);
+  expect_zero(mal, 0, mal_at);
+  expect_zero(mal, mal_at + g_n * kChunk, mal_size);
+  gaspi_notification_id_t first = 0;
+  MR_EXPECT(GASPI_TIMEOUT, gaspi_notify_waitsome(kParent, 0, 64, &first, GASPI_TEST));
+  MR_EXPECT(GASPI_TIMEOUT, gaspi_notify_waitsome(kMal, 0, 64, &first, GASPI_TEST));
+
+  // Reads through kLow see what its owner put into the parent's first bytes.
+  for (gaspi_size_t i = 0; i < kChunk; ++i)
+    parent[i] = pattern(g_me, 45, i);
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  unsigned char *src = seg_ptr(kSrc);
+  for (gaspi_rank_t r = 0; r < g_n; ++r)
+    MR_OK(gaspi_read(kSrc, kChunk * (1 + r), r, kLow, 0, kChunk, kQ, GASPI_BLOCK));
+  MR_OK(gaspi_wait(kQ, GASPI_BLOCK));
+  for (gaspi_rank_t r = 0; r < g_n; ++r)
+    for (gaspi_size_t i = 0; i < kChunk; ++i)
+      MR_CHECK(src[kChunk * (1 + r) + i] == pattern(r, 45, i));
+  std::memset(src + kChunk, 0, kChunk * g_n);
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // read everywhere before kLow goes
+
+  // Sub-segments go; the parent and kHigh stay reachable. The enclosing bound segment goes
+  // before its part; the part stays reachable.
+  MR_OK(gaspi_segment_delete(kLow));
+  MR_OK(gaspi_segment_delete(kNested));
+  MR_OK(gaspi_segment_delete(kMal));
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  all_to_all(kHigh, 0, 46, parent + kHighAt);
+  all_to_all(kParent, kParentFree, 47, parent);
+  all_to_all(kMalSub, 0, 48, mal + mal_at);
+  all_to_all(kUsed, 0, 49, parent + kUsedAt);
+
+  for (gaspi_segment_id_t s : {kMalSub, kHigh, kUsed, kParent})
+    MR_OK(gaspi_segment_delete(s));
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); // no peer reaches `mal` any more
+  std::free(mal);
+}
+
 } // namespace
 
 int main() {
@@ -375,6 +458,7 @@ int main() {
 
   create_delete_loop();
   subset_group();
+  subsegments();
 
   auto ids = list_segments();
   MR_CHECK(ids.size() == 2 && ids[0] == kSrc && ids[1] == kAlloc);
