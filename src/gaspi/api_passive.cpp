@@ -24,6 +24,7 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
+#include <unistd.h>
 
 #include "bridge/failures.hpp"
 #include "gaspi/checks.hpp"
@@ -124,6 +125,17 @@ gaspi_return_t passive_size(std::uint64_t s) noexcept {
                 "size %lu outside [1, passive_transfer_size_max=%lu]", static_cast<unsigned long>(s),
                 static_cast<unsigned long>(rt().config.passive_transfer_size_max));
   return GASPI_SUCCESS;
+}
+
+// gaspi_proc_term in another thread while this one waits with GASPI_BLOCK. GPI-2 leaves such a
+// thread blocked, and clients rely on it: a receiver thread that treats any error as fatal exits
+// while main ends the process with its own code (the GASPI tutorials' negotiate_remote_offset).
+// So the thread stops counting as a call under way (term does not wait for it), touches nothing of
+// the ended life cycle again, and stays blocked until the process ends.
+[[noreturn]] void block_through_term(InFlight &call) noexcept {
+  call.leave();
+  for (;;)
+    pause();
 }
 
 } // namespace
@@ -231,7 +243,10 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
         log::warn("skipped a receive slot that a sender claimed and never filled before it died");
     };
     skip_dead();
-    HYGASPI_TRY(await_any_partner(take, timeout, true, skip_dead));
+    const gaspi_return_t rc = await_any_partner(take, timeout, true, skip_dead);
+    if (rc != GASPI_SUCCESS && timeout == GASPI_BLOCK && node.stopping())
+      block_through_term(call);
+    HYGASPI_TRY(rc);
     if (from_mpi == GASPI_ERROR)
       return GASPI_ERROR; // truncated; control.cpp said so
     HYGASPI_CHECK(msg.size <= size, GASPI_ERROR,

@@ -71,13 +71,20 @@ public:
       status_ = GASPI_ERR_NOINIT;
     }
   }
-  ~InFlight() { rt().in_flight.fetch_sub(1, std::memory_order_seq_cst); }
+  ~InFlight() { leave(); }
   InFlight(const InFlight &) = delete;
   InFlight &operator=(const InFlight &) = delete;
   [[nodiscard]] gaspi_return_t status() const noexcept { return status_; }
+  // The call no longer counts: gaspi_proc_term stops waiting for it.
+  void leave() noexcept {
+    if (!left_)
+      rt().in_flight.fetch_sub(1, std::memory_order_seq_cst);
+    left_ = true;
+  }
 
 private:
   gaspi_return_t status_ = GASPI_SUCCESS;
+  bool left_ = false;
 };
 
 namespace check {
