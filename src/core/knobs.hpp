@@ -79,8 +79,9 @@ inline constexpr Knob kKnobs[] = {
     knob::integer("HYGASPI_NRANKS", "1", 1, 65535, &Knobs::nranks,
                   "number of ranks; set by hygaspi-run. Above 1 only with `HYGASPI_JOB`"),
     knob::integer("HYGASPI_PID", "0", 0, std::numeric_limits<std::int32_t>::max(), &Knobs::launched_pid,
-                  "pid of the process hygaspi-run started for the rank; set by hygaspi-run. Another process "
-                  "that inherits `HYGASPI_JOB` (a program the rank starts) runs as a standalone 1-rank job"),
+                  "pid of the process hygaspi-run started for the rank; set by hygaspi-run, and by a rank of "
+                  "an mpirun job that started MPI. Another process that inherits it (a program the rank "
+                  "starts) runs as a standalone 1-rank job"),
     knob::integer("HYGASPI_SPIN", "2000", 0, 1 << 30, &Knobs::spin,
                   "busy-poll iterations before a wait yields the CPU (unset: 0 when the node has more ranks "
                   "than CPUs)"),

@@ -96,7 +96,15 @@ bool wanted(const Knobs &knobs) noexcept {
     return false; // started by hygaspi-run: shared memory only
   int initialised = 0;
   (void)HYGASPI_MPI(MPI_Initialized(&initialised)); // callable at any time; 0 on failure
-  return initialised || launched_by_mpirun();
+  if (initialised)
+    return true;
+  // mpirun's environment is inherited by every process a rank starts (system(), fork+exec), and
+  // Open MPI aborts MPI_Init in such a process, which its daemon does not know. A rank records its
+  // pid in HYGASPI_PID when it starts MPI (Env::init): a process that finds another pid there was
+  // started by a rank and runs as a standalone job, as under hygaspi-run.
+  if (knobs.launched_pid != 0 && knobs.launched_pid != getpid())
+    return false;
+  return launched_by_mpirun();
 }
 
 gaspi_return_t Env::init(const EnvOptions &options) {
@@ -107,6 +115,9 @@ gaspi_return_t Env::init(const EnvOptions &options) {
     choose_osc();
     raise_attach_limit();
     const int want = requested_thread_level();
+    // For the processes this one starts (see wanted()); before MPI_Init starts threads that may
+    // read the environment.
+    setenv("HYGASPI_PID", std::to_string(getpid()).c_str(), 1);
     HYGASPI_TRY(HYGASPI_MPI(MPI_Init_thread(nullptr, nullptr, want, &provided)));
     we_initialised_ = true;
     // MPI cannot be initialised twice in a process, and GASPI allows several life cycles: keep

@@ -60,6 +60,19 @@ check "child: job exits 0" [ "$rc" = 0 ]
 check "child: the child ran as a standalone job" grep -q '^SOLO_OK$' "$TMP/out"
 check "child: the job went on" grep -q '^SUCCESS lc_prog$' "$TMP/out"
 
+# Under mpirun (every rank a node, and pairs): the child inherits mpirun's environment too, and
+# must not call MPI_Init (Open MPI aborts it) nor take the rank's identity.
+if command -v mpirun >/dev/null; then
+  for size in 1 2; do
+    timeout -k 5 60 mpirun --oversubscribe -np 2 -x HYGASPI_NODE_SIZE=$size "$PROG" child >"$TMP/out" 2>&1
+    rc=$?
+    sed 's/^/     | /' "$TMP/out"
+    check "child (mpirun, node size $size): job exits 0" [ "$rc" = 0 ]
+    check "child (mpirun, node size $size): the child ran as a standalone job" grep -q '^SOLO_OK$' "$TMP/out"
+    check "child (mpirun, node size $size): the job went on" grep -q '^SUCCESS lc_prog$' "$TMP/out"
+  done
+fi
+
 # --- item 22: gaspi_proc_kill under gaspi_run --------------------------------------------------
 timeout -k 5 60 "$B/tools/gaspi_run" -n 4 "$B/tests/mr_dead_peer" kill 3 >"$TMP/out" 2>&1
 rc=$?
