@@ -200,6 +200,8 @@ static void leave_job(int code) noexcept {
     // loses only the progress thread.
     {
       std::lock_guard lock(r.lifecycle);
+      if (r.mpi.active())
+        r.mpi.finalize_at_process_exit(); // a client that started MPI cannot finalize it now
       am::close();
       // MPI_Win_free is collective: only when every node said it exits. Each then frees it here,
       // or gives up waiting and ends the job with MPI_Abort, which ends a node blocked here too.

@@ -122,7 +122,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
     we_initialised_ = true;
     // MPI cannot be initialised twice in a process, and GASPI allows several life cycles: keep
     // MPI up until the process exits.
-    on_exit(finalize_at_exit, this); // the Env is never destroyed (bridge/runtime.hpp)
+    finalize_at_process_exit();
   } else {
     HYGASPI_TRY(HYGASPI_MPI(MPI_Query_thread(&provided)));
   }
@@ -197,6 +197,12 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   }
   active_ = true;
   return GASPI_SUCCESS;
+}
+
+void Env::finalize_at_process_exit() noexcept {
+  if (!finalize_registered_)
+    on_exit(finalize_at_exit, this); // the Env is never destroyed (bridge/runtime.hpp)
+  finalize_registered_ = true;
 }
 
 void Env::finalize_at_exit(int, void *env) noexcept {

@@ -77,6 +77,10 @@ public:
   // job), which may compute for hours; mpirun instead sees a process end without finalize and
   // ends the job.
   void leave_at_exit() noexcept { leave_unfinalized_.store(true, std::memory_order_relaxed); }
+  // The whole job ends cleanly and the process with it (gasnet_exit), so the application cannot
+  // finalize MPI even where it started MPI itself: MPI_Finalize runs at exit (mpirun would report
+  // a process that ended without it). Where we started MPI, this is so already.
+  void finalize_at_process_exit() noexcept;
 
   // Serialises MPI calls when MPI grants less than MPI_THREAD_MULTIPLE (DESIGN.md "Progress").
   std::unique_lock<std::mutex> lock() {
@@ -92,6 +96,7 @@ private:
   bool finalizing_ = false; // inside on_finalize: MPI is deleting the attribute itself
   bool active_ = false;
   bool we_initialised_ = false;
+  bool finalize_registered_ = false; // finalize_at_exit is registered with on_exit
   bool thread_multiple_ = false;
   bool progress_thread_allowed_ = false;
   std::atomic<bool> leave_unfinalized_{false};
