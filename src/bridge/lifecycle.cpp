@@ -266,6 +266,16 @@ void engine_stop(Runtime &r, unsigned front) noexcept {
     teardown(r);
 }
 
+void engine_leave_at_exit(Runtime &r, unsigned front) noexcept {
+  if ((g_users & front) == 0)
+    return;
+  g_users &= ~front;
+  if (g_users != 0)
+    return;
+  stop_progress_thread();
+  r.node.leave_at_exit(true);
+}
+
 gaspi_return_t engine_broadcast(Runtime &r, std::vector<char> &bytes) {
   if (!r.mpi.active())
     return GASPI_SUCCESS;

@@ -29,6 +29,10 @@ gaspi_return_t engine_abandon(Runtime &r, unsigned front, gaspi_return_t rc);
 // `front` leaves; the last one tears the engine down (collective over MPI: every rank's last front
 // end must leave). Nothing of a segment, peer or MPI window survives into the next start.
 void engine_stop(Runtime &r, unsigned front) noexcept;
+// `front` ends the whole job and the process with it (gasnet_exit): it leaves without tearing
+// anything down, since other threads may still be inside calls. The last front end to leave marks
+// the rank cleanly terminated on its node and stops the progress thread; MPI is finalized at exit.
+void engine_leave_at_exit(Runtime &r, unsigned front) noexcept;
 
 // Start-up exchanges for the front ends, collective over every rank of an MPI job and trivial on
 // one node without MPI (where every rank shares the launcher's environment and /dev/shm):

@@ -70,12 +70,24 @@ int error(const char *call, int code, const char *fmt, ...) noexcept {
   return code;
 }
 
+// The thread that runs gasnet_exit; any other thread that enters a call once the exit began waits
+// there until the process ends [G1 §2.1.5: the job terminates], touching nothing.
+HYG_FAST_TLS thread_local bool t_exiting = false;
+
+static void park_if_exiting() noexcept {
+  if (__builtin_expect(state().exiting.load(std::memory_order_acquire), 0) && !t_exiting)
+    for (;;)
+      pause();
+}
+
 void require_inited(const char *call) noexcept {
+  park_if_exiting();
   if (!state().inited.load(std::memory_order_acquire))
     fatal(call, "called before gasnet_init");
 }
 
 void require_attached(const char *call) noexcept {
+  park_if_exiting();
   if (!state().attached.load(std::memory_order_acquire))
     fatal(call, "called before gasnet_attach");
 }
@@ -158,8 +170,9 @@ static void leave_job(int code) noexcept {
   if (s.exiting.exchange(true)) {
     // Another thread of this node is exiting: it ends the process.
     for (;;)
-      std::this_thread::sleep_for(std::chrono::seconds(1));
+      pause();
   }
+  t_exiting = true;
   s.exit_code.store(code);
   __atomic_store_n(&gasnet_hyg_segments, nullptr, __ATOMIC_RELEASE); // every put and get to the library
   context() = ThreadContext{};
@@ -195,22 +208,13 @@ static void leave_job(int code) noexcept {
     }
   }
   if (collective) {
-    // Every node exits: a clean end. The engine goes down first (its progress thread must not
-    // call MPI while MPI_Finalize runs at exit), unless a GASPI phase still holds it, which then
-    // loses only the progress thread.
-    {
-      std::lock_guard lock(r.lifecycle);
-      if (r.mpi.active())
-        r.mpi.finalize_at_process_exit(); // a client that started MPI cannot finalize it now
-      am::close();
-      // MPI_Win_free is collective: only when every node said it exits. Each then frees it here,
-      // or gives up waiting and ends the job with MPI_Abort, which ends a node blocked here too.
-      // A node that died without a word (collective by `gone`) never would: leave the window.
-      if (std::all_of(s.exiting_ranks.begin(), s.exiting_ranks.end(), [](const auto &e) { return e.load(); }))
-        window_close();
-      engine_stop(r, kFrontGasnet);
-    }
-    stop_progress_thread();
+    // Every node exits: a clean end. Nothing is torn down: other threads of this node may still be
+    // inside calls (GASNET_PAR), and the process ends now anyway. They park at their next entry
+    // (require_inited), and MPI_Finalize at exit waits for an MPI call under way (mpi::Env).
+    std::lock_guard lock(r.lifecycle);
+    if (r.mpi.active())
+      r.mpi.finalize_at_process_exit(); // also where the client started MPI: it cannot finalize it now
+    engine_leave_at_exit(r, kFrontGasnet);
     return;
   }
   // Some node does not answer (computing without polling, or before attach): end it. Under mpirun,

@@ -205,9 +205,20 @@ void Env::finalize_at_process_exit() noexcept {
   finalize_registered_ = true;
 }
 
+void Env::park() noexcept {
+  for (;;)
+    pause();
+}
+
 void Env::finalize_at_exit(int, void *env) noexcept {
-  if (static_cast<Env *>(env)->leave_unfinalized_.load(std::memory_order_relaxed))
+  Env &self = *static_cast<Env *>(env);
+  if (self.leave_unfinalized_.load(std::memory_order_relaxed))
     return;
+  // Other threads of the process may still run (GASNET_PAR after gasnet_exit): none enters MPI
+  // from here on (lock() parks it), and one inside an MPI call under the lock finishes it first.
+  // The lock is never released: the process ends.
+  self.closing_.store(true, std::memory_order_seq_cst);
+  self.mutex_.lock();
   int finalized = 0;
   if (HYGASPI_MPI(MPI_Finalized(&finalized)) == GASPI_SUCCESS && !finalized)
     (void)HYGASPI_MPI(MPI_Finalize()); // at exit: logged, nothing left to undo

@@ -83,13 +83,17 @@ public:
   void finalize_at_process_exit() noexcept;
 
   // Serialises MPI calls when MPI grants less than MPI_THREAD_MULTIPLE (DESIGN.md "Progress").
+  // Once MPI_Finalize runs at exit, a thread that wants MPI waits here until the process ends.
   std::unique_lock<std::mutex> lock() {
+    if (__builtin_expect(closing_.load(std::memory_order_acquire), 0))
+      park();
     return thread_multiple_ ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex_);
   }
 
 private:
   static int on_finalize(MPI_Comm, int, void *env, void *) noexcept;
   static void finalize_at_exit(int status, void *env) noexcept;
+  [[noreturn]] static void park() noexcept;
 
   void (*at_finalize_)() = nullptr;
   bool hooked_ = false;     // the attribute is set on MPI_COMM_SELF
@@ -100,6 +104,7 @@ private:
   bool thread_multiple_ = false;
   bool progress_thread_allowed_ = false;
   std::atomic<bool> leave_unfinalized_{false};
+  std::atomic<bool> closing_{false}; // MPI_Finalize at exit has begun
   int rank_ = 0;
   int size_ = 1;
   MPI_Comm comm_ = MPI_COMM_NULL;

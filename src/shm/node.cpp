@@ -379,13 +379,14 @@ void Node::abandon() noexcept {
   release(RankState::dead);
 }
 
-void Node::leave_at_exit() noexcept {
+void Node::leave_at_exit(bool clean) noexcept {
   if (job_block_ == nullptr || solo_)
     return;
   JobRankSlot &me = job_block_->slot(rank_);
   if (resumable_) // its init is pending: it failed it
     me.flags.fetch_or(kSlotInitFailed, std::memory_order_seq_cst);
-  me.state.store(static_cast<std::uint32_t>(RankState::dead), std::memory_order_seq_cst);
+  const RankState end = clean && !resumable_ ? RankState::terminated : RankState::dead;
+  me.state.store(static_cast<std::uint32_t>(end), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
 }
 

@@ -89,8 +89,9 @@ public:
   // their init at once and the launcher reports the failure (issue 9, item 4), then releases all.
   void abandon() noexcept;
   // The process exits without term: marks this rank dead (node peers stop waiting for it, and the
-  // launcher reports it), and unmaps nothing, since other threads of the process may still run.
-  void leave_at_exit() noexcept;
+  // launcher reports it), or `clean`ly terminated (the whole job ends: gasnet_exit), and unmaps
+  // nothing, since other threads of the process may still run.
+  void leave_at_exit(bool clean = false) noexcept;
   // This rank ends the whole job with `code` (gasnet_exit when not every node joins): a clean end
   // of its own, and the code the launcher reports (kSlotEndedJob). Unmaps nothing.
   void end_job(std::int32_t code) noexcept;

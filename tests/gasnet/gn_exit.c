@@ -8,13 +8,40 @@
  *   collective every node calls gasnet_exit(code) after a barrier, and says "bye" first
  *   allpre     every node calls gasnet_exit(code) before gasnet_attach
  *   return     every node returns code from main after a barrier, without gasnet_exit
- *   returnone  the last node returns code from main while the others poll in GASNET_BLOCKUNTIL */
+ *   returnone  the last node returns code from main while the others poll in GASNET_BLOCKUNTIL
+ *   busy       on every node two threads put, get and send requests to every node without pause;
+ *              once its own threads have made 2000 round trips, the last node's main thread calls
+ *              gasnet_exit(code) while they go on */
+#include <pthread.h>
 #include <unistd.h>
 
 #include "gn_util.h"
 
 static int g_code;
 static volatile int g_never;
+static gasnet_seginfo_t g_seg[64];
+static volatile int g_ops;
+
+static void h_ping(gasnet_token_t t) { GN_OK(gasnet_AMReplyShort0(t, 202)); }
+static void h_pong(gasnet_token_t t) {
+  (void)t;
+  __atomic_fetch_add(&g_ops, 1, __ATOMIC_RELAXED);
+}
+
+/* Puts, gets and request/reply round trips to every node, until the process ends. */
+static void *hammer(void *arg) {
+  const unsigned me = gasnet_mynode(), n = gasnet_nodes();
+  long buf[64] = {0};
+  for (unsigned i = (unsigned)(size_t)arg;; ++i) {
+    const unsigned to = i % n;
+    char *base = (char *)g_seg[to].addr + 64 * sizeof(long) * (1 + me % 8);
+    gasnet_put(to, base, buf, sizeof buf);
+    gasnet_get(buf, to, base, sizeof buf);
+    GN_OK(gasnet_AMRequestShort0(to, 201));
+    gasnet_AMPoll();
+  }
+  return NULL;
+}
 
 static void h_exit(gasnet_token_t t) {
   (void)t;
@@ -29,9 +56,22 @@ int main(int argc, char **argv) {
   const unsigned me = gasnet_mynode(), last = gasnet_nodes() - 1;
   if ((strcmp(scene, "preattach") == 0 && me == 0) || strcmp(scene, "allpre") == 0)
     gasnet_exit(g_code);
-  gasnet_handlerentry_t table[] = {{200, (void (*)())h_exit}};
-  GN_OK(gasnet_attach(table, 1, GASNET_PAGESIZE, 0));
+  gasnet_handlerentry_t table[] = {
+      {200, (void (*)())h_exit}, {201, (void (*)())h_ping}, {202, (void (*)())h_pong}};
+  GN_OK(gasnet_attach(table, 3, 16 * GASNET_PAGESIZE, 0));
   GN_OK(gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS));
+  if (strcmp(scene, "busy") == 0) {
+    GN_CHECK(gasnet_nodes() <= 64);
+    GN_OK(gasnet_getSegmentInfo(g_seg, (int)gasnet_nodes()));
+    pthread_t threads[2];
+    for (size_t t = 0; t < 2; ++t)
+      GN_CHECK(pthread_create(&threads[t], NULL, hammer, (void *)t) == 0);
+    if (me == last) {
+      GASNET_BLOCKUNTIL(g_ops >= 2000);
+      gasnet_exit(g_code);
+    }
+    GASNET_BLOCKUNTIL(g_never);
+  }
   if (strcmp(scene, "collective") == 0) {
     printf("bye from %u\n", me);
     gasnet_exit(g_code);
