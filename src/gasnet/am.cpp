@@ -50,41 +50,36 @@ std::size_t head_size(const AmHead &h) noexcept {
   return round_up(h.category == kLong ? offset_at(h.nargs) + 8 : sizeof(AmHead) + 4 * h.nargs, 16);
 }
 
-// Runs the handler of one message from `from`. A node ring hands it over in place: the Medium
-// buffer a handler gets is the message itself.
-void dispatch(GlobalRank from, const char *data, std::size_t size) {
+// Runs the handler of the decoded message `m` from `from`; `call` names the call that runs it in
+// messages. `medium` is the Medium payload, which the handler may write to.
+void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
   State &s = state();
-  Decoded m;
-  if (!decode(data, size, m))
-    fatal("gasnet_AMPoll", "a malformed message of %zu bytes from node %u", size, from.value());
   const AmHead &h = m.head;
-  Token token{from.value(), h.is_reply == 0, false};
+  Token token{from, (h.flags & kReply) == 0, false};
   ThreadContext &ctx = context();
   Token *outer = std::exchange(ctx.handler, &token);
   ctx.publish();
-  if (h.handler < kFirstClientHandler) {
+  if ((h.flags & kInternal) != 0) {
     handle_internal(token, h.handler, m.args, h.nargs);
-  } else if (!s.serving.load(std::memory_order_acquire)) {
-    std::lock_guard lock(s.deferred_mutex);
-    s.deferred.emplace_back(from.value(), std::vector<char>(data, data + size));
-    s.has_deferred.store(true, std::memory_order_release);
   } else if (s.exiting.load(std::memory_order_acquire)) {
     // The job is ending (gasnet_exit): client handlers no longer run.
   } else {
+    // Only the client's own table: indices 0..127 are never in it (gasnet_attach refuses them).
     void (*fn)() = s.handlers[h.handler];
     if (fn == nullptr)
-      fatal("gasnet_AMPoll", "node %u sent a message to handler %u, which is not registered", from.value(), h.handler);
+      fatal(call, "node %u sent a %s to handler %u, which is not registered", from,
+            (h.flags & kReply) != 0 ? "reply" : "request", h.handler);
     if (h.category == kShort) {
       kShortCalls[h.nargs](fn, &token, m.args);
     } else if (h.category == kMedium) {
       // [G1 §2.3.2]: the buffer is aligned for any type and lives until the handler returns.
-      kPayloadCalls[h.nargs](fn, &token, const_cast<char *>(m.body), h.nbytes, m.args);
+      kPayloadCalls[h.nargs](fn, &token, medium, h.nbytes, m.args);
     } else {
       // Long: on a node the payload is in the segment already; across nodes it came in-band and
       // lands there now, before the handler runs.
       char *seg = s.segments[s.mynode].mapped;
       if (m.offset > s.segments[s.mynode].size || h.nbytes > s.segments[s.mynode].size - m.offset)
-        fatal("gasnet_AMPoll", "a Long message from node %u lies outside this node's segment", from.value());
+        fatal(call, "a Long message from node %u lies outside this node's segment", from);
       if (m.body_size != 0)
         std::memcpy(seg + m.offset, m.body, std::min<std::size_t>(m.body_size, h.nbytes));
       kPayloadCalls[h.nargs](fn, &token, seg + m.offset, h.nbytes, m.args);
@@ -93,7 +88,32 @@ void dispatch(GlobalRank from, const char *data, std::size_t size) {
   ctx.handler = outer;
   ctx.publish();
   if (ctx.hsl_held != 0)
-    fatal("gasnet_AMPoll", "handler %u returned holding a handler-safe lock", h.handler);
+    fatal(call, "handler %u returned holding a handler-safe lock", h.handler);
+}
+
+// Runs the handler of one message from `from`. A node ring hands it over in place: the Medium
+// buffer a handler gets is the message itself.
+void dispatch(GlobalRank from, const char *data, std::size_t size) {
+  State &s = state();
+  Decoded m;
+  if (!decode(data, size, m))
+    fatal("gasnet_AMPoll", "a malformed message of %zu bytes from node %u", size, from.value());
+  if ((m.head.flags & kInternal) == 0 && !s.serving.load(std::memory_order_acquire)) {
+    std::lock_guard lock(s.deferred_mutex);
+    s.deferred.emplace_back(from.value(), std::vector<char>(data, data + size));
+    s.has_deferred.store(true, std::memory_order_release);
+    return;
+  }
+  run("gasnet_AMPoll", from.value(), m, const_cast<char *>(m.body));
+}
+
+// The one check of the handler index a client sends to, for requests and replies alike. 0..127
+// belong to the implementation [G1 §2.3.1] and no client registers them (gasnet_attach refuses
+// them); which client index is registered is known on the destination node, which checks it when
+// the message arrives (run).
+void check_handler(const char *call, gasnet_handler_t handler) {
+  if (handler < kFirstClientHandler)
+    fatal(call, "handler %u is not registered: 0..127 are reserved for the implementation", handler);
 }
 
 bool poll_lane(am::Lane lane) {
@@ -115,6 +135,18 @@ void deliver(const char *call, gasnet_node_t dest, am::Lane lane, const Wire &he
     fatal(call, "the message to node %u could not be delivered", dest);
 }
 
+// The names of the gasnet_AM* calls by argument count, as messages name them
+// (gasnet_AMReplyShort2); the last, the bare name, for a count out of range.
+#define HYG_AM_NAMES(base)                                                                                             \
+  {                                                                                                                    \
+    base "0", base "1", base "2", base "3", base "4", base "5", base "6", base "7", base "8", base "9", base "10",     \
+        base "11", base "12", base "13", base "14", base "15", base "16", base                                         \
+  }
+static_assert(kMaxArgs == 16);
+std::size_t name_index(int nargs) noexcept {
+  return nargs >= 0 && static_cast<std::size_t>(nargs) <= kMaxArgs ? static_cast<std::size_t>(nargs) : kMaxArgs + 1;
+}
+
 } // namespace
 
 namespace hygaspi::gasnet {
@@ -134,7 +166,7 @@ bool decode(const char *data, std::size_t size, Decoded &out) noexcept {
     return false;
   std::memcpy(&out.head, data, sizeof(AmHead));
   const AmHead &h = out.head;
-  if (h.nargs > kMaxArgs || h.category > kLong || size < head_size(h))
+  if (h.nargs > kMaxArgs || h.category > kLong || (h.flags & ~(kReply | kInternal)) != 0 || size < head_size(h))
     return false;
   std::memcpy(out.args, data + sizeof h, 4 * std::size_t{h.nargs});
   out.offset = 0;
@@ -198,13 +230,12 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     fatal(call, "node %u is not in the job (%u nodes)", dest, s.nodes);
   if (nargs < 0 || static_cast<std::size_t>(nargs) > kMaxArgs)
     fatal(call, "%d arguments (at most %zu)", nargs, kMaxArgs);
-  if (handler < kFirstClientHandler && reply_to == nullptr)
-    fatal(call, "handler %u is reserved for the implementation", handler);
+  check_handler(call, handler);
   AmHead h{};
   h.category = static_cast<std::uint8_t>(category == kLongAsync ? kLong : category);
   h.handler = handler;
   h.nargs = static_cast<std::uint8_t>(nargs);
-  h.is_reply = reply_to != nullptr;
+  h.flags = reply_to != nullptr ? kReply : 0; // never kInternal: a client reaches only its own handlers
   gasnet_handlerarg_t argv[kMaxArgs];
   for (int i = 0; i < nargs; ++i)
     argv[i] = va_arg(args, gasnet_handlerarg_t);
@@ -238,6 +269,7 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
 
 void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {
   AmHead h{};
+  h.flags = kInternal;
   h.category = kShort;
   h.handler = handler;
   h.nargs = static_cast<std::uint8_t>(nargs);
@@ -250,30 +282,32 @@ extern "C" {
 
 int gasnet_hyg_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler, void *source_addr, size_t nbytes,
                          void *dest_addr, int numargs, ...) {
-  static const char *const names[] = {"gasnet_AMRequestShort", "gasnet_AMRequestMedium", "gasnet_AMRequestLong",
-                                      "gasnet_AMRequestLongAsync"};
+  static const char *const names[][kMaxArgs + 2] = {
+      HYG_AM_NAMES("gasnet_AMRequestShort"), HYG_AM_NAMES("gasnet_AMRequestMedium"),
+      HYG_AM_NAMES("gasnet_AMRequestLong"), HYG_AM_NAMES("gasnet_AMRequestLongAsync")};
   if (category < 0 || category > kLongAsync)
     fatal("gasnet_AMRequest", "unknown category %d", category);
   std::va_list args;
   va_start(args, numargs);
-  const int rc =
-      am_send(names[category], nullptr, dest, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  const int rc = am_send(names[category][name_index(numargs)], nullptr, dest, category, handler, source_addr, nbytes,
+                         dest_addr, numargs, args);
   va_end(args);
   return rc;
 }
 
 int gasnet_hyg_AMReply(int category, gasnet_token_t token, gasnet_handler_t handler, void *source_addr, size_t nbytes,
                        void *dest_addr, int numargs, ...) {
-  static const char *const names[] = {"gasnet_AMReplyShort", "gasnet_AMReplyMedium", "gasnet_AMReplyLong",
-                                      "gasnet_AMReplyLong"};
+  static const char *const names[][kMaxArgs + 2] = {
+      HYG_AM_NAMES("gasnet_AMReplyShort"), HYG_AM_NAMES("gasnet_AMReplyMedium"), HYG_AM_NAMES("gasnet_AMReplyLong")};
   if (category < 0 || category > kLong)
     fatal("gasnet_AMReply", "unknown category %d", category);
+  const char *const call = names[category][name_index(numargs)];
   if (token == nullptr)
-    fatal(names[category], "a null token");
+    fatal(call, "a null token");
   std::va_list args;
   va_start(args, numargs);
-  const int rc = am_send(names[category], static_cast<Token *>(token), 0, category, handler, source_addr, nbytes,
-                         dest_addr, numargs, args);
+  const int rc =
+      am_send(call, static_cast<Token *>(token), 0, category, handler, source_addr, nbytes, dest_addr, numargs, args);
   va_end(args);
   return rc;
 }

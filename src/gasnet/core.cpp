@@ -190,6 +190,7 @@ static void leave_job(int code) noexcept {
     AmHead h{};
     h.category = kShort;
     h.handler = kHandlerExit;
+    h.flags = kInternal;
     h.nargs = 1;
     const gasnet_handlerarg_t arg = code;
     const Wire notice = encode(h, &arg, 0);

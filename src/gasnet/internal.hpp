@@ -21,7 +21,9 @@
 
 namespace hygaspi::gasnet {
 
-// Handler indices [G1 §2.3.1]: 0..127 belong to the implementation, 128..255 to the client.
+// Handler indices [G1 §2.3.1]: 0..127 belong to the implementation, 128..255 to the client, which
+// registers only those. The library's own messages do not use that space: they carry kInternal
+// in their head (which no gasnet_AM* call sets), and their handler field picks one of these.
 enum InternalHandler : gasnet_handler_t {
   kHandlerSeginfo = 1, // attach: a rank's segment base, size and supernode
   kHandlerBarrier = 2, // barrier.cpp: one dissemination round
@@ -36,6 +38,11 @@ inline constexpr std::size_t kMaxLong = 0x7fffff00;
 
 enum Category : std::uint8_t { kShort = 0, kMedium = 1, kLong = 2, kLongAsync = 3 };
 
+enum HeadFlag : std::uint8_t {
+  kReply = 1,    // a gasnet_AMReply*
+  kInternal = 2, // the library's own message: `handler` is an InternalHandler, never a client's
+};
+
 // The head of every message as it travels: AmHead, its nargs arguments, then (Long) the offset of
 // the payload in the receiver's segment. The payload follows at the next 16-byte boundary, so a
 // Medium buffer is aligned for any type [G1 §2.3.2], in a node ring and in an MPI buffer alike. A
@@ -44,7 +51,7 @@ struct AmHead {
   std::uint8_t category;
   gasnet_handler_t handler;
   std::uint8_t nargs;
-  std::uint8_t is_reply;
+  std::uint8_t flags;   // HeadFlag bits
   std::uint32_t nbytes; // payload bytes (kMaxLong fits)
 };
 static_assert(sizeof(AmHead) == 8 && kMaxLong <= UINT32_MAX);

@@ -15,6 +15,13 @@
  *   put_nbi_bad_node     gasnet_put_nbi to a node that is not in the job
  *   get_val_9            gasnet_get_val of 9 bytes
  *   put_before_attach    gasnet_put before gasnet_attach
+ *   reply_0, reply_seginfo, reply_barrier, reply_exit, reply_127
+ *                        a request handler replies to a handler index the client cannot register
+ *                        (0..127): 0; 1, 2 and 3 with what the library's attach, barrier and exit
+ *                        messages carry (a segment of 1 MiB, a barrier round, exit code 42); 127.
+ *                        The requester then waits for a second reply, checks that the target's
+ *                        segment bounds are unchanged and puts past the segment's real end.
+ *   reply_unregistered   a request handler replies to 250, which no node registered
  * ctest requires the call's name and "fatal" in the output, and no "was not stopped". */
 #include "gn_util.h"
 
@@ -36,6 +43,38 @@ static void h_put(gasnet_token_t t) {
   gasnet_put(g_target, g_base, &v, 8);
 }
 
+/* The reply scenes: h_forge replies as g_forge says, h_ack replies to h_acked. */
+static const char *g_forge = "";
+static char *g_own_base; /* this node's segment */
+static volatile int g_acked = 0;
+
+static gasnet_handlerarg_t hi(uint64_t v) { return (gasnet_handlerarg_t)(uint32_t)(v >> 32); }
+static gasnet_handlerarg_t lo(uint64_t v) { return (gasnet_handlerarg_t)(uint32_t)v; }
+
+static void h_forge(gasnet_token_t t) {
+  const uint64_t base = (uint64_t)(uintptr_t)g_own_base, huge = 1u << 20;
+  char buf[8] = {0};
+  if (strcmp(g_forge, "reply_0") == 0)
+    gasnet_AMReplyShort0(t, 0);
+  else if (strcmp(g_forge, "reply_seginfo") == 0)
+    gasnet_AMReplyShort5(t, 1, hi(base), lo(base), hi(huge), lo(huge), 0);
+  else if (strcmp(g_forge, "reply_barrier") == 0)
+    gasnet_AMReplyShort5(t, 2, 0, 0, 0, 0, 0);
+  else if (strcmp(g_forge, "reply_exit") == 0)
+    gasnet_AMReplyShort1(t, 3, 42);
+  else if (strcmp(g_forge, "reply_127") == 0)
+    gasnet_AMReplyMedium0(t, 127, buf, sizeof buf);
+  else if (strcmp(g_forge, "reply_unregistered") == 0)
+    gasnet_AMReplyShort2(t, 250, 1, 2);
+}
+
+static void h_acked(gasnet_token_t t) {
+  (void)t;
+  g_acked = 1;
+}
+
+static void h_ack(gasnet_token_t t) { gasnet_AMReplyShort0(t, 202); }
+
 int main(int argc, char **argv) {
   gasnet_seginfo_t seg[8];
   uint64_t v = 7;
@@ -44,12 +83,18 @@ int main(int argc, char **argv) {
   GN_CHECK(argc == 2 && gasnet_nodes() <= 8);
   if (strcmp(scene, "put_before_attach") == 0)
     gasnet_put(0, &v, &v, 8);
-  gasnet_handlerentry_t table[] = {{200, (void (*)())h_memset}, {201, (void (*)())h_put}};
-  GN_OK(gasnet_attach(table, 2, GASNET_PAGESIZE, 0));
+  gasnet_handlerentry_t table[] = {{200, (void (*)())h_memset},
+                                   {201, (void (*)())h_put},
+                                   {202, (void (*)())h_acked},
+                                   {203, (void (*)())h_forge},
+                                   {204, (void (*)())h_ack}};
+  g_forge = scene;
+  GN_OK(gasnet_attach(table, 5, GASNET_PAGESIZE, 0));
   GN_OK(gasnet_getSegmentInfo(seg, (int)gasnet_nodes()));
   g_target = (gasnet_node_t)((gasnet_mynode() + 1) % gasnet_nodes());
   g_base = (char *)seg[g_target].addr;
   g_size = seg[g_target].size;
+  g_own_base = (char *)seg[gasnet_mynode()].addr;
   GN_CHECK(g_size == GASNET_PAGESIZE);
   /* The same calls within the rules and the segment work. */
   gasnet_put(g_target, g_base + g_size - 8, &v, 8);
@@ -83,6 +128,15 @@ int main(int argc, char **argv) {
     gasnet_put_nbi(gasnet_nodes(), g_base, &v, 8);
   } else if (strcmp(scene, "get_val_9") == 0) {
     v = gasnet_get_val(g_target, g_base, 9);
+  } else if (strncmp(scene, "reply_", 6) == 0) {
+    GN_OK(gasnet_AMRequestShort0(g_target, 203));
+    GN_OK(gasnet_AMRequestShort0(g_target, 204));
+    GASNET_BLOCKUNTIL(g_acked);
+    /* The forged reply changed nothing: the target's segment bounds are those attach reported. */
+    gasnet_seginfo_t now[8];
+    GN_OK(gasnet_getSegmentInfo(now, (int)gasnet_nodes()));
+    GN_CHECK((char *)now[g_target].addr == g_base && now[g_target].size == g_size);
+    gasnet_put(g_target, g_base + g_size - 4, &v, 8);
   }
   printf("gn_rules: %s was not stopped\n", scene);
   gasnet_exit(0);
