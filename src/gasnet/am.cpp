@@ -236,7 +236,9 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
   h.handler = handler;
   h.nargs = static_cast<std::uint8_t>(nargs);
   h.flags = reply_to != nullptr ? kReply : 0; // never kInternal: a client reaches only its own handlers
-  gasnet_handlerarg_t argv[kMaxArgs];
+  // The arguments go straight into a Decoded: a loopback message runs from it.
+  Decoded m;
+  gasnet_handlerarg_t *argv = m.args;
   for (int i = 0; i < nargs; ++i)
     argv[i] = va_arg(args, gasnet_handlerarg_t);
   const Peer &peer = rt().peers[GlobalRank{dest}];
@@ -262,6 +264,26 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     }
   }
   h.nbytes = h.category == kShort ? 0 : static_cast<std::uint32_t>(nbytes);
+  if (dest == s.mynode && s.serving.load(std::memory_order_acquire)) {
+    // Loopback: the handler runs now, inside this call, as GASNet runs it. The caller may wait for
+    // it without polling (calling only gasnet_put, say), and a reply to a loopback request runs
+    // inside the reply call in turn. The context rules hold as for a polled handler: a request is
+    // made outside handlers, NIS and HSLs (checked above), and the handler runs with its token as
+    // the thread's handler context.
+    m.head = h;
+    m.offset = offset; // Long: the payload is in this node's segment already
+    m.body = nullptr;
+    m.body_size = 0;
+    if (h.category == kMedium) {
+      alignas(16) char copy[kMaxMedium]; // the handler's own buffer, aligned, which it may write to
+      if (nbytes != 0)
+        std::memcpy(copy, src, nbytes);
+      run(call, s.mynode, m, copy);
+    } else {
+      run(call, s.mynode, m, nullptr);
+    }
+    return GASNET_OK;
+  }
   deliver(call, dest, reply_to == nullptr ? am::Lane::request : am::Lane::reply, encode(h, argv, offset), body,
           body_size);
   return GASNET_OK;
