@@ -91,9 +91,10 @@ typedef struct {
   uintptr_t size;
 } gasnet_seginfo_t;
 
-/* gasnet_getNodeInfo (GASNet 1.x): nodes that share a host (`host`) and those that share memory
- * (`supernode`: the same node of the engine, whose segments are mapped here); `offset` is what to
- * add to a node's segment address to reach it from here when the supernode is ours. */
+/* gasnet_getNodeInfo (GASNet 1.x), from gasnet_init on: nodes that share a host (`host`) and those
+ * that share memory (`supernode`: the same node of the engine, whose segments are mapped here);
+ * `offset` is what to add to a node's segment address to reach it from here when the supernode is
+ * ours (from gasnet_attach on; 0 before). */
 typedef struct {
   gasnet_node_t host;
   gasnet_node_t supernode;

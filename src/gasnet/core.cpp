@@ -11,6 +11,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <thread>
+#include <unordered_map>
 
 #include "bridge/am_channel.hpp"
 #include "bridge/lifecycle.hpp"
@@ -106,11 +107,10 @@ void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_
   State &s = state();
   switch (handler) {
   case kHandlerSeginfo:
-    if (nargs == 5 && token.source < s.nodes) {
+    if (nargs == 4 && token.source < s.nodes) {
       NodeSegment &seg = s.segments[token.source];
       seg.addr = join(args[0], args[1]);
       seg.size = join(args[2], args[3]);
-      seg.supernode = static_cast<std::uint32_t>(args[4]);
       s.seginfo_got.fetch_add(1, std::memory_order_acq_rel);
     }
     return;
@@ -272,6 +272,18 @@ std::vector<std::string> snapshot_environment(Runtime &r) {
   return env;
 }
 
+// Every node's supernode: the first rank of its engine node. Under mpirun the node map says
+// (virtual nodes of HYGASPI_NODE_SIZE included); under hygaspi-run, or alone, all ranks are one node.
+std::vector<gasnet_node_t> supernodes(const Runtime &r) {
+  std::vector<gasnet_node_t> out(r.nranks, 0);
+  if (!r.mpi.active())
+    return out;
+  std::unordered_map<int, gasnet_node_t> first; // node id -> its lowest rank
+  for (gasnet_node_t n = 0; n < r.nranks; ++n)
+    out[n] = first.try_emplace(r.mpi.node_of[n], n).first->second;
+  return out;
+}
+
 uintptr_t local_max_segment() {
   // The segment is a shm object: what /dev/shm can back, shared by the node's ranks.
   struct statvfs fs {};
@@ -310,6 +322,7 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   s.mynode = r.rank;
   s.nodes = r.nranks;
   s.environment = snapshot_environment(r);
+  s.supernode = supernodes(r);
   s.exiting_ranks = std::vector<std::atomic<bool>>(s.nodes);
   s.inited.store(true, std::memory_order_release);
   engine_on_exit(kFrontGasnet, exit_at_process_exit);
@@ -388,11 +401,9 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
   const shm::MappedSegment *mine = segsize == 0 ? nullptr : r.segments.local(limits::kGasnetSegment);
   const std::uint64_t base = mine == nullptr ? 0 : reinterpret_cast<std::uint64_t>(mine->data);
   const std::uint64_t size = mine == nullptr ? 0 : mine->size;
-  const std::uint32_t supernode = r.peers.node_members()[0].value();
-  const gasnet_handlerarg_t args[5] = {high(base), low(base), high(size), low(size),
-                                       static_cast<gasnet_handlerarg_t>(supernode)};
+  const gasnet_handlerarg_t args[4] = {high(base), low(base), high(size), low(size)};
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    am_internal(n, kHandlerSeginfo, args, 5);
+    am_internal(n, kHandlerSeginfo, args, 4);
   block_until([&] { return s.seginfo_got.load(std::memory_order_acquire) == s.nodes; });
   for (gasnet_node_t n = 0; n < s.nodes; ++n) {
     const Peer &p = r.peers[GlobalRank{n}];
@@ -459,17 +470,21 @@ int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {
   return GASNET_OK;
 }
 
+// GASNet 1.x answers from gasnet_init on, and clients ask before attach: who shares memory is
+// known once the engine has started. A segment's offset is known once gasnet_attach has
+// returned; 0 until then.
 int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries) {
   const State &s = state();
-  if (!s.attached.load(std::memory_order_acquire))
-    return error("gasnet_getNodeInfo", GASNET_ERR_NOT_INIT, "called before gasnet_attach");
+  if (!s.inited.load(std::memory_order_acquire))
+    return error("gasnet_getNodeInfo", GASNET_ERR_NOT_INIT, "called before gasnet_init");
   if (numentries < 0 || (numentries > 0 && nodeinfo_table == nullptr))
     return error("gasnet_getNodeInfo", GASNET_ERR_BAD_ARG, "a table of %d entries", numentries);
+  const bool attached = s.serving.load(std::memory_order_acquire);
   for (gasnet_node_t n = 0; n < s.nodes && n < static_cast<gasnet_node_t>(numentries); ++n) {
-    const NodeSegment &seg = s.segments[n];
-    const intptr_t offset =
-        seg.mapped == nullptr ? 0 : static_cast<intptr_t>(reinterpret_cast<std::uint64_t>(seg.mapped) - seg.addr);
-    nodeinfo_table[n] = gasnet_nodeinfo_t{seg.supernode, seg.supernode, offset};
+    intptr_t offset = 0;
+    if (attached && s.segments[n].mapped != nullptr)
+      offset = static_cast<intptr_t>(reinterpret_cast<std::uint64_t>(s.segments[n].mapped) - s.segments[n].addr);
+    nodeinfo_table[n] = gasnet_nodeinfo_t{s.supernode[n], s.supernode[n], offset};
   }
   return GASNET_OK;
 }

@@ -25,7 +25,7 @@ namespace hygaspi::gasnet {
 // registers only those. The library's own messages do not use that space: they carry kInternal
 // in their head (which no gasnet_AM* call sets), and their handler field picks one of these.
 enum InternalHandler : gasnet_handler_t {
-  kHandlerSeginfo = 1, // attach: a rank's segment base, size and supernode
+  kHandlerSeginfo = 1, // attach: a rank's segment base and size
   kHandlerBarrier = 2, // barrier.cpp: one dissemination round
   kHandlerExit = 3,    // gasnet_exit of another rank: its code
 };
@@ -81,8 +81,7 @@ struct Token {
 struct NodeSegment {
   std::uint64_t addr = 0; // the owner's address of its segment
   std::uint64_t size = 0;
-  std::uint32_t supernode = 0; // first rank of the owner's node (shared memory)
-  char *mapped = nullptr;      // this rank's mapping of it (node peers and self), else nullptr
+  char *mapped = nullptr; // this rank's mapping of it (node peers and self), else nullptr
 };
 
 struct State {
@@ -100,6 +99,9 @@ struct State {
   gasnet_node_t mynode = 0;
   gasnet_node_t nodes = 1;
   std::vector<std::string> environment; // the spawner's environment, NAME=VALUE
+  // Per node, from gasnet_init on: the first node of its engine node (whose ranks share memory),
+  // which gasnet_getNodeInfo reports as its supernode and host.
+  std::vector<gasnet_node_t> supernode;
   std::array<void (*)(), 256> handlers{};
   std::vector<NodeSegment> segments;              // per node, from attach on
   std::vector<gasnet_hyg_segment_t> inline_table; // what gasnet_hyg_segments points to once attached
