@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -149,6 +150,39 @@ static void end_if_a_node_died() noexcept {
     }
 }
 
+// [G1 §2.1.5]: "GASNet will send a SIGQUIT signal to the node if it detects that a remote node has
+// called gasnet_exit ... (in which case the node should catch the signal, perform any
+// system-specific shutdown, then call gasnet_exit())", and also when the job receives "a different
+// catchable terminate-the-program signal (e.g. SIGTERM, SIGINT)". We raise it only where the client
+// caught it: the default action (a core dump) would replace the job's exit code.
+static bool client_catches_sigquit() noexcept {
+  struct sigaction current {};
+  if (sigaction(SIGQUIT, nullptr, &current) != 0)
+    return false;
+  if ((current.sa_flags & SA_SIGINFO) != 0)
+    return true;
+  return current.sa_handler != SIG_DFL && current.sa_handler != SIG_IGN;
+}
+
+// SIGINT or SIGTERM, where the client left their default: SIGQUIT for its handler, or the default.
+static void forward_terminate_signal(int sig) noexcept {
+  if (client_catches_sigquit()) {
+    raise(SIGQUIT);
+    return;
+  }
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+static void catch_terminate_signals() noexcept {
+  for (int sig : {SIGINT, SIGTERM}) {
+    struct sigaction current {};
+    if (sigaction(sig, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) == 0 &&
+        current.sa_handler == SIG_DFL)
+      signal(sig, forward_terminate_signal);
+  }
+}
+
 void follow_remote_exit() noexcept {
   State &s = state();
   if (s.exiting.load() || context().handler != nullptr)
@@ -156,8 +190,11 @@ void follow_remote_exit() noexcept {
   end_if_a_node_died();
   if (!s.remote_exit.load(std::memory_order_acquire))
     return;
-  if (std::chrono::steady_clock::now().time_since_epoch().count() - s.remote_exit_at.load() >= kRemoteExitGraceNs)
-    exit_job(s.exit_code.load());
+  if (std::chrono::steady_clock::now().time_since_epoch().count() - s.remote_exit_at.load() < kRemoteExitGraceNs)
+    return;
+  if (!s.quit_raised.exchange(true) && client_catches_sigquit())
+    raise(SIGQUIT); // its handler normally calls gasnet_exit; if it returns, the job ends here
+  exit_job(s.exit_code.load());
 }
 
 // gasnet_exit's work. Returns only when the job ended cleanly (every node exits): the caller then
@@ -326,6 +363,7 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   s.exiting_ranks = std::vector<std::atomic<bool>>(s.nodes);
   s.inited.store(true, std::memory_order_release);
   engine_on_exit(kFrontGasnet, exit_at_process_exit);
+  catch_terminate_signals();
   return GASNET_OK;
 }
 

@@ -9,10 +9,17 @@
  *   allpre     every node calls gasnet_exit(code) before gasnet_attach
  *   return     every node returns code from main after a barrier, without gasnet_exit
  *   returnone  the last node returns code from main while the others poll in GASNET_BLOCKUNTIL
+ *   quit       every node catches SIGQUIT, says "bye" in the handler and calls gasnet_exit(code);
+ *              the last node calls gasnet_exit(code) while the others wait in a barrier: each of
+ *              them must get SIGQUIT [G1 §2.1.5]
+ *   sigint     the same handlers; the last node gets SIGINT while the others wait in a barrier:
+ *              every node, that one too, must get SIGQUIT
  *   busy       on every node two threads put, get and send requests to every node without pause;
  *              once its own threads have made 2000 round trips, the last node's main thread calls
  *              gasnet_exit(code) while they go on */
 #include <pthread.h>
+#include <sched.h>
+#include <signal.h>
 #include <unistd.h>
 
 #include "gn_util.h"
@@ -21,6 +28,15 @@ static int g_code;
 static volatile int g_never;
 static gasnet_seginfo_t g_seg[64];
 static volatile int g_ops;
+
+static void on_sigquit(int sig) {
+  char line[32];
+  (void)sig;
+  const int len = snprintf(line, sizeof line, "bye from %u\n", (unsigned)gasnet_mynode());
+  if (write(STDOUT_FILENO, line, (size_t)len) < 0)
+    _exit(98);
+  gasnet_exit(g_code);
+}
 
 static void h_ping(gasnet_token_t t) { GN_OK(gasnet_AMReplyShort0(t, 202)); }
 static void h_pong(gasnet_token_t t) {
@@ -60,6 +76,19 @@ int main(int argc, char **argv) {
       {200, (void (*)())h_exit}, {201, (void (*)())h_ping}, {202, (void (*)())h_pong}};
   GN_OK(gasnet_attach(table, 3, 16 * GASNET_PAGESIZE, 0));
   GN_OK(gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS));
+  if (strcmp(scene, "quit") == 0 || strcmp(scene, "sigint") == 0) {
+    signal(SIGQUIT, on_sigquit);
+    GN_OK(gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS));
+    if (me == last) {
+      if (strcmp(scene, "quit") == 0)
+        gasnet_exit(g_code);
+      kill(getpid(), SIGINT);
+      for (;;)
+        sched_yield(); /* the signal's delivery ends this node */
+    }
+    GN_OK(gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS));
+    return 98; /* never reached: the barrier cannot complete */
+  }
   if (strcmp(scene, "busy") == 0) {
     GN_CHECK(gasnet_nodes() <= 64);
     GN_OK(gasnet_getSegmentInfo(g_seg, (int)gasnet_nodes()));
