@@ -174,10 +174,12 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
       std::memcpy(message + head_size, body, body_size);
     // The wait drives the engine's progress step, which takes this rank's own incoming messages
     // out of MPI: two ranks that send to each other both complete. It ends when the peer dies.
+    // A sender out of credits (mpi_rma/credits.hpp) waits as on a full ring, running `serve`.
     auto alive = [&] { return r.alive(peer); };
+    auto serving = [&serve] { return serve(); };
     const gaspi_return_t rc =
         r.control.send(peer.mpi.value(), lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, message,
-                       size, Deadline(GASPI_BLOCK), progress(), alive);
+                       size, Deadline(GASPI_BLOCK), progress(), alive, serve ? Step(serving) : Step());
     if (rc != GASPI_SUCCESS)
       log::error("rank %u: an active message to it could not be delivered", peer.global.value());
     return rc;
@@ -202,8 +204,13 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
 }
 
 gaspi_return_t try_send(const Peer &peer, Lane lane, const void *head, std::size_t head_size) {
-  if (!peer.on_node())
-    return send(peer, lane, head, head_size, nullptr, 0, Serve{});
+  if (!peer.on_node()) {
+    // Out of credits, or not taken by MPI at once: GASPI_TIMEOUT, nothing sent.
+    Runtime &r = rt();
+    auto alive = [&] { return r.alive(peer); };
+    return r.control.send(peer.mpi.value(), lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, head,
+                          head_size, Deadline(GASPI_TEST), progress(), alive);
+  }
   return push(peer, lane, head, head_size, nullptr, 0) ? GASPI_SUCCESS : GASPI_TIMEOUT;
 }
 

@@ -8,10 +8,11 @@
 //    runs the handler on it in place and frees it. A receiver that has waited long sleeps on its
 //    inbox's futex doorbell, which every sender rings after it publishes.
 //  - A rank of another node gets the message over two-sided MPI on the engine's private
-//    communicator (mpi::Control, Box::am_request / am_reply): every progress step of the receiver
-//    moves it from MPI into a mailbox, so a sender never waits on the receiver's handlers.
-//  - A full ring is not an error: the sender waits, and meanwhile runs `serve` (the front end's
-//    poll), so two ranks that flood each other both keep draining (no deadlock).
+//    communicator (mpi::Control, Box::am_request / am_reply; mpi_rma/eager.hpp), within credits
+//    per sender and lane (mpi_rma/credits.hpp) that stand for the ring: at most 128 KiB of one
+//    sender's messages wait at the receiver, per lane, whether or not it polls.
+//  - A full ring, or no credits, is not an error: the sender waits, and meanwhile runs `serve`
+//    (the front end's poll), so two ranks that flood each other both keep draining (no deadlock).
 #pragma once
 #include <GASPI.h>
 
@@ -45,8 +46,8 @@ using Serve = std::function<bool()>;
 // Blocks while the lane is full, running `serve`. GASPI_ERROR when the peer died (logged).
 gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t head_size, const void *body,
                     std::size_t body_size, const Serve &serve);
-// Like send() on a node, but gives up (GASPI_TIMEOUT) at once when the ring is full; across nodes
-// the same as send() without serving. For notices that must not block (job exit).
+// Like send() without serving, but gives up (GASPI_TIMEOUT, nothing sent) at once when the ring
+// is full or, across nodes, no credits are free. For notices that must not block (job exit).
 gaspi_return_t try_send(const Peer &peer, Lane lane, const void *head, std::size_t head_size);
 
 // Takes one message of this rank's `lane`, from a node ring or the MPI mailbox, and runs

@@ -49,8 +49,58 @@ bool Control::drain() {
 
 bool Control::take_passive(Message &out) {
   drain();
-  std::lock_guard lock(mailbox_mutex_);
-  return mailbox_.pop(out);
+  {
+    std::lock_guard lock(mailbox_mutex_);
+    if (!mailbox_.pop(out))
+      return false;
+  }
+  handled(out.from, Box::passive, out.data.size());
+  return true;
+}
+
+void Control::handled(int rank, Box box, std::uint64_t size) {
+  const unsigned lane = static_cast<unsigned>(box);
+  if (!credits_.valid(rank, lane))
+    return;
+  const std::uint64_t total = credits_.handled(rank, lane, Credits::cost(size));
+  if (total == 0)
+    return;
+  auto send = std::make_unique<CreditSend>();
+  send->payload[0] = lane;
+  send->payload[1] = total;
+  std::lock_guard guard(credit_mutex_);
+  auto lock = env_->lock();
+  complete_credit_sends();
+  // A failure is logged; the sender then waits for the next report, or its peer's death.
+  if (HYGASPI_MPI(MPI_Isend(send->payload, 2, MPI_UINT64_T, rank, kTagCredit, env_->comm(), &send->request)) !=
+      GASPI_SUCCESS)
+    return;
+  credit_sending_.push_back(std::move(send));
+  credit_sends_.store(credit_sending_.size(), std::memory_order_release);
+}
+
+void Control::complete_credit_sends() {
+  std::erase_if(credit_sending_, [](std::unique_ptr<CreditSend> &c) {
+    int done = 0;
+    return HYGASPI_MPI(MPI_Test(&c->request, &done, MPI_STATUS_IGNORE)) != GASPI_SUCCESS || done != 0;
+  });
+  credit_sends_.store(credit_sending_.size(), std::memory_order_release);
+}
+
+bool Control::take_credits() {
+  bool took = false;
+  for (;;) {
+    auto lock = env_->lock();
+    Probed p = env_->probe(MPI_ANY_SOURCE, kTagCredit);
+    if (!p.found)
+      return took;
+    std::uint64_t payload[2] = {0, 0};
+    if (HYGASPI_MPI(MPI_Mrecv(payload, 2, MPI_UINT64_T, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS ||
+        payload[0] >= Credits::kLanes || !credits_.valid(p.source, static_cast<unsigned>(payload[0])))
+      continue; // logged, or malformed: nothing to credit
+    credits_.returned(p.source, static_cast<unsigned>(payload[0]), payload[1]);
+    took = true;
+  }
 }
 
 // A node peer's pid can be signalled; a rank of another node is asked to signal itself. The
@@ -80,13 +130,22 @@ int Control::incoming() {
     return kAnyTag; // logged; the full step looks for itself
   if (pending == 0)
     return kNoMessage;
-  return status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagKill ? status.MPI_TAG : kAnyTag;
+  return (status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagKill) || status.MPI_TAG == kTagCredit
+             ? status.MPI_TAG
+             : kAnyTag;
 }
 
 bool Control::progress(int tag) {
   if (tag == kAnyTag || tag == kTagKill)
     serve_kill();
   bool took = (tag == kAnyTag || tag == kTagPassive) && drain();
+  if (tag == kAnyTag || tag == kTagCredit)
+    took |= take_credits();
+  if (credit_sends_.load(std::memory_order_acquire) != 0) {
+    std::lock_guard guard(credit_mutex_);
+    auto lock = env_->lock();
+    complete_credit_sends();
+  }
   std::lock_guard abandon(abandoned_mutex_);
   auto lock = env_->lock();
   std::erase_if(abandoned_, [](Abandoned &a) {
@@ -257,6 +316,19 @@ void Control::term() noexcept {
       (void)HYGASPI_MPI(MPI_Wait(&a.request, MPI_STATUS_IGNORE));
     }
   }
+  {
+    // Credit messages still in MPI's hands keep their buffers (a few bytes each, leaked): a send
+    // to a peer that is gone may never complete, and nothing of this session is reported later.
+    std::lock_guard guard(credit_mutex_);
+    auto lock = env_->lock();
+    complete_credit_sends();
+    for (auto &c : credit_sending_) {
+      (void)HYGASPI_MPI(MPI_Request_free(&c->request));
+      (void)c.release();
+    }
+    credit_sending_.clear();
+    credit_sends_.store(0, std::memory_order_release);
+  }
   // The mailbox after the MPI lock, never inside it: drain() takes them in the other order.
   eager_.close();
   std::lock_guard box(mailbox_mutex_);
@@ -264,7 +336,20 @@ void Control::term() noexcept {
 }
 
 gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline,
-                             Step progress, Step alive) {
+                             Step progress, Step alive, Step serve) {
+  auto healthy = [&] { return !alive.active() || alive(); };
+  // Credits first (credits.hpp): nothing is sent until the receiver has room for it, so a
+  // GASPI_TIMEOUT here has sent nothing. The wait serves this rank's own lanes: the ranks whose
+  // credits it waits for may be waiting for ours.
+  const unsigned lane = static_cast<unsigned>(box);
+  const std::uint64_t units = Credits::cost(size);
+  if (!credits_.reserve(rank, lane, units)) {
+    auto granted = [&] { return credits_.reserve(rank, lane, units); };
+    if (const gaspi_return_t rc =
+            wait_until(granted, deadline, wait_, serve.active() ? serve : progress, Nap{}, healthy);
+        rc != GASPI_SUCCESS)
+      return rc;
+  }
   if (box != Box::passive && size > EagerReceives::kEagerBytes)
     return send_am_large(rank, box, data, size, progress, alive);
   MPI_Request send;
@@ -272,11 +357,15 @@ gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t 
     auto lock = env_->lock();
     // Complete once the target's MPI holds it.
     const int tag = box == Box::passive ? kTagPassive : box == Box::am_request ? kTagAmRequestEager : kTagAmReplyEager;
-    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, tag, env_->comm(), &send)));
+    if (const gaspi_return_t rc =
+            HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, tag, env_->comm(), &send));
+        rc != GASPI_SUCCESS) {
+      credits_.unreserve(rank, lane, units);
+      return rc;
+    }
   }
   bool failed = false;
   auto delivered = [&] { return test(send, failed); };
-  auto healthy = [&] { return !alive.active() || alive(); };
   if (const gaspi_return_t rc = wait_until(delivered, deadline, wait_, progress, Nap{}, healthy); rc != GASPI_TIMEOUT)
     return failed ? GASPI_ERROR : rc;
   auto lock = env_->lock();
@@ -285,7 +374,10 @@ gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t 
   CONTROL_TRY(HYGASPI_MPI(MPI_Wait(&send, &status)));
   int cancelled = 0;
   CONTROL_TRY(HYGASPI_MPI(MPI_Test_cancelled(&status, &cancelled)));
-  return cancelled ? GASPI_TIMEOUT : GASPI_SUCCESS; // not cancelled: it was delivered
+  if (!cancelled)
+    return GASPI_SUCCESS;                // it was delivered
+  credits_.unreserve(rank, lane, units); // never delivered, never reported
+  return GASPI_TIMEOUT;
 }
 
 // The message on the lane's large tag, then an empty one on its eager tag that announces it (its
@@ -334,8 +426,16 @@ gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int 
 
 void Control::passive_purge() {
   drain();
-  std::lock_guard box(mailbox_mutex_);
-  mailbox_.clear();
+  // Discarded counts as handled: the senders get their credits back.
+  Message m;
+  for (;;) {
+    {
+      std::lock_guard box(mailbox_mutex_);
+      if (!mailbox_.pop(m))
+        return;
+    }
+    handled(m.from, Box::passive, m.data.size());
+  }
 }
 
 } // namespace hygaspi::mpi

@@ -25,6 +25,7 @@
 
 #include "core/deadline.hpp"
 #include "core/wait.hpp"
+#include "mpi_rma/credits.hpp"
 #include "mpi_rma/eager.hpp"
 #include "mpi_rma/mailbox.hpp"
 #include "mpi_rma/mpi_env.hpp"
@@ -40,6 +41,7 @@ enum Tag : int {
   kTagAmReply = 5,        //   that replies always drain), larger than a preposted receive takes
   kTagAmRequestEager = 6, // the others, and the announcements of the large ones (mpi_rma/eager.hpp)
   kTagAmReplyEager = 7,
+  kTagCredit = 8,    // what a receiver handled: a Box and a running total of units (credits.hpp)
   kTagReply = 100,   // + request number % kReplyTags
   kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride (mpi_rma/leaders.cpp)
 };
@@ -86,9 +88,10 @@ struct AtomicCall {
 class Control {
 public:
   // `wait`: the spin and yield counts of this layer's waits (core/wait.hpp).
-  void init(Env &env, const WaitPolicy &wait) noexcept {
+  void init(Env &env, const WaitPolicy &wait) {
     env_ = &env;
     wait_ = wait;
+    credits_.open(env.size());
   }
   [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
   // This layer's share of a progress step: serves kill requests, moves passive messages into the
@@ -106,8 +109,11 @@ public:
   [[nodiscard]] int incoming();
   static constexpr int kNoMessage = -1;
   static constexpr int kAnyTag = -2;
-  // Whether replies of abandoned atomics are still to be completed (progress() tests them).
+  // Whether replies of abandoned atomics or credit messages are still to be completed
+  // (progress() tests them).
   [[nodiscard]] bool abandoned_pending() {
+    if (credit_sends_.load(std::memory_order_acquire) != 0)
+      return true;
     std::lock_guard lock(abandoned_mutex_);
     return !abandoned_.empty();
   }
@@ -137,12 +143,14 @@ public:
     return send(rank, Box::passive, data, size, deadline, progress);
   }
   // Sends a message for `box` of `rank` (size <= INT_MAX); waits, driving `progress`, until the
-  // target's MPI holds it. GASPI_TIMEOUT: at the deadline, cancelled, nothing delivered (not for
-  // a large active message, which is never cancelled: see send_am_large).
+  // target's MPI holds it. First it waits for credits (credits.hpp), driving `serve` when given
+  // (the front end's poll, which runs handlers and the progress step) and `progress` otherwise.
+  // GASPI_TIMEOUT: at the deadline, cancelled or never sent, nothing delivered (a large active
+  // message is never cancelled once sent: see send_am_large).
   // `alive` (when given): false once the target is known dead, which ends the wait with GASPI_ERROR
   // (a message MPI cannot deliver, to a dead target, would otherwise keep it waiting).
   gaspi_return_t send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline, Step progress,
-                      Step alive = {});
+                      Step alive = {}, Step serve = {});
   // Takes the oldest passive message, pulling what MPI holds first. False when there is none.
   bool take_passive(Message &out);
   // Starts the receives of active messages (gasnet_attach); until then they wait in MPI.
@@ -161,6 +169,7 @@ public:
       return false;
     fn(held.from, held.data, held.size);
     eager_.give_back(lane, held);
+    handled(held.from, box, held.size);
     return true;
   }
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
@@ -190,6 +199,21 @@ private:
   EagerReceives eager_;
   // Moves what MPI holds for the mailbox into it.
   bool drain();
+  // Flow control (credits.hpp).
+  Credits credits_;
+  // A message of `size` bytes from `rank` for `box` was handled: tells `rank` when a report is due.
+  void handled(int rank, Box box, std::uint64_t size);
+  // Takes the credit messages that MPI holds.
+  bool take_credits();
+  // Credit messages being sent (a buffer each, until MPI completes them).
+  struct CreditSend {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::uint64_t payload[2] = {0, 0}; // Box, total
+  };
+  std::mutex credit_mutex_;
+  std::vector<std::unique_ptr<CreditSend>> credit_sending_;
+  std::atomic<std::size_t> credit_sends_{0};
+  void complete_credit_sends(); // under credit_mutex_ and the MPI lock
   gaspi_return_t send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress, Step alive);
   void serve_kill();
   // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.

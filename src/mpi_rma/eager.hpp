@@ -21,7 +21,9 @@
 //  - A message that arrives while every receive of its lane holds one not yet handled stays
 //    unmatched in MPI; the progress step takes it (matched probe and receive) under a fresh
 //    number, later than every receive started so far. A sender therefore never waits for the
-//    receiver's handlers, whatever MPI's eager limit.
+//    receiver's handlers, whatever MPI's eager limit, except for credits: what one sender may
+//    have outstanding per lane is bounded (credits.hpp), so neither MPI's unexpected queue nor
+//    the messages taken here grow without bound while the receiver runs no handler.
 #pragma once
 #include <mpi.h>
 

@@ -5,7 +5,8 @@
 // it, so a fast sender is not held back by the receiver: with one FIFO, messages came out in the
 // order MPI matched them, and under load one sender's flood delayed the others' (mpi.mr_passive.n4
 // beside a busy process: ranks 1 and 2 got 57 and 43 messages of a 3945-message window, rank 3
-// got 1901).
+// got 1901). It holds at most what the senders' credits allow (credits.hpp): a message counts
+// until gaspi_passive_receive takes it (or a purge drops it), and only then is its sender told.
 #pragma once
 #include <deque>
 #include <map>
