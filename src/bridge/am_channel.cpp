@@ -13,6 +13,7 @@
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
+#include "core/no_destroy.hpp"
 #include "shm/am_ring.hpp"
 #include "shm/doorbell.hpp"
 
@@ -65,7 +66,8 @@ struct Channel {
   std::unique_ptr<Receiving[]> in;    // likewise
   std::atomic<std::uint32_t> next{0}; // where the next poll starts (fairness among senders)
 };
-Channel g;
+NoDestroy<Channel> g_channel; // never destroyed: other threads may still send as the process exits
+Channel &g = g_channel.value;
 std::atomic<bool> g_open{false};
 
 bool try_take(std::atomic<bool> &busy) { return !g.threads || !busy.exchange(true, std::memory_order_acquire); }

@@ -15,6 +15,7 @@
 #include "bridge/collectives/group_record.hpp"
 #include "core/config.hpp"
 #include "core/knobs.hpp"
+#include "core/no_destroy.hpp"
 #include "core/queues.hpp"
 #include "core/ranks.hpp"
 #include "bridge/peers.hpp"
@@ -62,16 +63,9 @@ struct Runtime {
   SegmentTable segments; // every local segment: mapping, MPI attachment, registrations, pending
 };
 
-// The runtime outlives static destruction. A process may leave main while its other threads are
-// still inside calls (blocked in a receive, or communicating while another thread ends the job),
-// so nothing they use may be unmapped or freed before the kernel ends the process. What a process
-// that never called term owes its peers is done by the exit handler (bridge/lifecycle.cpp).
-union RuntimeStorage {
-  Runtime value;
-  RuntimeStorage() : value() {}
-  ~RuntimeStorage() {}
-};
-extern RuntimeStorage g_runtime;
+// The runtime outlives static destruction (core/no_destroy.hpp). What a process that never called
+// term owes its peers is done by the exit handler (bridge/lifecycle.cpp).
+extern NoDestroy<Runtime> g_runtime;
 inline Runtime &rt() noexcept { return g_runtime.value; }
 
 static_assert(Transport<shm::Transport>);

@@ -29,9 +29,10 @@ using namespace hygaspi::gasnet;
 namespace hygaspi::gasnet {
 
 namespace {
-State g_state; // constant-initialised except the vectors and strings, which start empty
+// Never destroyed (core/no_destroy.hpp): threads of the node may be inside calls as it exits.
+NoDestroy<State> g_state;
 } // namespace
-State &state() noexcept { return g_state; }
+State &state() noexcept { return g_state.value; }
 
 ThreadContext &context() noexcept {
   HYG_FAST_TLS thread_local ThreadContext ctx;
@@ -166,7 +167,11 @@ static bool client_catches_sigquit() noexcept {
 
 // SIGINT or SIGTERM, where the client left their default: SIGQUIT for its handler, or the default.
 static void forward_terminate_signal(int sig) noexcept {
+  State &s = state();
+  if (s.exiting.load()) // the exit under way ends the process
+    return;
   if (client_catches_sigquit()) {
+    s.quit_raised.store(true);
     raise(SIGQUIT);
     return;
   }

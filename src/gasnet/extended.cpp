@@ -32,6 +32,7 @@
 #include <vector>
 
 #include "bridge/runtime.hpp"
+#include "core/no_destroy.hpp"
 #include "gasnet/internal.hpp"
 
 using namespace hygaspi;
@@ -41,7 +42,9 @@ namespace {
 
 using Complete = mpi::Window::Complete;
 
-mpi::Window g_window; // open from gasnet_attach to a collective gasnet_exit when the job spans nodes
+// Open from gasnet_attach when the job spans nodes; never destroyed (core/no_destroy.hpp).
+NoDestroy<mpi::Window> g_window_storage;
+mpi::Window &g_window = g_window_storage.value;
 
 // What operations still wait for across nodes.
 struct Pending {

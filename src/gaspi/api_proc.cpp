@@ -21,8 +21,8 @@ using namespace hygaspi;
 namespace hygaspi {
 // One namespace-scope instance: rt() inlines to its address, with no static-guard check on the
 // data path (callgrind showed ~25 instructions per call for the function-local static). It is
-// never destroyed (RuntimeStorage).
-RuntimeStorage g_runtime;
+// never destroyed.
+NoDestroy<Runtime> g_runtime;
 } // namespace hygaspi
 
 namespace {
