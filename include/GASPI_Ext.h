@@ -1,8 +1,8 @@
 /*
  * GASPI_Ext.h -- HyGASPI
  *
- * GPI-2 extensions to the GASPI API (GPI-2 1.6.0 names and signatures, see
- * shared/GPI2-COMPAT.md). None of these is part of the GASPI specification.
+ * GPI-2 extensions to the GASPI API (GPI-2 1.6.0 names and signatures, listed in
+ * HyGASPI's docs/COMPATIBILITY.md). None of these is part of the GASPI specification.
  */
 #ifndef HYGASPI_GASPI_EXT_H
 #define HYGASPI_GASPI_EXT_H

@@ -2,7 +2,7 @@
  * GASPI_types.h -- HyGASPI
  *
  * Types and constants of the GASPI 17.1 API, with the widths and values of
- * GPI-2 1.6.0 (see shared/GPI2-COMPAT.md), so that programs written against
+ * GPI-2 1.6.0 (see HyGASPI's docs/COMPATIBILITY.md), so that programs written against
  * GPI-2 compile unchanged and exchange the same binary values.
  */
 #ifndef HYGASPI_GASPI_TYPES_H
@@ -174,7 +174,7 @@ typedef enum {
 /* ---------------------------------------------------------------------------
  * Spec §11.4.2: user-defined reduction. The spec's C prototype has 5
  * parameters; its Fortran binding and GPI-2 have 7 (num, element_size).
- * We declare the 7-parameter form (DESIGN.md, "our reading").
+ * We declare the 7-parameter form (docs/DESIGN.md, "Readings of the spec").
  * ------------------------------------------------------------------------- */
 typedef gaspi_return_t (*gaspi_reduce_operation_t)(gaspi_pointer_t op1, gaspi_pointer_t op2, gaspi_pointer_t res,
                                                    gaspi_reduce_state_t state, gaspi_number_t num,

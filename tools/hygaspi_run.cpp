@@ -1,4 +1,4 @@
-// hygaspi-run: the single-node launcher (DESIGN.md "Who uses it and how").
+// hygaspi-run: the single-node launcher (docs/DESIGN.md "Who uses it and how").
 //
 //   hygaspi-run [options] -n N [--] prog args...
 //
@@ -135,8 +135,7 @@ bool Launcher::setup() {
     }
   }
   // Objects of jobs whose processes are all gone (a launcher killed with SIGKILL cannot clean up
-  // after itself; its ranks die with it through PR_SET_PDEATHSIG): every start sweeps them
-  // (issue 9, item 23).
+  // after itself; its ranks die with it through PR_SET_PDEATHSIG): every start sweeps them.
   shm::reclaim_stale_objects();
   std::string error;
   std::string job = make_job_id(error);
@@ -296,7 +295,7 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
   if (ending_)
     return; // after the job was told to end, deaths are expected and not reported
   if (kind == ExitKind::killed && signalled && WTERMSIG(status) == SIGKILL) {
-    // gaspi_proc_kill: the survivors go on (issue 9, item 22).
+    // gaspi_proc_kill: the survivors go on, as with GPI-2.
     std::fprintf(stderr, "hygaspi-run: rank %u killed by gaspi_proc_kill; the job goes on\n", rank);
     return;
   }

@@ -44,7 +44,7 @@ pid_t spawn_rank(const RankSpawn &spawn) {
   setenv("HYGASPI_JOB", spawn.job->c_str(), 1);
   setenv("HYGASPI_RANK", rank.c_str(), 1);
   setenv("HYGASPI_NRANKS", nranks.c_str(), 1);
-  // Only this process takes the rank; a program it starts inherits the rest (issue 9, item 5).
+  // Only this process takes the rank; a program it starts inherits the rest and runs as a standalone job.
   setenv("HYGASPI_PID", std::to_string(getpid()).c_str(), 1);
   setenv("GASPI_RANK", rank.c_str(), 1); // GPI-2's names, for code that reads them directly
   setenv("GASPI_NRANKS", nranks.c_str(), 1);

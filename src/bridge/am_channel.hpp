@@ -1,5 +1,5 @@
 // The engine's active-message channel: two lanes per rank, requests and replies, kept apart so
-// that replies always drain (GASNET-NOTES lesson 3). API-neutral: a message is an opaque byte
+// that replies always drain (docs/COMPATIBILITY.md, "GASNet-1"). API-neutral: a message is an opaque byte
 // string; the front end (src/gasnet) gives it meaning and runs the handlers.
 //
 //  - Between node peers, each sender has a byte ring of its own per lane in the receiver's inbox

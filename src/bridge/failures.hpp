@@ -1,4 +1,4 @@
-// What a wait does after a death (issue 9 items 20, 21).
+// What a wait does after a death (docs/DESIGN.md "Failures").
 //
 // GASPI_BLOCK means "until done, or until the peers the call needs have died", in every call. A
 // call that knows its partners (a barrier, a passive send) fails once one of them is dead. Two

@@ -95,7 +95,7 @@ bool is_ancestor(pid_t pid) {
   return false;
 }
 
-// Issue 9, item 5: HYGASPI_JOB/RANK/NRANKS are inherited by every process a rank starts
+// HYGASPI_JOB/RANK/NRANKS are inherited by every process a rank starts
 // (system(), fork+exec). Only the process hygaspi-run started (HYGASPI_PID) takes the rank, or a
 // process it started before taking the rank itself (a wrapper that forks: /usr/bin/time, strace
 // -f, sh -c 'a; b'). Any other process is a standalone 1-rank job.
@@ -138,7 +138,7 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline)
 }
 
 // Each rank's outcome of a start step, made known to every rank: a step that failed on one rank
-// fails on all, and none waits in a later collective for one that gave up (issue 9, item 4).
+// fails on all, and none waits in a later collective for one that gave up.
 gaspi_return_t agree(Runtime &r, gaspi_return_t mine) {
   int ok = mine == GASPI_SUCCESS ? 1 : 0, all = 0;
   {
@@ -154,7 +154,7 @@ gaspi_return_t agree(Runtime &r, gaspi_return_t mine) {
   return GASPI_SUCCESS;
 }
 
-// Issue 9, item 3: MPI_Finalize before the front ends' term. MPI runs the delete callbacks of
+// MPI_Finalize before the front ends' term. MPI runs the delete callbacks of
 // MPI_COMM_SELF's attributes at the start of MPI_Finalize, while every MPI call still works
 // (MPI-3.1 §8.7.1); mpi::Env hangs this function there. Each front end still up runs its hook,
 // which leaves the engine as its term would (the window free is collective: every rank is in

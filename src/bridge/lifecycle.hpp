@@ -43,7 +43,7 @@ gaspi_return_t engine_min(Runtime &r, std::uint64_t &value);
 // Ends the whole MPI job at once with `code` (MPI_Abort); returns only without MPI.
 void engine_abort(Runtime &r, int code) noexcept;
 
-// MPI_Finalize before the front ends' term (issue 9, item 3): each registers what it must do
+// MPI_Finalize before the front ends' term: each registers what it must do
 // (GASPI: tear itself down and remember it). Run at the start of MPI_Finalize.
 void engine_on_mpi_finalize(unsigned front, void (*hook)()) noexcept;
 // The process exits (main returns, exit()) with `front` still up: `hook` gets the exit status and

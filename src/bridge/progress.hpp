@@ -1,10 +1,10 @@
-// The engine's one progress step (issue 10 step 4: "Progress is passed in, not installed as a
-// callback"). Waits are core/wait.hpp's engine; the transports below the bridge never call up:
-// a wait that must drive MPI is handed progress() by its caller, and the step composes what each
-// transport needs. shm needs none (every producer rings the doorbell); MPI has no asynchronous
-// progress here, so a rank with other nodes serves them from its waits:
-//  - kill requests and passive messages (mpi::Control::progress: the mailbox of
-//    gaspi_passive_receive);
+// The engine's one progress step. Progress is passed in, not installed as a callback: waits are
+// core/wait.hpp's engine, and the transports below the bridge never call up. A wait that must
+// drive MPI is handed progress() by its caller, and the step composes what each transport needs.
+// shm needs none (every producer rings the doorbell); MPI has no asynchronous progress here
+// (docs/PLATFORM.md "Progress"), so a rank with other nodes serves them from its waits:
+//  - kill requests, passive messages (the mailbox of gaspi_passive_receive), credit messages and
+//    the eager receives of active messages (mpi::Control::progress, test_eager);
 //  - atomic requests of other nodes, pulled from MPI (mpi::Control::take_atomic) and applied to
 //    this rank's segment with the CPU atomics of shm/atomics.hpp, the same code node peers use.
 #pragma once
@@ -22,9 +22,12 @@ bool progress_step();
 // wait for replies while serving requests, so two ranks that target each other cannot deadlock).
 [[nodiscard]] Step mpi_progress() noexcept;
 
-// The progress thread (HYGASPI_PROGRESS_THREAD; needs MPI_THREAD_MULTIPLE): serves the step while
-// the application computes outside GASPI, so that a target-side atomic or a passive-target put
-// does not wait for the target's next GASPI call. Naps 50 us between steps.
+// The progress thread (HYGASPI_PROGRESS_THREAD): serves the step while the application computes
+// outside GASPI, so that a target-side atomic or a passive-target put does not wait for the
+// target's next GASPI call. Started only across nodes, and only where it may call MPI beside the
+// application: when the library started MPI itself (every MPI call then goes through its lock),
+// or when MPI granted MPI_THREAD_MULTIPLE (mpi::Env::progress_thread_allowed). Naps 50 us between
+// steps, 500 us while waiters drive the step themselves.
 void start_progress_thread();
 void stop_progress_thread() noexcept;
 

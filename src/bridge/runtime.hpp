@@ -82,7 +82,8 @@ struct RemoteRef {
 
 // ---- data movement, routed by the peer's kind, decided once per call: `fn(transport, target,
 // segment)` runs with the peer's transport, its rank in that transport's space, and the segment's
-// description for that transport (STYLE.md: "is the peer on my node?" is asked once).
+// description for that transport (docs/DESIGN.md "Code conventions": "is the peer on my node?" is
+// asked once).
 template <class Fn> gaspi_return_t on_transport(const Peer &peer, const RemoteRef &seg, Fn &&fn) {
   if (peer.on_node())
     return fn(rt().shm_transport, peer.node, *seg.shm);

@@ -1,5 +1,5 @@
-// The segment table: the one home of this rank's segments (issue "One engine with typed peers",
-// step 3). For each id it holds, or reaches through the one object that holds it:
+// The segment table: the one home of this rank's segments (docs/ARCHITECTURE.md, "One home for
+// each concern"). For each id it holds, or reaches through the one object that holds it:
 //   - the local mapping (the shm object published in this rank's rank block: shm::Node creates,
 //     maps and retires it, and node peers find it there; nobody else calls segment_create/delete)
 //   - the MPI attachment of its memory to the window (mpi::Rma::attach/detach)

@@ -1,4 +1,4 @@
-// The one transport interface of the engine (DESIGN.md "Layers"), checked by a concept and
+// The one transport interface of the engine (docs/DESIGN.md "Layers"), checked by a concept and
 // resolved at compile time: no virtual call on the data path. The bridge picks the transport of
 // a peer once (bridge/peers.hpp) and calls it directly.
 //
@@ -11,7 +11,7 @@
 //                   visible after the data of the previous write requests to the same rank")
 //   fetch_add, compare_swap
 //                   global atomics (spec §10), old value out; atomic with respect to every other
-//                   initiator, local or remote (DESIGN.md "Atomics")
+//                   initiator, local or remote (docs/DESIGN.md "Atomicity")
 //   flush(queue)    completes every put/get this process issued on `queue`
 // The atomics take the caller's timeout in ms (a Deadline reads the clock: only MPI needs it).
 // Return values are status codes (gaspi_return_t: GASPI_SUCCESS, GASPI_TIMEOUT, GASPI_ERROR);

@@ -1,4 +1,4 @@
-// gaspi_config_t defaults (GPI-2's, GPI2-COMPAT.md) and the rules for a proposed configuration
+// gaspi_config_t defaults (GPI-2's, docs/COMPATIBILITY.md) and the rules for a proposed configuration
 // (spec §5.2.1: values are proposals; above what the machine can give they are clamped, impossible
 // ones rejected).
 #pragma once

@@ -1,9 +1,9 @@
-// Every environment variable HyGASPI reads is a knob of one table, kKnobs below (STYLE.md: Sandia
-// OpenSHMEM's shmem_env_defs.h). Parsing, range checks, defaults, hygaspi-info and README.md's knob
-// table (hygaspi-info --knobs-markdown, compared with the README by ctest knobs_readme) all loop
-// over it: a new knob is one member of Knobs and one entry of kKnobs. Variables that belong to
-// others (MPI launchers, Open MPI's MCA parameters) are read through env_foreign(). knobs.cpp holds
-// the only getenv calls of src/ and tools/.
+// Every environment variable HyGASPI reads is a knob of one table, kKnobs below (as Sandia
+// OpenSHMEM's shmem_env_defs.h; docs/DESIGN.md "Code conventions"). Parsing, range checks,
+// defaults, hygaspi-info and README.md's knob table (hygaspi-info --knobs-markdown, compared with
+// the README by ctest knobs_readme) all loop over it: a new knob is one member of Knobs and one
+// entry of kKnobs. Variables that belong to others (MPI launchers, Open MPI's MCA parameters) are
+// read through env_foreign(). knobs.cpp holds the only getenv calls of src/ and tools/.
 #pragma once
 #include <cstdint>
 #include <iterator>

@@ -10,9 +10,10 @@
 namespace hygaspi::limits {
 
 inline constexpr std::uint32_t kMaxSegments = 256; // gaspi_segment_id_t is unsigned char
-// Segments of the engine's own, beyond every id a GASPI program can name (GASNET-NOTES lesson 11:
-// what the runtime allocates is reserved out of the user range): the GASNet front end's segment
-// and its active-message inbox. Engine tables hold kSegmentSlots entries; GASPI sees kMaxSegments.
+// Segments of the engine's own, beyond every id a GASPI program can name (docs/DESIGN.md
+// "Segments": what the runtime allocates is deterministic and reserved out of the user range): the
+// GASNet front end's segment and its active-message inbox. Engine tables hold kSegmentSlots
+// entries; GASPI sees kMaxSegments.
 inline constexpr std::uint32_t kGasnetSegment = kMaxSegments;
 inline constexpr std::uint32_t kGasnetInbox = kMaxSegments + 1;
 inline constexpr std::uint32_t kSegmentSlots = kMaxSegments + 2;
@@ -34,7 +35,8 @@ inline constexpr std::uint32_t kBarrierRounds = 16; // ceil(log2(kMaxRanks))
 // No shm object or mapping can exceed what off_t (fallocate, ftruncate) and ptrdiff_t can express.
 inline constexpr std::uint64_t kMaxObjectBytes = PTRDIFF_MAX;
 
-// Separates hot atomics of different writers; a fixed value (STYLE.md habit 4).
+// Separates hot atomics of different writers; a fixed value, not hardware_destructive_interference_size,
+// which varies between compilers (docs/DESIGN.md "Code conventions").
 inline constexpr std::size_t kCacheLine = 128;
 
 } // namespace hygaspi::limits

@@ -1,7 +1,7 @@
 // Rank-prefixed diagnostics. Every rejected call logs once, at the place that detects the
 // problem, as "[hygaspi rank R] gaspi_write: remote offset 4096 + size 8 beyond segment 3 (4096 B)".
-// The call's name comes from the thread's current CallScope, which each entry point opens (issue
-// 10 step 6): a callee never names the entry point, it only says which step failed.
+// The call's name comes from the thread's current CallScope, which each entry point opens: a callee
+// never names the entry point, it only says which step failed.
 #pragma once
 #include <atomic>
 #include <cstdarg>

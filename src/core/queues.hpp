@@ -27,7 +27,7 @@ namespace hygaspi {
 
 // The lock of the one thread in gaspi_wait / gaspi_queue_purge. Taking it is one locked exchange,
 // releasing it a plain store (a pthread mutex costs two locked operations and two calls per
-// gaspi_wait, FASTPATH.md). A second thread in gaspi_wait of the same queue yields until it is free.
+// gaspi_wait). A second thread in gaspi_wait of the same queue yields until it is free.
 class QueueLock {
 public:
   void lock() noexcept {

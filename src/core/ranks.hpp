@@ -1,4 +1,4 @@
-// The three rank spaces of a job, as distinct types (issue "One engine with typed peers", step 1).
+// The three rank spaces of a job, as distinct types: mixing them does not compile.
 //   GlobalRank  the application's rank: 0 .. nranks-1, what the front ends see (gaspi_rank_t,
 //               gasnet_node_t)
 //   NodeIndex   a rank's position among the ranks of its node (shm objects, the job block)

@@ -1,5 +1,5 @@
-// The one internal error type (issue 10 step 6; STYLE.md habit 5: "errors travel as
-// gaspi_return_t"). Every layer returns a Status: GASPI_SUCCESS, GASPI_TIMEOUT, GASPI_ERROR or one
+// The one internal error type (docs/DESIGN.md "Code conventions": errors travel as
+// gaspi_return_t). Every layer returns a Status: GASPI_SUCCESS, GASPI_TIMEOUT, GASPI_ERROR or one
 // of GPI-2's argument codes. The engine knows no other GASPI type; a front end other than GASPI
 // (GASNet) maps these values onto its own codes in one place.
 //

@@ -1,7 +1,12 @@
-// The one wait engine (DESIGN.md "Waiting"; issue 10 step 4). Every blocking call of the runtime
-// waits here: spin briefly, then sched_yield, then sleep, with a deadline (spec §3.9: GASPI_BLOCK
-// waits forever, GASPI_TEST makes one step, anything else is milliseconds) and a health check at
-// a bounded interval (a dead partner, gaspi_proc_term in another thread).
+// The one wait engine (docs/DESIGN.md "Waits and timeouts"). Every GASPI call that waits with a
+// timeout waits here (notify_waitsome, passive send and receive, collectives, atomics and kills
+// over MPI, credit waits, the node handshake of gaspi_proc_init): spin briefly, then sched_yield,
+// then sleep, with a deadline (spec §3.9: GASPI_BLOCK waits forever, GASPI_TEST makes one step,
+// anything else is milliseconds) and a health check at a bounded interval (a dead partner,
+// gaspi_proc_term in another thread). The waits that have no GASPI timeout loop elsewhere, and
+// docs/DESIGN.md lists them: GASNet's GASNET_BLOCKUNTIL and internal waits (the same policy, in
+// gasnet_hyg_block_step), gaspi_wait's MPI_Win_flush_all, short lock waits, and term's wait for
+// the calls in flight.
 //
 // core knows neither transport, so what a wait needs from them is passed in:
 //  - progress: one step of a transport that needs this CPU to move (MPI has no asynchronous
@@ -12,7 +17,7 @@
 //    progress, since MPI traffic rings no doorbell and is seen only at the next look.
 //  - healthy: false ends the wait with GASPI_ERROR; the caller logs why.
 //
-// When MPI is probed (issue 10 step 4: "MPI is not probed on every spin"), measured with
+// When MPI is probed (not on every spin), measured with
 // bench_progress waitsome (2 ranks as 2 nodes on one host, Open MPI ob1/vader, a loaded 2-core VM):
 // one progress step (three MPI_Improbe under the MPI lock, and the atomic requests it serves) costs
 // about 0.2 us, a pause a few tens of ns, and an idle target answers a fetch_add in ~2 us.

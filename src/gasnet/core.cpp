@@ -458,7 +458,8 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
     }
   }
   // Across nodes, puts and gets go through one window over every node's segment. attach is
-  // collective, so a regular window fits (MPI_Win_create; issue 11). Every node gets here once it
+  // collective, so a regular window fits (MPI_Win_create, much cheaper than a dynamic one across hosts:
+  // docs/PLATFORM.md). Every node gets here once it
   // has all the segments.
   if (!window_open(mine == nullptr ? nullptr : mine->data, size))
     return error("gasnet_attach", GASNET_ERR_RESOURCE, "no MPI window over the segments");

@@ -5,14 +5,14 @@
 // the call returns: its handle is GASNET_INVALID_HANDLE [G1 §3.3.2 allows it]. The blocking and
 // NBI puts and gets of a client compiled against gasnet.h make that copy inline
 // (gasnet_inline.h) and come here only when one of its checks fails. A segment on
-// another node is reached with MPI RMA on the front end's own window over the segments (issue 11):
+// another node is reached with MPI RMA on the front end's own window over the segments:
 // a regular window, which gasnet_attach makes collectively (MPI_Win_create), or a dynamic one
 // (HYGASPI_GASNET_DYNAMIC_WINDOW=1, for comparison). Measured on one host (osc/rdma, 2 ranks, each
 // a node of its own, bench_gasnet): a raw MPI_Put or MPI_Get + flush of 8 B costs 0.7-1.4 us on
 // either kind of window, two thirds of it in the kernel (process_vm_writev/readv: CMA), and ours
 // is 1.0-1.2x that. MPI_Win_allocate's 0.06-0.15 us needs memory that MPI allocated itself (shared
 // memory, plain stores), which our node peers could not map as the segment. Across hosts over
-// TCP, osc/ucx serves a dynamic window 10-30x slower than a regular one (PLATFORM-FACTS.md).
+// TCP, osc/ucx serves a dynamic window 10-30x slower than a regular one (docs/PLATFORM.md).
 //
 // Completion [G1 §3.3.1]: a put completes at its target by an MPI_Win_flush of the target, which
 // the window counts per target (a ticket per put), so syncing many puts to one target flushes it

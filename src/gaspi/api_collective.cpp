@@ -131,7 +131,7 @@ gaspi_return_t pgaspi_allreduce(gaspi_pointer_t const buffer_send, gaspi_pointer
                                 const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce", [&] {
     stats::Timer timer(stats::collective_us);
-    InFlight call; // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+    InFlight call; // gaspi_proc_term in another thread wakes it (gaspi/checks.hpp)
     HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(buffer_receive, "buffer_receive"));
@@ -155,7 +155,7 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
                                      const gaspi_timeout_t timeout) {
   return guarded("gaspi_allreduce_user", [&] {
     stats::Timer timer(stats::collective_us);
-    InFlight call; // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+    InFlight call; // gaspi_proc_term in another thread wakes it (gaspi/checks.hpp)
     HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(buffer_receive, "buffer_receive"));

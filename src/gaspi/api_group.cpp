@@ -110,7 +110,7 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
     if (rc != GASPI_TIMEOUT)
       g.committing = false;
     if (rc == GASPI_SUCCESS)
-      acknowledge_deaths_outside(g.members); // issue 9 item 21 (bridge/failures.hpp)
+      acknowledge_deaths_outside(g.members); // bridge/failures.hpp
     return rc;
   });
 }

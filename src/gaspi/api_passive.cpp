@@ -1,14 +1,19 @@
 // Passive communication (spec §9): gaspi_passive_send, gaspi_passive_receive and
-// gaspi_passive_queue_purge. Node-local only for now: every rank owns a receive ring in shm
-// (shm/passive_ring.hpp); a sender copies its message into a slot of the target's ring and rings
-// the target's doorbell; the receiver copies it out, frees the slot and wakes senders that wait for
-// space. Both sides sleep on a futex doorbell while they wait (spec §9.1: "avoid busy-waiting").
+// gaspi_passive_queue_purge (docs/DESIGN.md "Passive communication"). Two paths:
+// - Node peers: every rank owns a receive ring in shm (shm/passive_ring.hpp); a sender copies its
+//   message into a slot of the target's ring and rings the target's doorbell; the receiver copies
+//   it out, frees the slot and wakes senders that wait for space. Both sides sleep on a futex
+//   doorbell while they wait (spec §9.1: "avoid busy-waiting").
+// - Other nodes: a two-sided MPI message on the engine's private communicator, sent within the
+//   receiver's credits (mpi::Control::send); the receiver's progress step moves it into a mailbox
+//   (mpi::Control::passive_try_receive). A receive looks at both sources, taking turns which first.
 //
 // Our readings of the spec:
 // - Completion (§9.2.1): a send returns GASPI_SUCCESS once the message is in the target's receive
-//   ring, where no action of the sender can change it any more (as GPI-2, whose send completes
-//   once the data is in the receiver's posted buffer). A send that returns GASPI_TIMEOUT left
-//   nothing in the ring.
+//   ring, or held by the target's MPI, where no action of the sender can change it any more (as
+//   GPI-2, whose send completes once the data is in the receiver's posted buffer). A send that
+//   returns GASPI_TIMEOUT left nothing in the ring, and across nodes sent nothing (its MPI send
+//   was cancelled, or it never got the credits to start).
 // - Full ring (§9.2.1 says a full "passive communication queue" fails with GASPI_ERROR): our sends
 //   complete before they return, so the sender side never queues requests. A full *receive* ring
 //   means the receiver has not caught up ("as long as there is no matching receive, the send
@@ -85,7 +90,7 @@ bool push(shm::PassiveRing &ring, std::uint32_t line, const char *src, std::uint
   std::uint64_t pos = 0;
   if (!shm::passive_claim(ring, line, pos))
     return false;
-  // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: the death that issue 9 item 19 is about, on demand.
+  // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: a sender's death between claim and publication, on demand.
   if (__builtin_expect(rt().knobs.test_die_send == static_cast<std::int64_t>(rt().rank), 0))
     raise(SIGKILL);
   shm::passive_publish(ring, line, pos, rt().rank, src, size);
@@ -209,8 +214,8 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     shm::PassiveRing &ring = node.my_passive_ring();
     char *dst = local->data + offset_local;
     shm::PassiveMessage msg;
-    // The pop is the readiness test, so a receive that times out has taken nothing (DESIGN.md
-    // "Where the spec is unclear"). Senders ring our doorbell after they publish.
+    // The pop is the readiness test, so a receive that times out has taken nothing (docs/DESIGN.md
+    // "Readings of the spec"). Senders ring our doorbell after they publish.
     // Messages of other nodes arrive through MPI (mpi_rma/control.hpp).
     gaspi_return_t from_mpi = GASPI_TIMEOUT;
     auto take_mpi = [&] {
@@ -236,7 +241,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
         return true;
       return remote && !mpi_first && take_mpi();
     };
-    // A slot whose sender died between claim and publication is skipped (issue 9 item 19): once
+    // A slot whose sender died between claim and publication is skipped (shm/passive_ring.hpp): once
     // here, for GASPI_TEST callers, and at every slow-path look of the wait.
     auto skip_dead = [&] {
       while (shm::passive_skip_dead_claim(ring, [&](std::uint32_t s) { return node.alive(NodeIndex{s}); }))
@@ -259,11 +264,12 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
 
 // spec §9.3.1: "purges the passive queue", to be called "in the situation in which a node failure
 // is detected". Our sends complete before they return, so no send request is ever queued on the
-// sender side; the queue that can hold stale requests is this rank's receive ring. Purge discards
-// every message published in it now (from dead and live senders alike, as gaspi_queue_purge
-// discards every request of a queue) and wakes senders blocked on the full ring. It never waits,
-// so the timeout is not needed. It also skips slots that a sender claimed and never published
-// because it died, and acknowledges the deaths it was called for (bridge/failures.hpp).
+// sender side; the queues that can hold stale requests are this rank's receive ring and, across
+// nodes, its mailbox of MPI messages. Purge discards every message published in them now (from dead
+// and live senders alike, as gaspi_queue_purge discards every request of a queue) and wakes senders
+// blocked on the full ring. It never waits, so the timeout is not needed. It also skips slots that
+// a sender claimed and never published because it died, and acknowledges the deaths it was called
+// for (bridge/failures.hpp).
 gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
   return guarded("gaspi_passive_queue_purge", [&] {
     InFlight call;

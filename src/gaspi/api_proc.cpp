@@ -30,7 +30,7 @@ namespace {
 // gaspi_proc_term's work: caller holds r.lifecycle and has checked that GASPI is initialised.
 void teardown(Runtime &r) {
   r.initialized.store(false, std::memory_order_seq_cst);
-  // Other threads may be blocked in this rank's waits (issue 9 item 2): wake them, each returns
+  // Other threads may be blocked in this rank's waits: wake them, each returns
   // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
   // counted call (InFlight) has left before anything is torn down.
   r.node.set_stopping(true);
@@ -45,7 +45,7 @@ void teardown(Runtime &r) {
   r.node.set_stopping(false);  // for the next life
 }
 
-// Issue 9, item 3: MPI_Finalize before gaspi_proc_term (bridge/lifecycle.hpp): GASPI is torn down
+// MPI_Finalize before gaspi_proc_term (bridge/lifecycle.hpp): GASPI is torn down
 // as gaspi_proc_term would, and the program's later gaspi_proc_term then succeeds.
 void teardown_at_mpi_finalize() {
   Runtime &r = rt();
@@ -171,7 +171,7 @@ gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t t
         rt().known_dead[peer->global.value()].store(true, std::memory_order_release);
       return rc;
     }
-    // An intended death (issue 9, item 22): Node::kill marks it so, and the launcher lets the job
+    // An intended death: Node::kill marks it so, and the launcher lets the job
     // go on, as GPI-2 does; the survivors see the rank GASPI_STATE_CORRUPT.
     HYGASPI_CHECK(rt().node.kill(peer->node), GASPI_ERROR, "cannot kill rank %u (pid %d): %s", rank,
                   rt().node.pid_of(peer->node), std::strerror(errno));

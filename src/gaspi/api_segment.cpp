@@ -36,7 +36,7 @@ gaspi_return_t allocate(gaspi_segment_id_t seg, gaspi_size_t size, void *user_me
 
 gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory, gaspi_group_t group,
                           gaspi_timeout_t timeout, gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
-  InFlight call; // gaspi_proc_term in another thread wakes it (issue 9 item 2)
+  InFlight call; // gaspi_proc_term in another thread wakes it (gaspi/checks.hpp)
   HYGASPI_TRY(call.status());
   HYGASPI_TRY(check::segment_id(seg));
   HYGASPI_TRY(check_committed_group(group));

@@ -58,7 +58,8 @@ template <class Body> gaspi_return_t guarded(const char *call, Body &&body) noex
   } while (0)
 
 // A call that may block counts itself for its whole duration, so that gaspi_proc_term in another
-// thread can wake it and wait until it has left before unmapping what it uses (issue 9 item 2).
+// thread can wake it and wait until it has left before unmapping what it uses (docs/DESIGN.md
+// "Failures").
 // Use it instead of check::init: `InFlight call; HYGASPI_TRY(call.status());`. The count and
 // `initialized` form a Dekker pair with term (seq_cst on both sides): either the call sees
 // `initialized` false and touches nothing, or term sees the count and waits.

@@ -1,8 +1,9 @@
-// The fast path of the GASPI data-path calls (issue 10 "Done when": fixed costs; design notes in
-// docs/ARCHITECTURE.md). Each helper answers only the common, all-valid case with no message and no
-// out-of-line call, and returns nullptr for anything unusual (not initialised, a bad or dead rank,
-// another node, a bad segment or offset, a mapping not cached yet); the entry point then runs its
-// full path, which repeats every check and reports the error exactly as before.
+// The fast path of the GASPI data-path calls: small fixed costs per call (docs/DESIGN.md "Code
+// conventions"; the path of a call in docs/ARCHITECTURE.md). Each helper answers only the common,
+// all-valid case with no message and no out-of-line call, and returns nullptr for anything unusual
+// (not initialised, a bad or dead rank, another node, a bad segment or offset, a mapping not cached
+// yet); the entry point then runs its full path, which repeats every check and reports the error
+// exactly as before.
 #pragma once
 #include <atomic>
 #include <cstdint>

@@ -179,7 +179,7 @@ void Control::reply(const AtomicCall &call, gaspi_return_t rc, std::uint64_t old
   (void)HYGASPI_MPI(MPI_Send(reply, 2, MPI_UINT64_T, call.from, call.request.reply_tag, env_->comm()));
 }
 
-// Exactly once per successful return (issue 9, item 16). A request that has reached the target
+// Exactly once per successful return (docs/DESIGN.md "Atomicity"). A request that has reached the target
 // cannot be recalled: MPI cannot cancel a matched send, and the target applies it as soon as it
 // serves it. So a call that runs out of time does not drop its request, it keeps it in flight as
 // the calling thread's pending atomic and returns GASPI_TIMEOUT. Spec §10.2.1/§10.2.2: "If the

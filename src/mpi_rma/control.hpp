@@ -1,7 +1,7 @@
 // Two-sided control traffic on the private communicator.
 //
 // Global atomics on a rank of another node run at the target, with the same CPU atomics that its
-// node peers use (DESIGN.md "Atomics": CPU and MPI atomics do not compose, and osc/rdma's
+// node peers use (docs/DESIGN.md "Atomicity": CPU and MPI atomics do not compose, and osc/rdma's
 // MPI_Compare_and_swap crashes here). The initiator sends a request and waits for the reply while
 // it drives progress itself (the `progress` step its caller passes in), so two ranks that target
 // each other cannot deadlock. The target's progress step (bridge/progress.hpp) pulls requests with

@@ -1,4 +1,4 @@
-// The inter-node part of hierarchical collectives (DESIGN.md "Collectives and groups"): one leader
+// The inter-node part of hierarchical collectives (docs/DESIGN.md "Collectives and groups"): one leader
 // per node runs it after the node-local part. Point-to-point on the private communicator, so the
 // user's reduce function can combine (no MPI_Op).
 //

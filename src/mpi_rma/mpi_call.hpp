@@ -1,4 +1,4 @@
-// No MPI return code is dropped (issue "One engine with typed peers", step 6). Every MPI call of
+// No MPI return code is dropped (ctest lint.mpi_checked enforces it). Every MPI call of
 // the runtime goes through HYGASPI_MPI, which logs a failure once, naming the MPI function and
 // MPI's own error string, and yields a gaspi_return_t: GASPI_SUCCESS or GASPI_ERROR.
 //

@@ -22,7 +22,7 @@ bool launched_by_mpirun() noexcept {
   return false;
 }
 
-// When we start MPI ourselves, choose the one-sided component (PLATFORM-FACTS.md): Debian's
+// When we start MPI ourselves, choose the one-sided component (docs/PLATFORM.md): Debian's
 // Open MPI disables osc/ucx and osc/pt2pt in its system file, so across real hosts no RMA works.
 // An explicit OMPI_MCA_osc of the user wins. On one host the default (osc/rdma over shared
 // memory) works; across hosts pt2pt is the component that needs nothing but TCP.

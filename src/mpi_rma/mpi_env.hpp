@@ -1,4 +1,4 @@
-// MPI bootstrap and interoperability (spec §5.6, DESIGN.md "Who uses it"). The library starts MPI
+// MPI bootstrap and interoperability (spec §5.6, docs/DESIGN.md "Who uses it and how"). The library starts MPI
 // itself when a program launched by mpirun calls gaspi_proc_init, or joins an MPI program that has
 // already called MPI_Init: GASPI rank = MPI rank. It then splits the job into nodes (ranks sharing
 // a host and /dev/shm, or virtual nodes of HYGASPI_NODE_SIZE ranks) and hands each node a shared
@@ -82,7 +82,8 @@ public:
   // a process that ended without it). Where we started MPI, this is so already.
   void finalize_at_process_exit() noexcept;
 
-  // Serialises MPI calls when MPI grants less than MPI_THREAD_MULTIPLE (DESIGN.md "Progress").
+  // Serialises MPI calls when MPI grants less than MPI_THREAD_MULTIPLE (docs/DESIGN.md "Progress and
+  // threads").
   // Once MPI_Finalize runs at exit, a thread that wants MPI waits here until the process ends.
   std::unique_lock<std::mutex> lock() {
     if (__builtin_expect(closing_.load(std::memory_order_acquire), 0))

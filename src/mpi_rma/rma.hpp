@@ -1,5 +1,5 @@
-// Inter-node one-sided communication over one dynamic MPI window per process (DESIGN.md
-// "Windows for segments": gaspi_segment_alloc + register are not collective, so every segment is
+// Inter-node one-sided communication over one dynamic MPI window per process (docs/DESIGN.md
+// "Segments": gaspi_segment_alloc + register are not collective, so every segment is
 // attached locally and its address pushed to the peers it is registered with).
 //
 // Each process keeps a table of the remote segments registered with it: entry [owner][segment]
@@ -116,13 +116,13 @@ private:
 
 // A window over one region of every rank, for a front end whose segments are made collectively
 // (gasnet_attach): a regular window (MPI_Win_create over the region) or, to compare, a dynamic one
-// with the region attached (issue 11: osc/ucx over TCP serves a dynamic window 10-30x slower,
-// PLATFORM-FACTS.md). One passive lock_all epoch from open to close. Addresses are offsets into
+// with the region attached (osc/ucx over TCP serves a dynamic window 10-30x slower,
+// docs/PLATFORM.md). One passive lock_all epoch from open to close. Addresses are offsets into
 // the target's region. Every MPI call takes the Env lock, as Rma's do.
 //
 // Remote completion of puts is counted per target: put() returns a ticket, and flush(rank) completes
 // every put issued before it, so a sync of many handles to one target flushes it once and a put
-// that an earlier flush covered completes without an MPI call (GASNET-NOTES.md lesson 9).
+// that an earlier flush covered completes without an MPI call (docs/COMPATIBILITY.md, "GASNet-1").
 using Requests = std::vector<MPI_Request>;
 
 class Window {

@@ -10,7 +10,8 @@ void Transport::reset() noexcept {
 gaspi_return_t Transport::flush(std::uint32_t queue) {
   // Cleared before the flush: a put issued after the exchange sets the flag again, and the next
   // flush(queue) covers it; a put issued before it is covered by this flush.
-  // A plain load first: a queue without MPI transfers pays no read-modify-write (FASTPATH.md).
+  // A plain load first: a queue without MPI transfers pays no read-modify-write (gaspi_wait's fixed
+  // cost on the node-local path).
   if (!needs_flush_[queue].load(std::memory_order_acquire) ||
       !needs_flush_[queue].exchange(false, std::memory_order_acq_rel))
     return GASPI_SUCCESS;

@@ -3,14 +3,14 @@
 //   notify         flush(target), then the notification word (spec §8.3.2: MPI orders two puts
 //                  to one target only across a flush)
 //   atomics        a request to the target, which applies shm/atomics.hpp's CPU atomics on its
-//                  own mapping (mpi_rma/control.hpp; DESIGN.md "Atomics": CPU and MPI atomics do
-//                  not compose)
+//                  own mapping (mpi_rma/control.hpp; docs/DESIGN.md "Atomicity": CPU and MPI
+//                  atomics do not compose)
 //   flush(queue)   MPI_Win_flush_all when `queue` issued an MPI transfer since its last flush
 //
 // The per-queue "needs a flush" flag is set AFTER the MPI_Put/MPI_Get is issued. Set before
 // (as the bridge once did), a gaspi_wait(q) in another thread could clear it and flush between the
 // flag and the put, and the poster's own gaspi_wait(q) would then find the flag clear and return
-// with its put never flushed (issue "One engine with typed peers", "A likely race").
+// with its put never flushed (tests/mr/mr_wait_race.cpp).
 #pragma once
 #include <GASPI.h>
 

@@ -1,7 +1,7 @@
 // The CPU atomics of global atomics (spec §10), written once. Node peers apply them directly on
 // the owner's mapping (shm transport); a rank of another node sends a request that the owner's
 // progress applies with these same functions (bridge), so every initiator shares one atomicity
-// domain (DESIGN.md "Atomics": CPU and MPI atomics do not compose).
+// domain (docs/DESIGN.md "Atomicity": CPU and MPI atomics do not compose).
 //
 // spec §10.2: both operations are atomic with respect to each other and return the old value.
 // seq_cst, as GPI-2's __sync builtins: a fetch_add is also a full barrier for the caller.

@@ -1,5 +1,5 @@
-// The futex doorbell on which waiters sleep (the wait engine is core/wait.hpp; DESIGN.md
-// "Waiting"). Ranks are often oversubscribed on these machines, where a pure spin costs
+// The futex doorbell on which waiters sleep (the wait engine is core/wait.hpp; docs/DESIGN.md
+// "Waits and timeouts"). Ranks are often oversubscribed on these machines, where a pure spin costs
 // milliseconds.
 //
 // Protocol (a Dekker pair, both sides sequentially consistent):

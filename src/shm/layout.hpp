@@ -1,5 +1,5 @@
 // Layouts of the structures that live in POSIX shared memory. They are plain data: fixed-width
-// fields, a magic and version, the creator's pid, offsets instead of pointers (STYLE.md habit 3).
+// fields, a magic and version, the creator's pid, offsets instead of pointers (docs/DESIGN.md "Segments").
 // Every process that maps them must be built from the same version of this header; the version
 // field turns a mismatch into a clear error instead of corruption.
 #pragma once

@@ -1,4 +1,4 @@
-// Death detection among node peers without a launcher (issue 9 item 18). hygaspi-run marks a rank
+// Death detection among node peers without a launcher (docs/DESIGN.md "Failures"). hygaspi-run marks a rank
 // dead in the job block when it reaps it; under mpirun nobody does (Open MPI's own reaction is to
 // end the whole job about a second later). So every rank watches its node peers itself: a pidfd
 // (pidfd_open) polls readable once its process has exited, whether it is still a zombie of its

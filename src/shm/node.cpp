@@ -568,7 +568,7 @@ PassiveRing *Node::passive_ring(NodeIndex rank) {
 
 namespace {
 // Cross-memory attach: bound user memory of a node peer is reached with process_vm_*
-// (DESIGN.md "Segments"). Both calls may move fewer bytes than asked; loop until done.
+// (docs/DESIGN.md "Segments"). Both calls may move fewer bytes than asked; loop until done.
 template <class Fn>
 gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_t size, const char *what,
                         GlobalRank rank /* for the message */) {

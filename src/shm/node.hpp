@@ -72,8 +72,7 @@ public:
   // node peer, and waits until every node peer has mapped this rank's (a node-wide handshake).
   // Then it removes the names of both objects (and the node's first rank the job block's): a
   // peer that is done with gaspi_proc_init needs no name of anyone any more, so a peer that ends
-  // early takes nothing from a slower one (issue 9, item 1), and a job killed later leaves fewer
-  // objects behind (item 23).
+  // early takes nothing from a slower one, and a job killed later leaves fewer objects behind.
   // GASPI_TIMEOUT while waiting for peers that have not started keeps everything, and the next
   // init() resumes (spec §5.3.1: "A subsequent invocation is required"); see resumable().
   gaspi_return_t init(const NodeOptions &options, const Deadline &deadline);
@@ -86,7 +85,7 @@ public:
   [[nodiscard]] bool resumable() const noexcept { return resumable_; }
   void term() noexcept;
   // gaspi_proc_init failed: marks this rank dead with kSlotInitFailed, so that node peers fail
-  // their init at once and the launcher reports the failure (issue 9, item 4), then releases all.
+  // their init at once and the launcher reports the failure, then releases all.
   void abandon() noexcept;
   // The process exits without term: marks this rank dead (node peers stop waiting for it, and the
   // launcher reports it), or `clean`ly terminated (the whole job ends: gasnet_exit), and unmaps
@@ -96,7 +95,7 @@ public:
   // of its own, and the code the launcher reports (kSlotEndedJob). Unmaps nothing.
   void end_job(std::int32_t code) noexcept;
   // gaspi_proc_kill of a node peer (node-local index): an intended death (kSlotKilled), which the
-  // launcher does not count as a failure (issue 9, item 22). Returns false if the kill failed.
+  // launcher does not count as a failure (as GPI-2). Returns false if the kill failed.
   bool kill(NodeIndex rank) noexcept;
 
   [[nodiscard]] NodeIndex rank() const noexcept { return NodeIndex{rank_}; }
@@ -149,7 +148,7 @@ public:
     return m != nullptr && m->generation == gen ? m : nullptr;
   }
 
-  // ---- data movement; all complete before they return (DESIGN.md "Intra-node")
+  // ---- data movement; all complete before they return (docs/DESIGN.md "Ordering")
   gaspi_return_t put(const MappedSegment &dst, NodeIndex dst_rank, std::uint64_t dst_offset, const void *src,
                      std::uint64_t size);
   gaspi_return_t get(void *dst, const MappedSegment &src, NodeIndex src_rank, std::uint64_t src_offset,
@@ -189,7 +188,7 @@ public:
   [[nodiscard]] bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
   // Node peers marked dead so far. A death is final, so the count only grows.
   [[nodiscard]] std::uint32_t deaths() const noexcept;
-  // Deaths the application has acknowledged (issue 9 item 21; see bridge/failures.hpp).
+  // Deaths the application has acknowledged (bridge/failures.hpp).
   void acknowledge_deaths(std::uint32_t count) noexcept;
   [[nodiscard]] bool unacknowledged_death() const noexcept {
     return deaths() > deaths_acknowledged_.load(std::memory_order_acquire);
@@ -207,7 +206,7 @@ public:
 
   // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>-<nonce>-p<pid>". The
   // nonce is random, drawn per object and published only inside the job's 0600 shm, so another
-  // user cannot predict the name (issue 9, item 24); the owner's pid ends the name so that
+  // user cannot predict (or squat) the name; the owner's pid ends the name so that
   // reclaim_stale_objects() can tell a dead owner's objects by name alone.
   [[nodiscard]] std::string object_name(const char *kind, std::uint32_t rank, std::uint64_t a, std::uint64_t b,
                                         std::uint64_t nonce) const;

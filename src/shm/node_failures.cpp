@@ -1,5 +1,5 @@
-// Node: failures of node peers (issue 9 items 18, 20, 21) and waiters interrupted by
-// gaspi_proc_term (item 2).
+// Node: failures of node peers (death detection, waits after a death, acknowledged deaths:
+// docs/DESIGN.md "Failures") and waiters interrupted by gaspi_proc_term in another thread.
 #include "shm/node.hpp"
 
 namespace hygaspi::shm {

@@ -1,4 +1,4 @@
-// Node-local allreduce through one shared buffer (DESIGN.md "Collectives"): every member copies
+// Node-local allreduce through one shared buffer (docs/DESIGN.md "Collectives and groups"): every member copies
 // its contribution into its slot of the leader's reduce area, the leader combines the slots and
 // publishes the result, every member copies it out. One copy in, one combine pass, one copy out;
 // no point-to-point messages.

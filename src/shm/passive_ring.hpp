@@ -1,4 +1,4 @@
-// The receive ring of passive communication (spec §9, DESIGN.md "Passive communication"): one
+// The receive ring of passive communication (spec §9, docs/DESIGN.md "Passive communication"): one
 // per rank, in its own shm object "hygaspi-<job>-p<rank>-<epoch>-0", created by the owner in
 // gaspi_proc_init and mapped lazily by node peers that send to it.
 //
@@ -11,7 +11,7 @@
 // give up on timeout with nothing sent) and consumers with a CAS on `head` (several threads may
 // call gaspi_passive_receive; spec §9.2.2 allows it). The ring is FIFO in order of claims.
 //
-// A sender that dies between its claim and its publication (issue 9 item 19) would leave the head
+// A sender that dies between its claim and its publication (a crash, a kill) would leave the head
 // slot claimed forever, and every message behind it out of reach. So before each claim attempt a
 // sender announces the position it is claiming in a claim line of its own: p + 1 for position p,
 // 0 once it published or gave up. Each node peer (node-local index i) owns kClaimLinesPerSender

@@ -1,4 +1,4 @@
-// Reclaims shm objects that crashed jobs left in /dev/shm (issue: a job started by mpirun has no
+// Reclaims shm objects that crashed jobs left in /dev/shm (the problem: a job started by mpirun has no
 // launcher to sweep them). Every object name ends in "-p<pid>" of its owner; the job block
 // ("hygaspi-<job>-job") holds the pids of its launcher and ranks. An object whose owner no longer
 // exists, or a job block none of whose processes exists, is removed.

@@ -1,11 +1,11 @@
-// Hierarchical collectives (DESIGN.md "Collectives and groups"): barrier and allreduce as step
+// Hierarchical collectives (docs/DESIGN.md "Collectives and groups"): barrier and allreduce as step
 // machines over one GroupRecord. Each machine advances through its phases by calling the shm and
 // MPI steps (shm/node_barrier.hpp, shm/node_reduce.hpp, mpi_rma/leaders.hpp: each looks once and
 // never waits), and waits in one loop (collective_wait.hpp). Resumable (spec §11.2.1, §11.3.1): a
 // call that returns GASPI_TIMEOUT keeps the machine's state in the record and the next call
 // continues; GASPI_TEST makes one step; allreduce reads the send buffer on the first call only.
 //
-// Failures live here too (issue "Real programs break the GASPI core", item 7): a collective that
+// Failures live here too (a member that left with an error must not keep the others waiting): a collective that
 // ends with an error marks the group broken for its node members (shm) and sends the other
 // leaders an abort notice (MPI), so every member that still waits is released with GASPI_ERROR.
 #pragma once

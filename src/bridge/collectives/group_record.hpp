@@ -1,4 +1,4 @@
-// One record per group (issue "One engine with typed peers", step 5): its membership (spec §6),
+// One record per group: its membership (spec §6),
 // how this rank reaches the members (the node part through shm, the other nodes through their
 // leaders over MPI), the node's reduce area, and where its resumable collectives stand (spec §11:
 // a call that returns GASPI_TIMEOUT keeps its progress here, and the next call continues).
