@@ -1,4 +1,4 @@
-// GASNet-1 front end beside the raw floor under it, in the same process and run (issue 11). Run
+// GASNet-1 front end beside the raw floor under it, in the same process and run. Run
 // under mpirun with 2 ranks; HYGASPI_NODE_SIZE picks the path:
 //   node (unset)      both ranks on one node: shm rings and the mapped segment
 //   mpi  (=1)         every rank a node of its own: two-sided MPI for AMs, MPI RMA for put/get

@@ -1,4 +1,4 @@
-// Inter-node benchmarks (issue 4): HyGASPI's MPI transport beside raw MPI doing the same work, in
+// Inter-node benchmarks: HyGASPI's MPI transport beside raw MPI doing the same work, in
 // the same process and the same run. Run under mpirun with HYGASPI_NODE_SIZE=1, so that every rank
 // is a node of its own and the two ranks talk over MPI even on one host:
 //   OMPI_MCA_pml=ob1 HYGASPI_NODE_SIZE=1 mpirun --oversubscribe -x HYGASPI_NODE_SIZE -np 2 bench_mpi

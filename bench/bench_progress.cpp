@@ -1,11 +1,11 @@
-// Latency of a fetch_add over the MPI path, by what the target is doing (DESIGN.md "Progress and
-// threads": MPI makes no asynchronous progress here, so a target-side atomic is served when the
+// Latency of a fetch_add over the MPI path, by what the target is doing (docs/DESIGN.md "Progress
+// and threads": MPI makes no asynchronous progress here, so a target-side atomic is served when the
 // target drives progress).
 //   computing   the target computes for 20 ms without any GASPI call (with and without the progress
 //               thread: HYGASPI_PROGRESS_THREAD=1)
 //   waitsome    the target waits in gaspi_barrier ("idle": its leader wait drives progress), then in
 //               gaspi_notify_waitsome after it has waited 20 ms already (its long-wait state);
-//               issue 10 step 4: the second may cost no more than the first. Prints both, and the
+//               the wait engine's aim: the second may cost no more than the first. Prints both, and the
 //               ratio, for the first request of a burst and for the requests that follow it.
 //   mpirun -np 2 -x HYGASPI_NODE_SIZE=1 bench_progress [computing|waitsome]
 //   (4 ranks as 2 nodes: -np 4 -x HYGASPI_NODE_SIZE=2; rank 0 targets rank 2, on the other node)

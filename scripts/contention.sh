@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# CI contention pass (issue 9): the multi-rank suite (ctest labels shm, mpi, hybrid) once more with
+# CI contention pass: the multi-rank suite (ctest labels shm, mpi, hybrid) once more with
 # every rank of every job pinned to one CPU, so that timing windows (a rank preempted between two
 # steps of a protocol) turn into failures instead of passing by luck.
 #

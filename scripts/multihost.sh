@@ -11,7 +11,7 @@
 #   TEST: a program name under BUILD_DIR/tests (default: every mr_* program there except mr_rma,
 #   whose 1 B..64 MiB sweep between every pair takes minutes over veth + osc/pt2pt; name it to run it).
 #   --bench: instead of the tests, the MPI-path benchmark across the two hosts, each figure beside raw
-#   MPI (issue 4): BUILD_DIR/bench/bench_mpi all with 2 ranks, one per host (p2p, atomics,
+#   MPI: BUILD_DIR/bench/bench_mpi all with 2 ranks, one per host (p2p, atomics,
 #   collectives), then bench_mpi coll with 4 ranks as 2 nodes of 2; prints both tables. Real nodes
 #   (HYGASPI_NODE_SIZE unset), so every rank-0 -> peer figure crosses the veth over TCP.
 # Knobs: HYG_MH_TIMEOUT (seconds per test, default 120), HYG_MH_BUDGET (seconds for all tests,

@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 
-/* Widths and values from shared/GPI2-COMPAT.md. */
+/* GPI-2's widths and values (docs/COMPATIBILITY.md). */
 _Static_assert(sizeof(gaspi_rank_t) == sizeof(unsigned short), "gaspi_rank_t");
 _Static_assert(sizeof(gaspi_segment_id_t) == 1, "gaspi_segment_id_t");
 _Static_assert(sizeof(gaspi_queue_id_t) == 1, "gaspi_queue_id_t");

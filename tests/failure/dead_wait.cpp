@@ -1,24 +1,23 @@
-// Waiting after a death (issue 9 items 18-21). Run under a launcher that lets the survivors go on
+// Waiting after a death (docs/DESIGN.md "Failures"). Run under a launcher that lets the survivors go on
 // (hygaspi-run --keep-going) or under mpirun, through tests/failure/run_dead_wait.sh:
 //
 //   dead_wait detect              rank 1 dies; rank 0 (a node peer) blocks in
 //                                 gaspi_notify_waitsome(GASPI_BLOCK): it must get GASPI_ERROR, and
-//                                 the state vector must show rank 1 CORRUPT (item 18: under mpirun
+//                                 the state vector must show rank 1 CORRUPT (under mpirun
 //                                 no launcher marks the death, the node peers must)
 //   dead_wait receive_dead        every rank but 0 dies; gaspi_passive_receive(GASPI_BLOCK) must
 //                                 return GASPI_ERROR at once, before and after rank 0 acknowledged
-//                                 the deaths (item 20)
+//                                 the deaths
 //   dead_wait wait_again ACK      the last rank dies; the survivors see notify_waitsome and
 //                                 passive_receive(GASPI_BLOCK) fail while the death is
 //                                 unacknowledged, acknowledge it (ACK: statevec, purge,
 //                                 passive_purge, group), and then block among themselves
-//                                 successfully (item 21)
+//                                 successfully
 //   dead_wait dead_sender [purge] rank 1 dies inside gaspi_passive_send to rank 0, between claiming
 //                                 a slot and publishing it (HYGASPI_TEST_DIE_IN_PASSIVE_SEND=1);
 //                                 the other ranks then send more messages than the ring holds, and
-//                                 rank 0 must receive every one of them, in order per sender
-//                                 (item 19); with "purge" rank 0 first calls
-//                                 gaspi_passive_queue_purge
+//                                 rank 0 must receive every one of them, in order per sender;
+//                                 with "purge" rank 0 first calls gaspi_passive_queue_purge
 //
 // Rank 0 prints "SUCCESS dead_wait" once its checks passed. Under mpirun Open MPI ends the job soon
 // after a death unless started with --enable-recovery; even then its MPI_Finalize waits for the
@@ -132,7 +131,7 @@ void finish() {
     _exit(0);
 }
 
-// ---- item 18: the node peer of a dead rank sees it die.
+// ---- detect: the node peer of a dead rank sees it die.
 void detect() {
   MR_CHECK(g_n >= 2);
   if (g_me == 1)
@@ -159,7 +158,7 @@ void detect() {
   _exit(0); // the job is ending (or, under mpirun, may be ended by Open MPI at any moment)
 }
 
-// ---- item 20: passive_receive(GASPI_BLOCK) with every sender dead.
+// ---- receive_dead: passive_receive(GASPI_BLOCK) with every sender dead.
 void receive_dead() {
   if (g_me != 0)
     raise(SIGKILL);
@@ -179,7 +178,7 @@ void receive_dead() {
   finish();
 }
 
-// ---- item 21: survivors block among themselves again once the death is acknowledged.
+// ---- wait_again: survivors block among themselves again once the death is acknowledged.
 void wait_again(const std::string &ack) {
   MR_CHECK(g_n >= 3);
   const gaspi_rank_t victim = static_cast<gaspi_rank_t>(g_n - 1);
@@ -247,7 +246,7 @@ void wait_again(const std::string &ack) {
   finish();
 }
 
-// ---- item 19: a sender dies between claiming a slot of rank 0's ring and publishing it.
+// ---- dead_sender: a sender dies between claiming a slot of rank 0's ring and publishing it.
 void dead_sender(bool purge) {
   MR_CHECK(g_n >= 3);
   const gaspi_rank_t victim = 1;

@@ -1,5 +1,5 @@
 ! mr_fortran_ext.f90 -- HyGASPI multi-rank test of the Fortran module GASPI_Ext
-! (fortran/gaspi_ext.f90, issue 9 item 27), used as GPI-2 Fortran programs use it: beside module
+! (fortran/gaspi_ext.f90), used as GPI-2 Fortran programs use it: beside module
 ! GASPI, with no name clash. Calls every extension and checks results and return codes;
 ! gaspi_printf / gaspi_printf_to print texts with '%' in them verbatim (the ctest checks the
 ! output). Rank 0 prints "SUCCESS mr_fortran_ext" (tests/run_mr.sh).

@@ -1,4 +1,4 @@
-// Fuzzes segment and transfer arguments (issue 9, item 9) through the public API of the whole
+// Fuzzes segment and transfer arguments through the public API of the whole
 // library, built into this process with ASan and UBSan. The process is a standalone job of one
 // rank, so every transfer is a loopback on the shm path; what is checked is the argument handling
 // in front of it, which all paths share.

@@ -1,4 +1,4 @@
-// Rank program of tests/lifecycle/lifecycle.sh (issue 9, items 4 and 5).
+// Rank program of tests/lifecycle/lifecycle.sh (failed init, child).
 //   failinit: rank 1 makes its own gaspi_proc_init fail part-way (RLIMIT_FSIZE below the size of
 //             its rank block: the shm object cannot be sized) and then exits 0; every other rank
 //             prints "INIT <rank> <return code> <ms>" and exits 0 too.

@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
-# Start-up and shutdown under hygaspi-run, gaspi_run and mpirun (issue 9):
-#   item 4:  a rank whose gaspi_proc_init fails part-way and then exits 0: its peers fail at once
-#            (time measured) and hygaspi-run exits non-zero; under mpirun no rank hangs
-#   item 5:  a program a rank starts with system() runs as a standalone 1-rank job
-#   item 22: gaspi_proc_kill under gaspi_run does not end the job
-#   item 23: kill -9 of hygaspi-run, and of its process group: the objects left behind are gone
-#            after the next hygaspi-run start (/dev/shm counted before and after); kill -9 of
-#            mpirun: the ranks end, and the next start removes their objects
-#   item 24: squatted object names (tests/lifecycle/squat.c) are retried, and the job starts
+# Start-up and shutdown under hygaspi-run, gaspi_run and mpirun:
+#   failed init: a rank whose gaspi_proc_init fails part-way and then exits 0: its peers fail at once
+#                (time measured) and hygaspi-run exits non-zero; under mpirun no rank hangs
+#   child:       a program a rank starts with system() runs as a standalone 1-rank job
+#   kill:        gaspi_proc_kill under gaspi_run does not end the job
+#   kill -9:     kill -9 of hygaspi-run, and of its process group: the objects left behind are gone
+#                after the next hygaspi-run start (/dev/shm counted before and after); kill -9 of
+#                mpirun: the ranks end, and the next start removes their objects
+#   squat:       squatted object names (tests/lifecycle/squat.c) are retried, and the job starts
 # Usage: lifecycle.sh BUILD_DIR   (needs mpirun in PATH for the mpirun checks)
 set -uo pipefail
 B=${1:?usage: $0 BUILD_DIR}
@@ -32,7 +32,7 @@ peers_failed_fast() {  # OUTFILE NRANKS
   [ "$slow" -lt "$FAST_MS" ]
 }
 
-# --- item 4: failed init under hygaspi-run ------------------------------------------------------
+# --- failed init under hygaspi-run ----------------------------------------------------------------
 # --keep-going: the launcher would otherwise end the peers as soon as rank 1 exits, before they
 # could report how long their init took; the exit code is still the first failure's.
 "$RUN" --keep-going --timeout 60 -n 4 -- "$PROG" failinit 2>&1 | cat >"$TMP/out"
@@ -42,7 +42,7 @@ check "failinit (hygaspi-run): launcher exits non-zero" [ "$rc" != 0 ]
 check "failinit (hygaspi-run): launcher names rank 1" grep -q "rank 1 exited with code 0 after its gaspi_proc_init failed" "$TMP/out"
 check "failinit (hygaspi-run): every peer's init fails within ${FAST_MS} ms" peers_failed_fast "$TMP/out" 4
 
-# --- item 4: failed init under mpirun (rank 1 shares a node with rank 0; 2 and 3 on another) ----
+# --- failed init under mpirun (rank 1 shares a node with rank 0; 2 and 3 on another) --------------
 if command -v mpirun >/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
   timeout -k 5 60 mpirun --oversubscribe -np 4 -x HYGASPI_NODE_SIZE=2 "$PROG" failinit 2>&1 | cat >"$TMP/out"
@@ -52,7 +52,7 @@ if command -v mpirun >/dev/null; then
   check "failinit (mpirun): every other rank's init fails within ${FAST_MS} ms" peers_failed_fast "$TMP/out" 4
 fi
 
-# --- item 5: a child process does not join the job ---------------------------------------------
+# --- a child process does not join the job --------------------------------------------------------
 "$RUN" --timeout 60 -n 2 -- "$PROG" child >"$TMP/out" 2>&1
 rc=$?
 sed 's/^/     | /' "$TMP/out"
@@ -73,14 +73,14 @@ if command -v mpirun >/dev/null; then
   done
 fi
 
-# --- item 22: gaspi_proc_kill under gaspi_run --------------------------------------------------
+# --- gaspi_proc_kill under gaspi_run --------------------------------------------------------------
 timeout -k 5 60 "$B/tools/gaspi_run" -n 4 "$B/tests/mr_dead_peer" kill 3 >"$TMP/out" 2>&1
 rc=$?
 grep -E '^hygaspi-run|gaspi_proc_kill|SUCCESS' "$TMP/out" | sed 's/^/     | /'
 check "proc_kill (gaspi_run): job exits 0" [ "$rc" = 0 ]
 check "proc_kill (gaspi_run): survivors finished" grep -q '^SUCCESS mr_dead_peer$' "$TMP/out"
 
-# --- item 23: kill -9 of the launcher, and of its process group ---------------------------------
+# --- kill -9 of the launcher, and of its process group --------------------------------------------
 kill9() {  # NAME GROUP(0|1)
   local name=$1 group=$2 pid job before after left owners
   if [ "$group" = 1 ]; then
@@ -139,7 +139,7 @@ if command -v mpirun >/dev/null; then
   check "kill -9 mpirun: the next start removed every object of the ranks" [ "$after" = 0 ]
 fi
 
-# --- item 24: squatted names -------------------------------------------------------------------
+# --- squatted names -------------------------------------------------------------------------------
 squat=$B/tests/liblc_squat.so
 "$RUN" --timeout 60 -n 2 -- env LD_PRELOAD="$squat" HYGASPI_TEST_SQUAT=3 "$B/tests/mr_init_term" >"$TMP/out" 2>&1
 rc=$?

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs one multi-rank test program COUNT times in a row and passes only if every run passed
 # (launcher exit 0 and "SUCCESS NAME"): short programs repeated turn timing windows into failures
-# (issue 9, "How to test"). Pin the whole job to one CPU with `taskset -c 0` in front of the
+# (the way the start-up and shutdown fixes were tested). Pin the whole job to one CPU with `taskset -c 0` in front of the
 # launcher for the contention pass. Prints the number of passed runs and the time per run.
 # Usage: repeat.sh NAME COUNT LAUNCHER [ARGS...]   (REPEAT_COUNT, when set, replaces COUNT: the
 # sanitizer passes look for memory errors, which do not need 50 runs)

@@ -1,4 +1,4 @@
-/* LD_PRELOAD library for tests/lifecycle/lifecycle.sh (issue 9, item 24): plays a local user who
+/* LD_PRELOAD library for tests/lifecycle/lifecycle.sh (squatted names): plays a local user who
  * squats the names a rank is about to create. The first HYGASPI_TEST_SQUAT (default 2) exclusive
  * creations of a rank's objects ("/hygaspi-*", not the job block) find their name taken: the
  * library creates the object first (mode 0644, as a stranger would) and prints "SQUATTED <name>".

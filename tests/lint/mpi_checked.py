@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""No MPI return code is dropped (issue 10, step 6).
+"""No MPI return code is dropped.
 
 Every call of an MPI function in src/ and tools/ must be the argument of HYGASPI_MPI(...)
 (src/mpi_rma/mpi_call.hpp), which checks and logs the code. A call that cannot go through it

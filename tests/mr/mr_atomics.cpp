@@ -2,7 +2,7 @@
 // per rank ends exact, with every returned old value distinct; a compare_swap lock protects a
 // non-atomic read-modify-write; the owner's own atomics share the atomicity domain; misaligned
 // offsets are rejected. Retried after GASPI_TIMEOUT (a GASPI_TEST loop), each atomic applies
-// exactly once (issue 9, item 16).
+// exactly once (docs/DESIGN.md "Atomicity").
 #include <algorithm>
 #include <thread>
 #include <vector>

@@ -1,5 +1,5 @@
 // A member that leaves a collective with an error must release the members still waiting on it
-// (issue 9, item 7), on every path: here no rank dies, but the user's reduce operation fails on
+// (docs/DESIGN.md "Collectives and groups"), on every path: here no rank dies, but the user's reduce operation fails on
 // the ranks that first combine rank n-1's contribution (on shm the node leader; over MPI rank n-1
 // or its partner; on hybrid the leader of n-1's node), while the others wait with GASPI_BLOCK for
 // a result that will never come. Every rank must get GASPI_ERROR. The group is then broken: its

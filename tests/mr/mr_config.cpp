@@ -1,4 +1,4 @@
-// Configuration proposals (spec §5.2.1, issue 9 items 12-14), one program per proposal set,
+// Configuration proposals (spec §5.2.1), one program per proposal set,
 // chosen at build time by MR_CONFIG_MODE (tests/CMakeLists.txt builds each mode):
 // 1 notification_num 0: segments without notifications; every notify on them is
 //   GASPI_ERR_INV_NOTIF_ID, and waiting on none of them returns at once.

@@ -1,5 +1,5 @@
 // A rank dies while the others wait in a collective with GASPI_BLOCK; every survivor must return
-// GASPI_ERROR promptly (issue 9, item 7: a member that left a collective with an error releases
+// GASPI_ERROR promptly (a member that left a collective with an error releases
 // the members still waiting on it).
 //
 //   hygaspi-run --keep-going -n N mr_dead_collective MODE [VICTIM]       (N >= 3)

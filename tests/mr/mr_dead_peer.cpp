@@ -200,7 +200,7 @@ int main(int argc, char **argv) {
     MR_OK(gaspi_queue_size(0, &left));
     MR_CHECK(left == 0);
     MR_OK(gaspi_wait(0, kTimeout));
-    // The list and notify forms too; a purge drops the failed requests without an error (step 5).
+    // The list and notify forms too; a purge drops the failed requests without an error.
     gaspi_segment_id_t seg_l[2] = {kSeg, kSeg}, seg_r[2] = {kSeg, kSeg};
     gaspi_offset_t off_l[2] = {kSendOff, kSendOff}, off_r[2] = {kDataOff, kDataOff};
     gaspi_size_t sizes[2] = {8, 8};

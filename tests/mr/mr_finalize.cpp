@@ -1,4 +1,4 @@
-// MPI_Finalize before gaspi_proc_term (issue 9, item 3): the program starts MPI, uses GASPI
+// MPI_Finalize before gaspi_proc_term: the program starts MPI, uses GASPI
 // (segment, write+notify, allreduce), and then calls MPI_Finalize while GASPI is still up. The
 // GASPI teardown runs inside MPI_Finalize; the later gaspi_proc_term returns GASPI_SUCCESS, and a
 // second one GASPI_ERR_NOINIT, as after any gaspi_proc_term. Run under mpirun only.

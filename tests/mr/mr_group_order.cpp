@@ -1,5 +1,5 @@
 // Group handles are local (spec §6.3): ranks build the same groups under different handles and
-// must still commit and use them together (issue 9, item 6). Each of 50 rounds:
+// must still commit and use them together. Each of 50 rounds:
 //   - every rank creates a rank- and round-dependent number of extra groups first (rank 0 always
 //     at least one), so the same membership lands on different handles on different ranks;
 //   - every rank creates and fills its groups in its own order, and commits them in one order

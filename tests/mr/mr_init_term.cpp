@@ -1,5 +1,5 @@
-// The shortest GASPI program: gaspi_proc_init, then gaspi_proc_term, nothing between (issue 9,
-// item 1). A rank that initialises and terminates at once must not make a slower peer's init fail.
+// The shortest GASPI program: gaspi_proc_init, then gaspi_proc_term, nothing between.
+// A rank that initialises and terminates at once must not make a slower peer's init fail.
 // Rank 0 prints "SUCCESS mr_init_term". Repeated 50 times per rank count, pinned to one CPU, by
 // tests/lifecycle/repeat.sh.
 #include "mr_util.hpp"

@@ -1,4 +1,4 @@
-// Global ranks and node-local indices (issue 9, item 17), at 32 ranks on virtual nodes.
+// Global ranks and node-local indices, at 32 ranks on virtual nodes.
 //
 //   mr_ranks            every rank's state vector is all HEALTHY (it segfaulted at 31+ ranks with
 //                       one rank per node), and the node-local rank and size match the node split

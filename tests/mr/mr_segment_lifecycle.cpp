@@ -1,4 +1,4 @@
-// Nothing of a segment survives gaspi_proc_term (issue "One engine with typed peers", step 3):
+// Nothing of a segment survives gaspi_proc_term (bridge/segments.hpp):
 // segment 3 is created and registered with a peer in the first life cycle and not deleted; after
 // term and a new init it does not exist, on this rank or as the peer's, and a fresh create,
 // register, write_notify and delete work. Runs on shm, mpi and hybrid.

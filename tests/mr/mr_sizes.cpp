@@ -1,4 +1,4 @@
-// Sizes at their edges (issue 9, items 8-11 and 15) with the default configuration:
+// Sizes at their edges with the default configuration:
 // - every size computation that could wrap around 2^64 is refused, never turned into a small
 //   mapping or buffer (segment sizes and page rounding, bound memory, offset + size, allreduce_user
 //   num * element_size);

@@ -1,4 +1,4 @@
-// GPI-2 compatibility (issue 9, items 25 and 26): the thread helpers of GASPI_Threads.h, as GPI-2
+// GPI-2 compatibility (docs/COMPATIBILITY.md): the thread helpers of GASPI_Threads.h, as GPI-2
 // programs use them, and the device parameters of gaspi_dev_config_t, set by name and kept by
 // gaspi_config_set / gaspi_config_get.
 //  - teams: ids unique and dense, a second register keeps the id, one thread too many is refused;

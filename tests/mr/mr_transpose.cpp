@@ -1,5 +1,5 @@
 // The spec's all-to-all transpose examples: Listing 11 (write + notification; read as
-// gaspi_write_notify with the sender's rank as notification id, DESIGN.md) and Listing 12
+// gaspi_write_notify with the sender's rank as notification id, docs/DESIGN.md) and Listing 12
 // (gaspi_read + gaspi_wait), both with the errata's WAIT_IF_QUEUE_FULL.
 #include "mr_util.hpp"
 

@@ -1,4 +1,4 @@
-// Regression test for the "needs a flush" race (issue "One engine with typed peers", step 2): one
+// Regression test for the "needs a flush" race (mpi_rma/transport.hpp): one
 // thread posts gaspi_write on queue kQ while another calls gaspi_wait(kQ) in a loop. Once the
 // poster's own gaspi_wait(kQ) has returned, every one of its writes must be at the target. With
 // the flag set BEFORE the MPI_Put, a concurrent wait could clear it and flush between the flag and

@@ -17,7 +17,7 @@ TEST_CASE("defaults match GPI-2") {
   CHECK(c.allreduce_elem_max == 255);
   CHECK(c.rw_list_elem_max == 255);
   CHECK(c.build_infrastructure == GASPI_TOPOLOGY_STATIC);
-  // GPI-2's device parameters, by name (issue 9 item 26): GPI-2's TCP-build defaults.
+  // GPI-2's device parameters, by name: GPI-2's TCP-build defaults.
   CHECK(c.dev_config.network_type == GASPI_ETHERNET);
   CHECK(c.dev_config.params.ib.netdev_id == -1);
   CHECK(c.dev_config.params.ib.port_check == 1);

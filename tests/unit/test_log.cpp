@@ -1,4 +1,4 @@
-// hlog::CallScope and the message prefix (issue 10 step 6: callees do not name entry points; the
+// hlog::CallScope and the message prefix (callees do not name entry points; the
 // entry point records the call's name in a thread-local and the log reads it).
 #include <doctest/doctest.h>
 
