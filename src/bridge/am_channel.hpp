@@ -9,7 +9,7 @@
 //    inbox's futex doorbell, which every sender rings after it publishes.
 //  - A rank of another node gets the message over two-sided MPI on the engine's private
 //    communicator (mpi::Control, Box::am_request / am_reply; mpi_rma/eager.hpp), within credits
-//    per sender and lane (mpi_rma/credits.hpp) that stand for the ring: at most 128 KiB of one
+//    per sender and lane (mpi_rma/credits.hpp) that stand for the ring: at most 512 KiB of one
 //    sender's messages wait at the receiver, per lane, whether or not it polls.
 //  - A full ring, or no credits, is not an error: the sender waits, and meanwhile runs `serve`
 //    (the front end's poll), so two ranks that flood each other both keep draining (no deadlock).

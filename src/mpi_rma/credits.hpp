@@ -22,12 +22,12 @@
 // Memory: at most kWindow KiB per sender and lane (plus two messages above kWindow / 2 KiB each)
 // sit at a receiver, in MPI's unexpected queue or in our queues, whatever MPI's eager limit: a
 // message above it (rendezvous) is charged too, since the receiver takes its body into memory as
-// soon as it sees the announcement. 7 senders and 2 lanes: under 2 MiB.
+// soon as it sees the announcement. 7 senders and 2 lanes: under 8 MiB.
 // A message that MPI fails to deliver (logged by eager.cpp) is never reported: its sender's window
 // stays that much smaller.
 // Explicit credit messages rather than piggy-backed on replies: a message here is an opaque byte
 // string (no header to carry a count in), not every request gets a reply, passive messages have
-// none, and one 16-byte credit message per kWindow / 2 handled units (one per 64 Shorts) costs
+// none, and one 16-byte credit message per kWindow / 2 handled units (one per 256 Shorts) costs
 // the round trip nothing measurable.
 #pragma once
 #include <algorithm>
@@ -41,7 +41,10 @@ class Credits {
 public:
   static constexpr unsigned kLanes = 3;         // mpi::Box: passive, am_request, am_reply
   static constexpr std::uint64_t kUnit = 1024;  // bytes
-  static constexpr std::uint64_t kWindow = 128; // units outstanding per sender, receiver and lane
+  // Units outstanding per sender, receiver and lane: 512 KiB, 32 active messages of the largest
+  // Medium or 8 passive messages of the largest size. 128 KiB (2 of those passive messages) let a
+  // loaded receiver's local senders crowd out its remote ones (mr_passive's fairness check).
+  static constexpr std::uint64_t kWindow = 512;
   static constexpr std::uint64_t kReport = kWindow / 2;
 
   [[nodiscard]] static constexpr std::uint64_t cost(std::uint64_t bytes) noexcept {
