@@ -1,9 +1,9 @@
 # Install layout, the exported CMake package HyGASPI (target HyGASPI::gaspi), pkg-config files
 # hygaspi.pc and GPI2.pc, and GPI-2's library names libGPI2.so / libGPI2-dbg.so as links to
-# libhygaspi.so (in the build tree too, so tests can link -lGPI2 without installing). The GASNet-1
-# front end as GASNet's conduits install theirs: gasnet.h and gasnet_tools.h with the other headers,
-# the mode libraries libgasnet-hygaspi-{seq,parsync,par}, pkg-config gasnet-hygaspi-<mode>.pc and
-# the makefile fragments <includedir>/hygaspi-conduit/hygaspi-<mode>.mak.
+# libhygaspi.so (in the build tree too, so tests can link -lGPI2 without installing). The GASNet
+# front ends as GASNet's conduits install theirs: gasnet.h, gasnetex.h and gasnet_tools.h with the
+# other headers, the mode libraries libgasnet-hygaspi-{seq,parsync,par}, pkg-config
+# gasnet-hygaspi-<mode>.pc and the makefile fragments <includedir>/hygaspi-conduit/hygaspi-<mode>.mak.
 # Included by the top-level CMakeLists.txt after every subdirectory, so that optional tool targets
 # (gaspi_run, hygaspi-info) are known here when they exist.
 include(GNUInstallDirs)
@@ -36,7 +36,7 @@ endif()
 set_target_properties(hygaspi PROPERTIES EXPORT_NAME gaspi)
 install(TARGETS hygaspi EXPORT HyGASPITargets
   LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR} COMPONENT runtime NAMELINK_COMPONENT devel)
-# include/*.h: the GASPI headers and the GASNet ones (gasnet.h, gasnet_tools.h).
+# include/*.h: the GASPI headers and the GASNet ones (gasnet.h, gasnetex.h, gasnet_tools.h).
 file(GLOB HYGASPI_PUBLIC_HEADERS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/include/*.h)
 install(FILES ${HYGASPI_PUBLIC_HEADERS} DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT devel)
 

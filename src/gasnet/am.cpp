@@ -55,7 +55,7 @@ std::size_t head_size(const AmHead &h) noexcept {
 void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
   State &s = state();
   const AmHead &h = m.head;
-  Token token{from, (h.flags & kReply) == 0, false};
+  Token token{from, (h.flags & kReply) == 0, false, h.category, h.handler};
   ThreadContext &ctx = context();
   Token *outer = std::exchange(ctx.handler, &token);
   ctx.publish();
@@ -253,7 +253,15 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
   } else if (h.category == kLong) {
     if (nbytes > kMaxLong)
       fatal(call, "%zu bytes exceed the Long limit %zu", nbytes, kMaxLong);
-    offset = nbytes == 0 ? 0 : segment_offset(call, dest, dest_addr, nbytes);
+    if (nbytes != 0) {
+      offset = segment_offset(call, dest, dest_addr, nbytes);
+    } else {
+      // A Long of 0 bytes may name any address; one inside the segment reaches the handler as
+      // given (GASNet-EX promises it), any other the segment's base.
+      const NodeSegment &seg = s.segments[dest];
+      const auto a = reinterpret_cast<std::uint64_t>(dest_addr);
+      offset = a >= seg.addr && a - seg.addr <= seg.size ? a - seg.addr : 0;
+    }
     if (nbytes != 0) {
       if (peer.on_node()) // straight into the target's segment, before the header is published
         std::memmove(s.segments[dest].mapped + offset, src, nbytes);

@@ -75,6 +75,8 @@ struct Token {
   gasnet_node_t source;
   bool is_request;
   bool replied;
+  std::uint8_t category;    // the message's Category (gex_Token_Info)
+  gasnet_handler_t handler; // the index it was sent to
 };
 
 // Every node's segment as gasnet_getSegmentInfo reports it, and how this rank reaches it.

@@ -1,0 +1,537 @@
+/* gasnetex.h: the GASNet-EX API (GASNet-EX specification 0.12, "[GEX]") on the HyGASPI engine,
+ * a thin layer over the GASNet-1 front end (gasnet.h, which this header includes).
+ *
+ * This first layer covers the primordial objects that gex_Client_Init makes (one client, its
+ * endpoint, its team of every rank in the job and the segment gex_Segment_Attach binds), the job
+ * and neighbourhood queries, handler registration, the fixed-payload active messages, contiguous
+ * RMA with events and NBI completion, and the non-blocking barrier. Its limits:
+ *  - active messages and RMA need gex_Segment_Attach first (it opens the AM inbox as gasnet_attach
+ *    does), and a call made before fails fatally, naming the call;
+ *  - the only team is the primordial one; one gex_Coll_BarrierNB is outstanding at a time;
+ *  - GEX_FLAG_IMMEDIATE is accepted and never makes a call a "no op"; the flags marked
+ *    [UNIMPLEMENTED] in [GEX] are refused;
+ *  - a Medium or Long payload is locally complete when its call returns, whatever lc_opt asks.
+ *
+ * A client defines one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR (GASNET_SEQ when none is) and
+ * links the library of that mode (pkg-config gasnet-hygaspi-<mode>), as for gasnet.h:
+ * gex_Client_Init names the mode. */
+#ifndef GASNETEX_H
+#define GASNETEX_H
+
+#if !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR) && !defined(GASNET_HYG_LIBRARY)
+#define GASNET_SEQ 1
+#endif
+#include "gasnet.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default)
+
+#define GEX_SPEC_VERSION_MAJOR 0
+#define GEX_SPEC_VERSION_MINOR 12
+
+/* ---- basic types [GEX "Basic types"] */
+typedef gasnet_node_t gex_Rank_t;
+#define GEX_RANK_INVALID ((gex_Rank_t)0xFFFFFFFFu)
+typedef uint32_t gex_Flags_t;
+typedef int32_t gex_AM_Arg_t;
+typedef uint8_t gex_AM_Index_t;
+typedef void (*gex_AM_Fn_t)();
+typedef uint64_t gex_RMA_Value_t;
+#define SIZEOF_GEX_RMA_VALUE_T 8
+typedef void *gex_Addr_t;
+typedef uint32_t gex_EP_Index_t;
+typedef uint32_t gex_TI_t;
+typedef uint32_t gex_EC_t;
+typedef struct {
+  void *gex_addr;
+  size_t gex_len;
+} gex_Memvec_t;
+
+/* Opaque handles: each points at a library object; 0 is never a valid one. */
+typedef struct gex_hyg_Client *gex_Client_t;
+typedef struct gex_hyg_EP *gex_EP_t;
+typedef struct gex_hyg_TM *gex_TM_t;
+typedef struct gex_hyg_Segment *gex_Segment_t;
+typedef struct gex_hyg_Token *gex_Token_t;
+typedef struct gex_hyg_Event *gex_Event_t; /* interoperable with gasnet_handle_t */
+#define GEX_CLIENT_INVALID ((gex_Client_t)0)
+#define GEX_EP_INVALID ((gex_EP_t)0)
+#define GEX_TM_INVALID ((gex_TM_t)0)
+#define GEX_SEGMENT_INVALID ((gex_Segment_t)0)
+
+typedef struct {
+  gex_Rank_t gex_rank;
+  gex_EP_Index_t gex_ep_index;
+} gex_EP_Location_t;
+
+/* ---- events [GEX "Events"] */
+#define GEX_EVENT_INVALID ((gex_Event_t)0)
+#define GEX_EVENT_NO_OP ((gex_Event_t)(uintptr_t)1)
+#define GEX_EVENT_NOW ((gex_Event_t *)(uintptr_t)1)
+#define GEX_EVENT_DEFER ((gex_Event_t *)(uintptr_t)2)
+#define GEX_EVENT_GROUP ((gex_Event_t *)(uintptr_t)3)
+
+#define GEX_EC_GET ((gex_EC_t)0x01)
+#define GEX_EC_PUT ((gex_EC_t)0x02)
+#define GEX_EC_AM ((gex_EC_t)0x04)
+#define GEX_EC_LC ((gex_EC_t)0x08)
+#define GEX_EC_RMW ((gex_EC_t)0x10)
+#define GEX_EC_ALL ((gex_EC_t)0xff)
+
+/* ---- flags: one bit each, so that no two of them alias across calls */
+#define GEX_FLAG_IMMEDIATE ((gex_Flags_t)1u << 0)
+#define GEX_FLAG_LC_COPY_YES ((gex_Flags_t)1u << 1)
+#define GEX_FLAG_LC_COPY_NO ((gex_Flags_t)1u << 2)
+#define GEX_FLAG_AM_PREPARE_LEAST_CLIENT ((gex_Flags_t)1u << 3)
+#define GEX_FLAG_AM_PREPARE_LEAST_ALLOC ((gex_Flags_t)1u << 4)
+#define GEX_FLAG_SELF_SEG_UNKNOWN ((gex_Flags_t)1u << 5)
+#define GEX_FLAG_PEER_SEG_UNKNOWN ((gex_Flags_t)1u << 6)
+#define GEX_FLAG_SELF_SEG_SOME ((gex_Flags_t)1u << 7)
+#define GEX_FLAG_PEER_SEG_SOME ((gex_Flags_t)1u << 8)
+#define GEX_FLAG_SELF_SEG_BOUND ((gex_Flags_t)1u << 9)
+#define GEX_FLAG_PEER_SEG_BOUND ((gex_Flags_t)1u << 10)
+#define GEX_FLAG_SELF_SEG_OFFSET ((gex_Flags_t)1u << 11)
+#define GEX_FLAG_PEER_SEG_OFFSET ((gex_Flags_t)1u << 12)
+#define GEX_FLAG_RANK_IS_JOBRANK ((gex_Flags_t)1u << 13)
+#define GEX_FLAG_AM_SHORT ((gex_Flags_t)1u << 16)
+#define GEX_FLAG_AM_MEDIUM ((gex_Flags_t)1u << 17)
+#define GEX_FLAG_AM_LONG ((gex_Flags_t)1u << 18)
+#define GEX_FLAG_AM_MEDLONG (GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG)
+#define GEX_FLAG_AM_REQUEST ((gex_Flags_t)1u << 20)
+#define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 21)
+#define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
+#define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 24)
+
+/* ---- the job [GEX "Job rank", "Neighborhood and Host"] */
+gex_Rank_t gex_System_QueryJobRank(void);
+gex_Rank_t gex_System_QueryJobSize(void);
+typedef const struct gex_hyg_RankInfo { gex_Rank_t gex_jobrank; } gex_RankInfo_t;
+/* The neighbourhood is the ranks that share memory (an engine node); the host is reported as the
+ * same set, as gasnet_getNodeInfo does. */
+void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p, gex_Rank_t *my_info_index_p);
+void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p, gex_Rank_t *my_info_index_p);
+void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size, gex_Rank_t *nbrhd_set_rank, gex_Rank_t *host_set_size,
+                                gex_Rank_t *host_set_rank);
+
+/* ---- client, endpoint, team, segment */
+#if defined(GASNET_SEQ)
+#define gex_Client_Init gex_Client_Init_GASNET_SEQ
+#elif defined(GASNET_PARSYNC)
+#define gex_Client_Init gex_Client_Init_GASNET_PARSYNC
+#elif defined(GASNET_PAR)
+#define gex_Client_Init gex_Client_Init_GASNET_PAR
+#endif
+/* gex_Client_Init is gex_Client_Init_GASNET_<mode>, defined by the mode's library, which hands its
+ * mode to gex_hyg_Client_Init. */
+int gex_Client_Init_GASNET_SEQ(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
+                               int *argc, char ***argv, gex_Flags_t flags);
+int gex_Client_Init_GASNET_PARSYNC(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
+                                   int *argc, char ***argv, gex_Flags_t flags);
+int gex_Client_Init_GASNET_PAR(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName,
+                               int *argc, char ***argv, gex_Flags_t flags);
+int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName, int *argc,
+                        char ***argv, gex_Flags_t flags, int mode);
+
+gex_Flags_t gex_Client_QueryFlags(gex_Client_t client);
+const char *gex_Client_QueryName(gex_Client_t client);
+void gex_Client_SetCData(gex_Client_t client, const void *val);
+void *gex_Client_QueryCData(gex_Client_t client);
+
+gex_Client_t gex_EP_QueryClient(gex_EP_t ep);
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep);
+gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep);
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep);
+void gex_EP_SetCData(gex_EP_t ep, const void *val);
+void *gex_EP_QueryCData(gex_EP_t ep);
+
+gex_Client_t gex_TM_QueryClient(gex_TM_t tm);
+gex_EP_t gex_TM_QueryEP(gex_TM_t tm);
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm);
+gex_Rank_t gex_TM_QueryRank(gex_TM_t tm);
+gex_Rank_t gex_TM_QuerySize(gex_TM_t tm);
+void gex_TM_SetCData(gex_TM_t tm, const void *val);
+void *gex_TM_QueryCData(gex_TM_t tm);
+
+/* Collective over tm (the primordial team); once per process. */
+int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size);
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg);
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg);
+void *gex_Segment_QueryAddr(gex_Segment_t seg);
+uintptr_t gex_Segment_QuerySize(gex_Segment_t seg);
+void gex_Segment_SetCData(gex_Segment_t seg, const void *val);
+void *gex_Segment_QueryCData(gex_Segment_t seg);
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p);
+
+/* ---- active messages [GEX "Active Messages"] */
+#define GEX_AM_INDEX_BASE 128
+typedef struct {
+  gex_AM_Index_t gex_index; /* 0 ("don't care") or GEX_AM_INDEX_BASE..255 */
+  gex_AM_Fn_t gex_fnptr;
+  gex_Flags_t
+      gex_flags; /* one of GEX_FLAG_AM_{SHORT,MEDIUM,LONG,MEDLONG} | one of GEX_FLAG_AM_{REQUEST,REPLY,REQREP} */
+  unsigned int gex_nargs;
+  const void *gex_cdata;
+  const char *gex_name;
+} gex_AM_Entry_t;
+int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries);
+
+unsigned int gex_AM_MaxArgs(void);
+size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                             unsigned int numargs);
+size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                           unsigned int numargs);
+size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                               unsigned int numargs);
+size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *lc_opt, gex_Flags_t flags,
+                             unsigned int numargs);
+size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs);
+size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *lc_opt, gex_Flags_t flags, unsigned int numargs);
+size_t gex_AM_LUBRequestLong(void);
+size_t gex_AM_LUBReplyLong(void);
+size_t gex_AM_LUBRequestMedium(void);
+size_t gex_AM_LUBReplyMedium(void);
+
+typedef struct {
+  gex_Rank_t gex_srcrank;
+  gex_EP_t gex_ep;
+  const gex_AM_Entry_t *gex_entry;
+  unsigned int gex_is_req;
+  unsigned int gex_is_long;
+} gex_Token_Info_t;
+#define GEX_TI_SRCRANK ((gex_TI_t)0x01)
+#define GEX_TI_EP ((gex_TI_t)0x02)
+#define GEX_TI_ENTRY ((gex_TI_t)0x04)
+#define GEX_TI_IS_REQ ((gex_TI_t)0x08)
+#define GEX_TI_IS_LONG ((gex_TI_t)0x10)
+#define GEX_TI_ALL ((gex_TI_t)0x1f)
+gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask);
+
+/* The one injection behind every gex_AM_* name. category: 0 Short, 1 Medium, 2 Long. */
+int gex_hyg_AMRequest(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *source_addr,
+                      size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...);
+int gex_hyg_AMReply(int category, gex_Token_t token, gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
+                    void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...);
+
+/* ---- RMA [GEX "Extended API"] */
+int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes, gex_Flags_t flags);
+int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes, gex_Event_t *lc_opt,
+                   gex_Flags_t flags);
+gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes, gex_Event_t *lc_opt,
+                          gex_Flags_t flags);
+int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags);
+int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags);
+gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags);
+gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags);
+int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value, size_t nbytes,
+                           gex_Flags_t flags);
+int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value, size_t nbytes,
+                      gex_Flags_t flags);
+gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value, size_t nbytes,
+                             gex_Flags_t flags);
+
+/* ---- completion */
+int gex_Event_Test(gex_Event_t event);
+void gex_Event_Wait(gex_Event_t event);
+int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags);
+void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
+
+/* ---- collectives: the barrier (the GASNet-1 barrier, anonymous) */
+gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
+
+/* ---- the AM names, M = 0..16: each casts its arguments (gasnet.h's gasnet_hyg_A<M>) and counts
+ * them. Without M, the count comes from the arguments. */
+#define gex_hyg_CAT2(a, b) a##b
+#define gex_hyg_CAT(a, b) gex_hyg_CAT2(a, b)
+/* The number of arguments after the first (flags), 0..16. */
+#define gex_hyg_NARGS(...)                                                                                             \
+  gex_hyg_NARGS_(__VA_ARGS__, 16, 15, 14, 13, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0, gex_hyg_unused)
+#define gex_hyg_NARGS_(f, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15, n, ...) n
+#define gex_AM_RequestShort(tm, rank, h, ...)                                                                          \
+  gex_hyg_CAT(gex_AM_RequestShort, gex_hyg_NARGS(__VA_ARGS__))(tm, rank, h, __VA_ARGS__)
+#define gex_AM_RequestMedium(tm, rank, h, src, n, lc, ...)                                                             \
+  gex_hyg_CAT(gex_AM_RequestMedium, gex_hyg_NARGS(__VA_ARGS__))(tm, rank, h, src, n, lc, __VA_ARGS__)
+#define gex_AM_RequestLong(tm, rank, h, src, n, daddr, lc, ...)                                                        \
+  gex_hyg_CAT(gex_AM_RequestLong, gex_hyg_NARGS(__VA_ARGS__))(tm, rank, h, src, n, daddr, lc, __VA_ARGS__)
+#define gex_AM_ReplyShort(tok, h, ...) gex_hyg_CAT(gex_AM_ReplyShort, gex_hyg_NARGS(__VA_ARGS__))(tok, h, __VA_ARGS__)
+#define gex_AM_ReplyMedium(tok, h, src, n, lc, ...)                                                                    \
+  gex_hyg_CAT(gex_AM_ReplyMedium, gex_hyg_NARGS(__VA_ARGS__))(tok, h, src, n, lc, __VA_ARGS__)
+#define gex_AM_ReplyLong(tok, h, src, n, daddr, lc, ...)                                                               \
+  gex_hyg_CAT(gex_AM_ReplyLong, gex_hyg_NARGS(__VA_ARGS__))(tok, h, src, n, daddr, lc, __VA_ARGS__)
+#define gex_AM_RequestShort0(tm, rank, h, flags)                                                                       \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 0 gasnet_hyg_A0())
+#define gex_AM_RequestMedium0(tm, rank, h, src, n, lc, flags)                                                          \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 0 gasnet_hyg_A0())
+#define gex_AM_RequestLong0(tm, rank, h, src, n, daddr, lc, flags)                                                     \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags), 0 gasnet_hyg_A0())
+#define gex_AM_ReplyShort0(tok, h, flags)                                                                              \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 0 gasnet_hyg_A0())
+#define gex_AM_ReplyMedium0(tok, h, src, n, lc, flags)                                                                 \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 0 gasnet_hyg_A0())
+#define gex_AM_ReplyLong0(tok, h, src, n, daddr, lc, flags)                                                            \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 0 gasnet_hyg_A0())
+#define gex_AM_RequestShort1(tm, rank, h, flags, a0)                                                                   \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 1 gasnet_hyg_A1(a0))
+#define gex_AM_RequestMedium1(tm, rank, h, src, n, lc, flags, a0)                                                      \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 1 gasnet_hyg_A1(a0))
+#define gex_AM_RequestLong1(tm, rank, h, src, n, daddr, lc, flags, a0)                                                 \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags), 1 gasnet_hyg_A1(a0))
+#define gex_AM_ReplyShort1(tok, h, flags, a0)                                                                          \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 1 gasnet_hyg_A1(a0))
+#define gex_AM_ReplyMedium1(tok, h, src, n, lc, flags, a0)                                                             \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 1 gasnet_hyg_A1(a0))
+#define gex_AM_ReplyLong1(tok, h, src, n, daddr, lc, flags, a0)                                                        \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 1 gasnet_hyg_A1(a0))
+#define gex_AM_RequestShort2(tm, rank, h, flags, a0, a1)                                                               \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_RequestMedium2(tm, rank, h, src, n, lc, flags, a0, a1)                                                  \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_RequestLong2(tm, rank, h, src, n, daddr, lc, flags, a0, a1)                                             \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_ReplyShort2(tok, h, flags, a0, a1)                                                                      \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_ReplyMedium2(tok, h, src, n, lc, flags, a0, a1)                                                         \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_ReplyLong2(tok, h, src, n, daddr, lc, flags, a0, a1)                                                    \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_RequestShort3(tm, rank, h, flags, a0, a1, a2)                                                           \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_RequestMedium3(tm, rank, h, src, n, lc, flags, a0, a1, a2)                                              \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_RequestLong3(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2)                                         \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_ReplyShort3(tok, h, flags, a0, a1, a2)                                                                  \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_ReplyMedium3(tok, h, src, n, lc, flags, a0, a1, a2)                                                     \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_ReplyLong3(tok, h, src, n, daddr, lc, flags, a0, a1, a2)                                                \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_RequestShort4(tm, rank, h, flags, a0, a1, a2, a3)                                                       \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_RequestMedium4(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3)                                          \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_RequestLong4(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3)                                     \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_ReplyShort4(tok, h, flags, a0, a1, a2, a3)                                                              \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_ReplyMedium4(tok, h, src, n, lc, flags, a0, a1, a2, a3)                                                 \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_ReplyLong4(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3)                                            \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_RequestShort5(tm, rank, h, flags, a0, a1, a2, a3, a4)                                                   \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_RequestMedium5(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4)                                      \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_RequestLong5(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4)                                 \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_ReplyShort5(tok, h, flags, a0, a1, a2, a3, a4)                                                          \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_ReplyMedium5(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4)                                             \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_ReplyLong5(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4)                                        \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_RequestShort6(tm, rank, h, flags, a0, a1, a2, a3, a4, a5)                                               \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_RequestMedium6(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5)                                  \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_RequestLong6(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5)                             \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_ReplyShort6(tok, h, flags, a0, a1, a2, a3, a4, a5)                                                      \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_ReplyMedium6(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5)                                         \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_ReplyLong6(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5)                                    \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_RequestShort7(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6)                                           \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_RequestMedium7(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6)                              \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_RequestLong7(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6)                         \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_ReplyShort7(tok, h, flags, a0, a1, a2, a3, a4, a5, a6)                                                  \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_ReplyMedium7(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6)                                     \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_ReplyLong7(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6)                                \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_RequestShort8(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7)                                       \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_RequestMedium8(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7)                          \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags), 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_RequestLong8(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7)                     \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_ReplyShort8(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7)                                              \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_ReplyMedium8(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7)                                 \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_ReplyLong8(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7)                            \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags), 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_RequestShort9(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8)                                   \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_RequestMedium9(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8)                      \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_RequestLong9(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8)                 \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_ReplyShort9(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8)                                          \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags), 9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_ReplyMedium9(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8)                             \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags), 9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_ReplyLong9(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8)                        \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_RequestShort10(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                              \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_RequestMedium10(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                 \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_RequestLong10(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)            \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_ReplyShort10(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                                     \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                                      \
+                  10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_ReplyMedium10(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                        \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags),                                                         \
+                  10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_ReplyLong10(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                   \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_RequestShort11(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                         \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_RequestMedium11(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)            \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_RequestLong11(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)       \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_ReplyShort11(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                                \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                                      \
+                  11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_ReplyMedium11(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                   \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags),                                                         \
+                  11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_ReplyLong11(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)              \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_RequestShort12(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)                    \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_RequestMedium12(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)       \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_RequestLong12(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)  \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_ReplyShort12(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)                           \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                                      \
+                  12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_ReplyMedium12(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)              \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags),                                                         \
+                  12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_ReplyLong12(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)         \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_RequestShort13(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)               \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_RequestMedium13(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)  \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_RequestLong13(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,  \
+                             a12)                                                                                      \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_ReplyShort13(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)                      \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                                      \
+                  13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_ReplyMedium13(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)         \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags),                                                         \
+                  13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_ReplyLong13(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)    \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_RequestShort14(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)          \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_RequestMedium14(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,  \
+                               a13)                                                                                    \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_RequestLong14(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,  \
+                             a12, a13)                                                                                 \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_ReplyShort14(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)                 \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                                      \
+                  14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_ReplyMedium14(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)    \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags),                                                         \
+                  14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_ReplyLong14(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,    \
+                           a13)                                                                                        \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_RequestShort15(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)     \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_RequestMedium15(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,  \
+                               a13, a14)                                                                               \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_RequestLong15(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,  \
+                             a12, a13, a14)                                                                            \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_ReplyShort15(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)            \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                                      \
+                  15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_ReplyMedium15(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13,    \
+                             a14)                                                                                      \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags),                                                         \
+                  15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_ReplyLong15(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,    \
+                           a13, a14)                                                                                   \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_RequestShort16(tm, rank, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,     \
+                              a15)                                                                                     \
+  gex_hyg_AMRequest(0, (tm), (rank), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                             \
+                    16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_RequestMedium16(tm, rank, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,  \
+                               a13, a14, a15)                                                                          \
+  gex_hyg_AMRequest(1, (tm), (rank), (h), (src), (n), 0, (lc), (flags),                                                \
+                    16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_RequestLong16(tm, rank, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11,  \
+                             a12, a13, a14, a15)                                                                       \
+  gex_hyg_AMRequest(2, (tm), (rank), (h), (src), (n), (daddr), (lc), (flags),                                          \
+                    16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_ReplyShort16(tok, h, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15)       \
+  gex_hyg_AMReply(0, (tok), (h), 0, 0, 0, GEX_EVENT_NOW, (flags),                                                      \
+                  16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_ReplyMedium16(tok, h, src, n, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13,    \
+                             a14, a15)                                                                                 \
+  gex_hyg_AMReply(1, (tok), (h), (src), (n), 0, (lc), (flags),                                                         \
+                  16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_ReplyLong16(tok, h, src, n, daddr, lc, flags, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12,    \
+                           a13, a14, a15)                                                                              \
+  gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
+                  16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+#endif /* GASNETEX_H */

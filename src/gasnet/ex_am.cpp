@@ -1,0 +1,200 @@
+// GASNet-EX active messages: handler registration on the primordial endpoint, the fixed-payload
+// Request/Reply calls (through GASNet-1's one send, am_send), their limits and gex_Token_Info.
+#include <cstdarg>
+#include <vector>
+
+#include "gasnet/ex_internal.hpp"
+
+using namespace hygaspi;
+using namespace hygaspi::gasnet;
+using namespace hygaspi::gasnet::ex;
+
+namespace {
+
+constexpr gex_Flags_t kCategoryFlags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_LONG;
+constexpr gex_Flags_t kDirectionFlags = GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY;
+// What an injection accepts: IMMEDIATE never makes it a "no op" here; the copy hints are hints.
+constexpr gex_Flags_t kInjectFlags = GEX_FLAG_IMMEDIATE | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO;
+
+bool valid_registration(const gex_AM_Entry_t &e) {
+  const gex_Flags_t category = e.gex_flags & kCategoryFlags;
+  const gex_Flags_t direction = e.gex_flags & kDirectionFlags;
+  return e.gex_fnptr != nullptr && e.gex_nargs <= kMaxArgs && category != 0 && direction != 0 &&
+         (category == GEX_FLAG_AM_SHORT || (category & GEX_FLAG_AM_SHORT) == 0) &&
+         (e.gex_flags & ~(kCategoryFlags | kDirectionFlags)) == 0;
+}
+
+// lc_opt of a Medium or Long [GEX "Fixed-payload AM", note 2]: NOW, GROUP (requests only) or a
+// pointer to an event; DEFER is prohibited. The payload is copied (node ring, MPI buffer) or in
+// place (Long on a node) before the send returns, so every choice is complete at return.
+void check_lc(const char *call, gex_Event_t *lc_opt, bool request) {
+  if (lc_opt == GEX_EVENT_DEFER)
+    fatal(call, "lc_opt GEX_EVENT_DEFER is prohibited for active messages");
+  if (lc_opt == GEX_EVENT_GROUP && !request)
+    fatal(call, "lc_opt GEX_EVENT_GROUP is prohibited for replies");
+  if (lc_opt == nullptr)
+    fatal(call, "a null lc_opt");
+}
+void complete_lc(gex_Event_t *lc_opt) {
+  if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_GROUP)
+    *lc_opt = GEX_EVENT_INVALID; // already complete [GEX "Events"]
+}
+
+const char *am_name(int category, bool request) {
+  static const char *const names[2][3] = {{"gex_AM_ReplyShort", "gex_AM_ReplyMedium", "gex_AM_ReplyLong"},
+                                          {"gex_AM_RequestShort", "gex_AM_RequestMedium", "gex_AM_RequestLong"}};
+  return category >= 0 && category <= 2 ? names[request][category] : request ? "gex_AM_Request" : "gex_AM_Reply";
+}
+
+size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nargs, bool is_long) {
+  require_tm(call, tm);
+  if (other != GEX_RANK_INVALID && other >= state().nodes)
+    fatal(call, "rank %u is not in the team (%u ranks)", other, state().nodes);
+  if (nargs > kMaxArgs)
+    fatal(call, "numargs %u exceeds gex_AM_MaxArgs() = %zu", nargs, kMaxArgs);
+  return is_long ? kMaxLong : kMaxMedium;
+}
+
+} // namespace
+
+extern "C" {
+
+int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries) {
+  const char *call = "gex_EP_RegisterHandlers";
+  require_ep(call, ep);
+  if (numentries > 0 && table == nullptr)
+    return error(call, GASNET_ERR_BAD_ARG, "a null table of %zu entries", numentries);
+  ExState &x = ex_state();
+  State &s = state();
+  std::lock_guard lock(x.registry);
+  // Everything is checked before anything is registered: a refused table leaves no trace.
+  std::array<bool, 256> used{};
+  for (unsigned i = 0; i < 256; ++i)
+    used[i] = s.handlers[i] != nullptr;
+  for (size_t i = 0; i < numentries; ++i) {
+    const gex_AM_Entry_t &e = table[i];
+    if (!valid_registration(e))
+      return error(call, GASNET_ERR_BAD_ARG,
+                   "entry %zu (%s): no function, more than %zu arguments, or flags %#x that do not name one "
+                   "category and Request/Reply",
+                   i, e.gex_name != nullptr ? e.gex_name : "unnamed", kMaxArgs, static_cast<unsigned>(e.gex_flags));
+    if (e.gex_index == 0)
+      continue;
+    if (e.gex_index < GEX_AM_INDEX_BASE || used[e.gex_index])
+      return error(call, GASNET_ERR_BAD_ARG, "entry %zu: index %u is reserved or registered already", i, e.gex_index);
+    used[e.gex_index] = true;
+  }
+  // [GEX]: "don't care" entries get the highest free index, in table order.
+  std::vector<gex_AM_Index_t> assigned(numentries);
+  for (size_t i = 0; i < numentries; ++i) {
+    if (table[i].gex_index != 0)
+      continue;
+    unsigned idx = 255;
+    while (idx >= GEX_AM_INDEX_BASE && used[idx])
+      --idx;
+    if (idx < GEX_AM_INDEX_BASE)
+      return error(call, GASNET_ERR_BAD_ARG, "entry %zu: no free handler index", i);
+    used[idx] = true;
+    assigned[i] = static_cast<gex_AM_Index_t>(idx);
+  }
+  for (size_t i = 0; i < numentries; ++i) {
+    if (table[i].gex_index == 0)
+      table[i].gex_index = assigned[i];
+    gex_AM_Entry_t &e = x.entries[table[i].gex_index];
+    e = table[i];
+    // Published last: a poller that sees the function sees its entry (gex_Token_Info).
+    __atomic_store_n(&s.handlers[e.gex_index], reinterpret_cast<void (*)()>(e.gex_fnptr), __ATOMIC_RELEASE);
+  }
+  return GASNET_OK;
+}
+
+int gex_hyg_AMRequest(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *source_addr,
+                      size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...) {
+  const char *call = am_name(category, true);
+  require_tm(call, tm);
+  require_segment(call);
+  require_flags(call, flags, kInjectFlags);
+  if (category < kShort || category > kLong)
+    fatal(call, "unknown category %d", category);
+  if (category != kShort)
+    check_lc(call, lc_opt, true);
+  if (rank >= state().nodes)
+    fatal(call, "rank %u is not in the team (%u ranks)", rank, state().nodes);
+  std::va_list args;
+  va_start(args, numargs);
+  const int rc = am_send(call, nullptr, rank, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  va_end(args);
+  if (category != kShort)
+    complete_lc(lc_opt);
+  return rc;
+}
+
+int gex_hyg_AMReply(int category, gex_Token_t token, gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
+                    void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...) {
+  const char *call = am_name(category, false);
+  require_flags(call, flags, kInjectFlags);
+  if (category < kShort || category > kLong)
+    fatal(call, "unknown category %d", category);
+  if (token == nullptr)
+    fatal(call, "a null token");
+  if (category != kShort)
+    check_lc(call, lc_opt, false);
+  std::va_list args;
+  va_start(args, numargs);
+  const int rc = am_send(call, reinterpret_cast<Token *>(token), 0, category, handler, source_addr, nbytes, dest_addr,
+                         numargs, args);
+  va_end(args);
+  if (category != kShort)
+    complete_lc(lc_opt);
+  return rc;
+}
+
+gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask) {
+  const char *call = "gex_Token_Info";
+  if (token == nullptr || info == nullptr)
+    fatal(call, "a null token or info");
+  const auto *t = reinterpret_cast<const Token *>(token);
+  if (context().handler != t)
+    fatal(call, "the token is not that of the handler this thread runs");
+  (void)mask; // every field is cheap: all are set
+  info->gex_srcrank = t->source;
+  info->gex_ep = &ex_state().ep_object;
+  info->gex_entry = &ex_state().entries[t->handler];
+  info->gex_is_req = t->is_request ? 1 : 0;
+  info->gex_is_long = t->category == kLong ? 1 : 0;
+  return GEX_TI_ALL;
+}
+
+unsigned int gex_AM_MaxArgs(void) { return kMaxArgs; }
+size_t gex_AM_LUBRequestLong(void) { return kMaxLong; }
+size_t gex_AM_LUBReplyLong(void) { return kMaxLong; }
+size_t gex_AM_LUBRequestMedium(void) { return kMaxMedium; }
+size_t gex_AM_LUBReplyMedium(void) { return kMaxMedium; }
+
+size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t,
+                             unsigned int numargs) {
+  return max_payload("gex_AM_MaxRequestLong", tm, other_rank, numargs, true);
+}
+size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t, unsigned int numargs) {
+  return max_payload("gex_AM_MaxReplyLong", tm, other_rank, numargs, true);
+}
+size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t,
+                               unsigned int numargs) {
+  return max_payload("gex_AM_MaxRequestMedium", tm, other_rank, numargs, false);
+}
+size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t,
+                             unsigned int numargs) {
+  return max_payload("gex_AM_MaxReplyMedium", tm, other_rank, numargs, false);
+}
+size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int numargs) {
+  if (token == nullptr || numargs > kMaxArgs)
+    fatal("gex_Token_MaxReplyLong", "a null token or numargs %u above %zu", numargs, kMaxArgs);
+  return kMaxLong;
+}
+size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int numargs) {
+  if (token == nullptr || numargs > kMaxArgs)
+    fatal("gex_Token_MaxReplyMedium", "a null token or numargs %u above %zu", numargs, kMaxArgs);
+  return kMaxMedium;
+}
+
+} // extern "C"

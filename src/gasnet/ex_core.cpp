@@ -1,0 +1,261 @@
+// GASNet-EX: gex_Client_Init, the primordial objects and their queries, the job's neighbourhoods,
+// and gex_Segment_Attach, each over the GASNet-1 front end (gasnet_init, gasnet_attach).
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "core/no_destroy.hpp"
+#include "gasnet/ex_internal.hpp"
+
+using namespace hygaspi;
+using namespace hygaspi::gasnet;
+using namespace hygaspi::gasnet::ex;
+
+namespace hygaspi::gasnet::ex {
+
+namespace {
+NoDestroy<ExState> g_ex; // threads may still use it as the process exits
+} // namespace
+ExState &ex_state() noexcept { return g_ex.value; }
+
+void require_tm(const char *call, gex_TM_t tm) noexcept {
+  if (!ex_state().client.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Client_Init");
+  if (tm != &ex_state().tm_object)
+    fatal(call, "tm %p is not the team of gex_Client_Init (the only team there is)", static_cast<void *>(tm));
+}
+
+void require_ep(const char *call, gex_EP_t ep) noexcept {
+  if (!ex_state().client.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Client_Init");
+  if (ep != &ex_state().ep_object)
+    fatal(call, "ep %p is not the endpoint of gex_Client_Init", static_cast<void *>(ep));
+}
+
+void require_segment(const char *call) noexcept {
+  if (!ex_state().segment.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Segment_Attach (which this implementation needs for AMs and RMA)");
+}
+
+void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept {
+  if ((flags & ~allowed) != 0)
+    fatal(call, "unsupported flags %#x", static_cast<unsigned>(flags & ~allowed));
+}
+
+} // namespace hygaspi::gasnet::ex
+
+namespace {
+
+// The ranks of each neighbourhood (those of one engine node), built once from gasnet_init's
+// supernode table: `mine` lists this rank's, sorted; `sets` is the number of neighbourhoods and
+// `set_rank` the place of ours among them (by their first rank).
+struct Nbrhd {
+  std::vector<gex_hyg_RankInfo> mine;
+  gex_Rank_t my_index = 0;
+  gex_Rank_t sets = 0;
+  gex_Rank_t set_rank = 0;
+};
+const Nbrhd &nbrhd(const char *call) {
+  static NoDestroy<Nbrhd> cache;
+  static std::once_flag once;
+  require_inited(call);
+  std::call_once(once, [] {
+    const State &s = state();
+    Nbrhd &n = cache.value;
+    std::vector<gasnet_node_t> firsts;
+    for (gasnet_node_t r = 0; r < s.nodes; ++r) {
+      if (s.supernode[r] == s.supernode[s.mynode]) {
+        if (r == s.mynode)
+          n.my_index = static_cast<gex_Rank_t>(n.mine.size());
+        n.mine.push_back(gex_hyg_RankInfo{r});
+      }
+      firsts.push_back(s.supernode[r]);
+    }
+    std::sort(firsts.begin(), firsts.end());
+    firsts.erase(std::unique(firsts.begin(), firsts.end()), firsts.end());
+    n.sets = static_cast<gex_Rank_t>(firsts.size());
+    n.set_rank =
+        static_cast<gex_Rank_t>(std::lower_bound(firsts.begin(), firsts.end(), s.supernode[s.mynode]) - firsts.begin());
+  });
+  return cache.value;
+}
+
+void query_nbrhd(const char *call, gex_RankInfo_t **info_p, gex_Rank_t *count_p, gex_Rank_t *index_p) {
+  const Nbrhd &n = nbrhd(call);
+  if (info_p != nullptr)
+    *info_p = n.mine.data();
+  if (count_p != nullptr)
+    *count_p = static_cast<gex_Rank_t>(n.mine.size());
+  if (index_p != nullptr)
+    *index_p = n.my_index;
+}
+
+// [GEX "Client-Data"]: the handles checked like the rest, a null one fatal.
+template <class T> T *object(const char *call, T *p) {
+  if (p == nullptr)
+    fatal(call, "a null handle");
+  return p;
+}
+
+bool valid_client_name(const char *name) {
+  if (name == nullptr || !(name[0] >= 'A' && name[0] <= 'Z') || name[1] == '\0')
+    return false;
+  for (const char *c = name + 1; *c != '\0'; ++c)
+    if (!((*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9') || *c == '_'))
+      return false;
+  return true;
+}
+
+} // namespace
+
+extern "C" {
+
+int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, const char *clientName, int *argc,
+                        char ***argv, gex_Flags_t flags, int mode) {
+  const char *call = "gex_Client_Init";
+  ExState &x = ex_state();
+  if (client_p == nullptr || ep_p == nullptr || tm_p == nullptr)
+    return error(call, GASNET_ERR_BAD_ARG, "a null client_p, ep_p or tm_p");
+  if (!valid_client_name(clientName))
+    return error(call, GASNET_ERR_BAD_ARG, "the client name \"%s\" does not match [A-Z][A-Z0-9_]+",
+                 clientName == nullptr ? "(null)" : clientName);
+  if ((flags & ~GEX_FLAG_USES_GASNET1) != 0)
+    return error(call, GASNET_ERR_BAD_ARG, "unsupported flags %#x", static_cast<unsigned>(flags));
+  if (x.client.load() || state().inited.load())
+    return error(call, GASNET_ERR_RESOURCE, "one client per job, and GASNet is initialized already");
+  if (const int rc = gasnet_hyg_init(argc, argv, mode); rc != GASNET_OK)
+    return rc;
+  x.client_object.flags = flags;
+  x.client_object.name = clientName;
+  x.client.store(true, std::memory_order_release);
+  *client_p = &x.client_object;
+  *ep_p = &x.ep_object;
+  *tm_p = &x.tm_object;
+  return GASNET_OK;
+}
+
+gex_Rank_t gex_System_QueryJobRank(void) { return state().mynode; }
+gex_Rank_t gex_System_QueryJobSize(void) { return state().nodes; }
+
+void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p, gex_Rank_t *my_info_index_p) {
+  query_nbrhd("gex_System_QueryNbrhdInfo", info_p, info_count_p, my_info_index_p);
+}
+void gex_System_QueryHostInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p, gex_Rank_t *my_info_index_p) {
+  query_nbrhd("gex_System_QueryHostInfo", info_p, info_count_p, my_info_index_p);
+}
+void gex_System_QueryMyPosition(gex_Rank_t *nbrhd_set_size, gex_Rank_t *nbrhd_set_rank, gex_Rank_t *host_set_size,
+                                gex_Rank_t *host_set_rank) {
+  const Nbrhd &n = nbrhd("gex_System_QueryMyPosition");
+  for (gex_Rank_t *p : {nbrhd_set_size, host_set_size})
+    if (p != nullptr)
+      *p = n.sets;
+  for (gex_Rank_t *p : {nbrhd_set_rank, host_set_rank})
+    if (p != nullptr)
+      *p = n.set_rank;
+}
+
+gex_Flags_t gex_Client_QueryFlags(gex_Client_t client) { return object("gex_Client_QueryFlags", client)->flags; }
+const char *gex_Client_QueryName(gex_Client_t client) { return object("gex_Client_QueryName", client)->name.c_str(); }
+void gex_Client_SetCData(gex_Client_t client, const void *val) { object("gex_Client_SetCData", client)->cdata = val; }
+void *gex_Client_QueryCData(gex_Client_t client) {
+  return const_cast<void *>(object("gex_Client_QueryCData", client)->cdata.load());
+}
+
+gex_Client_t gex_EP_QueryClient(gex_EP_t ep) {
+  require_ep("gex_EP_QueryClient", ep);
+  return &ex_state().client_object;
+}
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) {
+  require_ep("gex_EP_QueryFlags", ep);
+  return 0;
+}
+gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) {
+  require_ep("gex_EP_QuerySegment", ep);
+  return ex_state().segment.load(std::memory_order_acquire) ? &ex_state().segment_object : GEX_SEGMENT_INVALID;
+}
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) {
+  require_ep("gex_EP_QueryIndex", ep);
+  return 0; // the primordial endpoint
+}
+void gex_EP_SetCData(gex_EP_t ep, const void *val) { object("gex_EP_SetCData", ep)->cdata = val; }
+void *gex_EP_QueryCData(gex_EP_t ep) { return const_cast<void *>(object("gex_EP_QueryCData", ep)->cdata.load()); }
+
+gex_Client_t gex_TM_QueryClient(gex_TM_t tm) {
+  require_tm("gex_TM_QueryClient", tm);
+  return &ex_state().client_object;
+}
+gex_EP_t gex_TM_QueryEP(gex_TM_t tm) {
+  require_tm("gex_TM_QueryEP", tm);
+  return &ex_state().ep_object;
+}
+gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) {
+  require_tm("gex_TM_QueryFlags", tm);
+  return 0;
+}
+gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) {
+  require_tm("gex_TM_QueryRank", tm);
+  return state().mynode;
+}
+gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) {
+  require_tm("gex_TM_QuerySize", tm);
+  return state().nodes;
+}
+void gex_TM_SetCData(gex_TM_t tm, const void *val) { object("gex_TM_SetCData", tm)->cdata = val; }
+void *gex_TM_QueryCData(gex_TM_t tm) { return const_cast<void *>(object("gex_TM_QueryCData", tm)->cdata.load()); }
+
+int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
+  const char *call = "gex_Segment_Attach";
+  require_tm(call, tm);
+  ExState &x = ex_state();
+  if (segment_p == nullptr)
+    return error(call, GASNET_ERR_BAD_ARG, "a null segment_p");
+  if (size == 0 || size % GASNET_PAGESIZE != 0)
+    return error(call, GASNET_ERR_BAD_ARG, "size %zu is not a non-zero multiple of GASNET_PAGESIZE",
+                 static_cast<std::size_t>(size));
+  if (x.segment.load() || state().attached.load())
+    return error(call, GASNET_ERR_RESOURCE, "the segment is attached already (one per process)");
+  // gasnet_attach: the segment, the AM inbox, every rank's segment here and the closing barrier.
+  if (const int rc = gasnet_attach(nullptr, 0, size, 0); rc != GASNET_OK)
+    return rc;
+  const NodeSegment &mine = state().segments[state().mynode];
+  x.segment_object.addr = mine.mapped;
+  x.segment_object.size = static_cast<uintptr_t>(mine.size);
+  x.segment.store(true, std::memory_order_release);
+  *segment_p = &x.segment_object;
+  return GASNET_OK;
+}
+
+gex_Client_t gex_Segment_QueryClient(gex_Segment_t seg) {
+  object("gex_Segment_QueryClient", seg);
+  return &ex_state().client_object;
+}
+gex_Flags_t gex_Segment_QueryFlags(gex_Segment_t seg) {
+  object("gex_Segment_QueryFlags", seg);
+  return 0;
+}
+void *gex_Segment_QueryAddr(gex_Segment_t seg) { return object("gex_Segment_QueryAddr", seg)->addr; }
+uintptr_t gex_Segment_QuerySize(gex_Segment_t seg) { return object("gex_Segment_QuerySize", seg)->size; }
+void gex_Segment_SetCData(gex_Segment_t seg, const void *val) { object("gex_Segment_SetCData", seg)->cdata = val; }
+void *gex_Segment_QueryCData(gex_Segment_t seg) {
+  return const_cast<void *>(object("gex_Segment_QueryCData", seg)->cdata.load());
+}
+
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p) {
+  const char *call = "gex_Segment_QueryBound";
+  require_tm(call, tm);
+  const State &s = state();
+  if (rank >= s.nodes)
+    fatal(call, "rank %u is not in the team (%u ranks)", rank, s.nodes);
+  if (!ex_state().segment.load(std::memory_order_acquire))
+    return 1; // no bound segment: the outputs stay as they are
+  const NodeSegment &seg = s.segments[rank];
+  if (owneraddr_p != nullptr)
+    *owneraddr_p = reinterpret_cast<void *>(seg.addr);
+  if (localaddr_p != nullptr)
+    *localaddr_p = seg.mapped;
+  if (size_p != nullptr)
+    *size_p = static_cast<uintptr_t>(seg.size);
+  return GASNET_OK;
+}
+
+} // extern "C"

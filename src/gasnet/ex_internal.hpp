@@ -1,0 +1,57 @@
+// The GASNet-EX front end (gasnetex.h): a thin layer over the GASNet-1 one (internal.hpp). Its
+// objects are the primordial ones of gex_Client_Init: one client, its endpoint, the team of every
+// rank (team rank = job rank = GASNet-1 node) and the segment gex_Segment_Attach binds.
+#pragma once
+#define GASNET_HYG_LIBRARY 1
+#include <gasnetex.h>
+
+#include <array>
+#include <atomic>
+#include <mutex>
+#include <string>
+
+#include "gasnet/internal.hpp"
+
+struct gex_hyg_Client {
+  std::atomic<const void *> cdata{nullptr};
+  gex_Flags_t flags = 0;
+  std::string name;
+};
+struct gex_hyg_EP {
+  std::atomic<const void *> cdata{nullptr};
+};
+struct gex_hyg_TM {
+  std::atomic<const void *> cdata{nullptr};
+};
+struct gex_hyg_Segment {
+  std::atomic<const void *> cdata{nullptr};
+  void *addr = nullptr;
+  uintptr_t size = 0;
+};
+
+namespace hygaspi::gasnet::ex {
+
+struct ExState {
+  std::atomic<bool> client{false}; // gex_Client_Init succeeded
+  gex_hyg_Client client_object;
+  gex_hyg_EP ep_object;
+  gex_hyg_TM tm_object;
+  gex_hyg_Segment segment_object;
+  std::atomic<bool> segment{false};          // gex_Segment_Attach succeeded
+  std::mutex registry;                       // gex_EP_RegisterHandlers
+  std::array<gex_AM_Entry_t, 256> entries{}; // what each client index was registered with
+};
+ExState &ex_state() noexcept;
+
+// Entry checks that name the call: `tm` is the primordial team (and the client exists); `ep` the
+// primordial endpoint; gex_Segment_Attach has returned (the AM inbox and the RMA window are open).
+void require_tm(const char *call, gex_TM_t tm) noexcept;
+void require_ep(const char *call, gex_EP_t ep) noexcept;
+void require_segment(const char *call) noexcept;
+// Flags outside `allowed` are fatal, naming the call.
+void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
+
+inline gex_Event_t to_event(gasnet_handle_t h) noexcept { return reinterpret_cast<gex_Event_t>(h); }
+inline gasnet_handle_t to_handle(gex_Event_t e) noexcept { return reinterpret_cast<gasnet_handle_t>(e); }
+
+} // namespace hygaspi::gasnet::ex

@@ -1,0 +1,39 @@
+/* Compile-only: gasnetex.h is valid, warning-free C++17 (-Wall -Wextra -pedantic -Werror), after
+ * gasnet.h as well, and twice; its types and constants are what [GEX] promises. */
+#define GASNET_PAR 1
+#include <gasnet.h>
+#include <gasnetex.h>
+#include <gasnetex.h>
+
+#include <stdint.h>
+
+static_assert(GEX_SPEC_VERSION_MAJOR == 0 && GEX_SPEC_VERSION_MINOR == 12, "spec version");
+static_assert(sizeof(gex_Rank_t) == sizeof(gasnet_node_t), "gex_Rank_t is interoperable with gasnet_node_t");
+static_assert(sizeof(gex_AM_Arg_t) == sizeof(gasnet_handlerarg_t), "gex_AM_Arg_t");
+static_assert(sizeof(gex_RMA_Value_t) == SIZEOF_GEX_RMA_VALUE_T, "SIZEOF_GEX_RMA_VALUE_T");
+static_assert(sizeof(gex_Event_t) == sizeof(gasnet_handle_t), "gex_Event_t is interoperable with gasnet_handle_t");
+static_assert(GEX_RANK_INVALID > GASNET_MAXNODES, "GEX_RANK_INVALID exceeds every rank");
+static_assert(GEX_AM_INDEX_BASE == 128, "client handler indices");
+static_assert((GEX_EC_ALL & (GEX_EC_GET | GEX_EC_PUT | GEX_EC_AM | GEX_EC_LC | GEX_EC_RMW)) ==
+                  (GEX_EC_GET | GEX_EC_PUT | GEX_EC_AM | GEX_EC_LC | GEX_EC_RMW),
+              "GEX_EC_ALL");
+
+/* Every AM name expands to a well-formed call (never called: compile only). */
+void header_check_gasnetex(gex_TM_t tm, gex_Token_t t, void *p);
+void header_check_gasnetex(gex_TM_t tm, gex_Token_t t, void *p) {
+  gex_Event_t e = GEX_EVENT_INVALID;
+  (void)gex_AM_RequestShort0(tm, 0, 200, 0);
+  (void)gex_AM_RequestShort(tm, 0, 200, 0, 1, 2, 3);
+  (void)gex_AM_RequestShort16(tm, 0, 200, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+  (void)gex_AM_RequestMedium(tm, 0, 200, p, 4, GEX_EVENT_NOW, 0);
+  (void)gex_AM_RequestMedium2(tm, 0, 200, p, 4, &e, 0, 1, 2);
+  (void)gex_AM_RequestLong(tm, 0, 200, p, 4, p, GEX_EVENT_GROUP, 0, 1);
+  (void)gex_AM_RequestLong16(tm, 0, 200, p, 4, p, GEX_EVENT_NOW, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15,
+                             16);
+  (void)gex_AM_ReplyShort(t, 200, 0);
+  (void)gex_AM_ReplyShort3(t, 200, 0, 1, 2, 3);
+  (void)gex_AM_ReplyMedium1(t, 200, p, 4, GEX_EVENT_NOW, 0, 1);
+  (void)gex_AM_ReplyLong(t, 200, p, 4, p, &e, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
+  e = gex_RMA_PutNB(tm, 0, p, p, 4, GEX_EVENT_DEFER, GEX_FLAG_IMMEDIATE);
+  gex_Event_Wait(e);
+}
