@@ -4,7 +4,8 @@
  * This first layer covers the primordial objects that gex_Client_Init makes (one client, its
  * endpoint, its team of every rank in the job and the segment gex_Segment_Attach binds), the job
  * and neighbourhood queries, handler registration, the fixed-payload active messages, contiguous
- * RMA with events and NBI completion, and the non-blocking barrier. Its limits:
+ * RMA with events, NBI completion and access regions, handler-safe locks (GASNet-1's) and the
+ * non-blocking barrier. Its limits:
  *  - active messages and RMA need gex_Segment_Attach first (it opens the AM inbox as gasnet_attach
  *    does), and a call made before fails fatally, naming the call;
  *  - the only team is the primordial one; one gex_Coll_BarrierNB is outstanding at a time;
@@ -12,14 +13,14 @@
  *    [UNIMPLEMENTED] in [GEX] are refused;
  *  - a Medium or Long payload is locally complete when its call returns, whatever lc_opt asks.
  *
- * A client defines one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR (GASNET_SEQ when none is) and
- * links the library of that mode (pkg-config gasnet-hygaspi-<mode>), as for gasnet.h:
- * gex_Client_Init names the mode. */
+ * A client defines exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR and links the library
+ * of that mode (pkg-config gasnet-hygaspi-<mode>), as for gasnet.h: gex_Client_Init names the
+ * mode. */
 #ifndef GASNETEX_H
 #define GASNETEX_H
 
-#if !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR) && !defined(GASNET_HYG_LIBRARY)
-#define GASNET_SEQ 1
+#if defined(GASNET_SEQ) + defined(GASNET_PARSYNC) + defined(GASNET_PAR) != 1 && !defined(GASNET_HYG_LIBRARY)
+#error "define exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR before including gasnetex.h"
 #endif
 #include "gasnet.h"
 
@@ -151,6 +152,8 @@ gex_EP_t gex_TM_QueryEP(gex_TM_t tm);
 gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm);
 gex_Rank_t gex_TM_QueryRank(gex_TM_t tm);
 gex_Rank_t gex_TM_QuerySize(gex_TM_t tm);
+gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
+gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
 void gex_TM_SetCData(gex_TM_t tm, const void *val);
 void *gex_TM_QueryCData(gex_TM_t tm);
 
@@ -240,6 +243,18 @@ int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags);
 void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
+/* Access regions: GASNet-1's (gasnet_{begin,end}_nbi_accessregion). */
+void gex_NBI_BeginAccessRegion(gex_Flags_t flags);
+gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags);
+
+/* ---- handler-safe locks: GASNet-1's [GEX "Handler-safe locks"] */
+typedef gasnet_hsl_t gex_HSL_t;
+#define GEX_HSL_INITIALIZER GASNET_HSL_INITIALIZER
+#define gex_HSL_Init gasnet_hsl_init
+#define gex_HSL_Destroy gasnet_hsl_destroy
+#define gex_HSL_Lock gasnet_hsl_lock
+#define gex_HSL_Unlock gasnet_hsl_unlock
+#define gex_HSL_Trylock gasnet_hsl_trylock
 
 /* ---- collectives: the barrier (the GASNet-1 barrier, anonymous) */
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);

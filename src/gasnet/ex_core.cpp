@@ -200,6 +200,21 @@ gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) {
   require_tm("gex_TM_QuerySize", tm);
   return state().nodes;
 }
+// The primordial team holds every rank in job order: team rank = job rank.
+gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
+  const char *call = "gex_TM_TranslateRankToJobrank";
+  require_tm(call, tm);
+  if (rank >= state().nodes)
+    fatal(call, "rank %u is not in the team (%u ranks)", rank, state().nodes);
+  return rank;
+}
+gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
+  const char *call = "gex_TM_TranslateJobrankToRank";
+  require_tm(call, tm);
+  if (jobrank >= state().nodes)
+    fatal(call, "job rank %u is not in the job (%u ranks)", jobrank, state().nodes);
+  return jobrank;
+}
 void gex_TM_SetCData(gex_TM_t tm, const void *val) { object("gex_TM_SetCData", tm)->cdata = val; }
 void *gex_TM_QueryCData(gex_TM_t tm) { return const_cast<void *>(object("gex_TM_QueryCData", tm)->cdata.load()); }
 

@@ -1,4 +1,4 @@
-// GASNet-EX RMA, events, NBI completion and the non-blocking barrier, over the GASNet-1 extended
+// GASNet-EX RMA, events, NBI completion and access regions, and the non-blocking barrier, over the GASNet-1 extended
 // API (extended.cpp) and barrier (barrier.cpp). Every address range is checked against the
 // target's segment here first, so that a bad one is fatal naming the gex_ call.
 //
@@ -232,6 +232,15 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
     gasnet_wait_syncnbi_gets();
   if ((event_mask & GEX_EC_PUT) != 0)
     gasnet_wait_syncnbi_puts();
+}
+
+void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
+  require_no_flags("gex_NBI_BeginAccessRegion", flags);
+  gasnet_begin_nbi_accessregion();
+}
+gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
+  require_no_flags("gex_NBI_EndAccessRegion", flags);
+  return to_event(gasnet_end_nbi_accessregion());
 }
 
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {

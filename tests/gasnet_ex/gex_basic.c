@@ -2,8 +2,8 @@
  * neighbourhoods, segment attach and bound queries against every rank's own report, handler
  * registration, Short/Medium/Long requests and replies (0, 1, 8 and 16 arguments; payloads of 0,
  * 1 and the largest bytes, all checked) with gex_Token_Info, every RMA form against data each
- * peer wrote, events and NBI completion, the non-blocking barrier, and bad input that the spec
- * answers with an error code.
+ * peer wrote, events, NBI completion and an access region, HSLs, the non-blocking barrier, and bad
+ * input that the spec answers with an error code.
  *
  * With an argument it runs one fatal scene instead (CMakeLists.txt checks the message):
  *   badput: a put that ends past the target's segment;  badam: a request before gex_Segment_Attach. */
@@ -199,6 +199,8 @@ static void test_queries(void) {
   gex_TM_SetCData(tm, &tm);
   CHECK(gex_Client_QueryCData(client) == &client && gex_EP_QueryCData(ep) == &ep && gex_TM_QueryCData(tm) == &tm);
   CHECK(GEX_RANK_INVALID > n);
+  for (gex_Rank_t r = 0; r < n; ++r)
+    CHECK(gex_TM_TranslateRankToJobrank(tm, r) == r && gex_TM_TranslateJobrankToRank(tm, r) == r);
 
   gex_RankInfo_t *info = NULL;
   gex_Rank_t count = 0, mine = 0, nsets = 0, myset = 0, hsets = 0, hset = 0;
@@ -426,6 +428,17 @@ static void test_rma(void) {
         gasnet_AMPoll();
     }
   }
+  /* An access region: NBI gets from every peer, synchronised through one event. */
+  static unsigned char region[MAXR][64];
+  memset(region, 0, sizeof region);
+  gex_NBI_BeginAccessRegion(0);
+  for (gex_Rank_t r = 0; r < n; ++r)
+    OK(gex_RMA_GetNBI(tm, region[r], r, owner_addr[r] + HOME_OFF + 100, 64, 0));
+  gex_Event_t re = gex_NBI_EndAccessRegion(0);
+  gex_Event_Wait(re);
+  for (gex_Rank_t r = 0; r < n; ++r)
+    for (size_t i = 0; i < 64; ++i)
+      CHECK(region[r][i] == rma_byte(r, 100 + i, 0));
   barrier();
   for (gex_Rank_t w = 0; w < n; ++w) {
     const unsigned char *slot = (const unsigned char *)base + (size_t)w * SLOT;
@@ -442,6 +455,11 @@ static void test_rma(void) {
 }
 
 static void test_barrier(void) {
+  static gex_HSL_t lock = GEX_HSL_INITIALIZER;
+  gex_HSL_Lock(&lock);
+  gex_HSL_Unlock(&lock);
+  OK(gex_HSL_Trylock(&lock));
+  gex_HSL_Unlock(&lock);
   for (int i = 0; i < 20; ++i) {
     gex_Event_t e = gex_Coll_BarrierNB(tm, 0);
     if (i % 2 == 0) {

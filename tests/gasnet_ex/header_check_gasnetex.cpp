@@ -36,4 +36,7 @@ void header_check_gasnetex(gex_TM_t tm, gex_Token_t t, void *p) {
   (void)gex_AM_ReplyLong(t, 200, p, 4, p, &e, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
   e = gex_RMA_PutNB(tm, 0, p, p, 4, GEX_EVENT_DEFER, GEX_FLAG_IMMEDIATE);
   gex_Event_Wait(e);
+  gex_HSL_t lock = GEX_HSL_INITIALIZER;
+  gex_HSL_Lock(&lock);
+  gex_HSL_Unlock(&lock);
 }
