@@ -6,8 +6,8 @@
  * and neighbourhood queries, handler registration, the fixed-payload active messages, contiguous
  * RMA with events, NBI completion and access regions, handler-safe locks (GASNet-1's) and the
  * non-blocking barrier. Its limits:
- *  - active messages and RMA need gex_Segment_Attach first (it opens the AM inbox as gasnet_attach
- *    does), and a call made before fails fatally, naming the call;
+ *  - active messages and RMA need gex_Segment_Attach (or gasnet_attach) first: it opens the AM
+ *    inbox, and a call made before fails fatally, naming the call;
  *  - the only team is the primordial one; one gex_Coll_BarrierNB is outstanding at a time;
  *  - GEX_FLAG_IMMEDIATE is accepted and never makes a call a "no op"; the flags marked
  *    [UNIMPLEMENTED] in [GEX] are refused;
@@ -156,6 +156,9 @@ gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank);
 gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank);
 void gex_TM_SetCData(gex_TM_t tm, const void *val);
 void *gex_TM_QueryCData(gex_TM_t tm);
+
+/* For a client of gasnet_init/gasnet_attach: the primordial objects (any pointer may be NULL). */
+void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p, gex_Segment_t *segment_p);
 
 /* Collective over tm (the primordial team); once per process. */
 int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size);

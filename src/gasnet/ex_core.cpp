@@ -33,8 +33,8 @@ void require_ep(const char *call, gex_EP_t ep) noexcept {
 }
 
 void require_segment(const char *call) noexcept {
-  if (!ex_state().segment.load(std::memory_order_acquire))
-    fatal(call, "called before gex_Segment_Attach (which this implementation needs for AMs and RMA)");
+  if (!state().serving.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Segment_Attach or gasnet_attach (which this implementation needs for AMs and RMA)");
 }
 
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept {
@@ -132,6 +132,37 @@ int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, 
   *ep_p = &x.ep_object;
   *tm_p = &x.tm_object;
   return GASNET_OK;
+}
+
+// A client of gasnet_init/gasnet_attach reaches the primordial objects here; they come into being
+// at the first call (the client named "GASNET1", flagged GEX_FLAG_USES_GASNET1), and the segment
+// once gasnet_attach made one.
+void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p, gex_Segment_t *segment_p) {
+  require_inited("gasnet_QueryGexObjects");
+  ExState &x = ex_state();
+  const State &s = state();
+  {
+    std::lock_guard lock(x.registry);
+    if (!x.client.load(std::memory_order_acquire)) {
+      x.client_object.flags = GEX_FLAG_USES_GASNET1;
+      x.client_object.name = "GASNET1";
+      x.client.store(true, std::memory_order_release);
+    }
+    if (!x.segment.load(std::memory_order_acquire) && s.serving.load(std::memory_order_acquire) &&
+        s.segments[s.mynode].size != 0) {
+      x.segment_object.addr = s.segments[s.mynode].mapped;
+      x.segment_object.size = static_cast<uintptr_t>(s.segments[s.mynode].size);
+      x.segment.store(true, std::memory_order_release);
+    }
+  }
+  if (client_p != nullptr)
+    *client_p = &x.client_object;
+  if (endpoint_p != nullptr)
+    *endpoint_p = &x.ep_object;
+  if (tm_p != nullptr)
+    *tm_p = &x.tm_object;
+  if (segment_p != nullptr)
+    *segment_p = x.segment.load(std::memory_order_acquire) ? &x.segment_object : GEX_SEGMENT_INVALID;
 }
 
 gex_Rank_t gex_System_QueryJobRank(void) { return state().mynode; }
@@ -261,7 +292,7 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, voi
   const State &s = state();
   if (rank >= s.nodes)
     fatal(call, "rank %u is not in the team (%u ranks)", rank, s.nodes);
-  if (!ex_state().segment.load(std::memory_order_acquire))
+  if (!s.serving.load(std::memory_order_acquire) || s.segments[rank].size == 0)
     return 1; // no bound segment: the outputs stay as they are
   const NodeSegment &seg = s.segments[rank];
   if (owneraddr_p != nullptr)
