@@ -3,7 +3,7 @@
 
 Every tracked text file (docs/ included) is checked for
   - design notes kept outside the repository, by name, and paths into a sibling `shared/` folder;
-  - Markdown documents that do not exist in the repository (`X.md` must resolve: from the root,
+  - Markdown documents that do not exist in the repository (a cited name must resolve: from the root,
     from the citing file's folder, or inside docs/; a bare name outside docs/ only to the root
     or the file's own folder, so a design note is cited as `docs/DESIGN.md`);
   - issue-tracker references: "issue N", "issues N and M", "issue #N", an issue cited by its
@@ -31,7 +31,7 @@ ISSUE = [
     re.compile(r"\b[Ii]ssue\s*[\"\u201c]"),       # the word issue, then a quoted title
     re.compile(r"(?<![\w&\"'$#])#\d+\b"),        # #N (not project#N, a colour "#NNN", an entity)
 ]
-# "issue" at the end of one line and the number at the start of the next.
+# The word issue at the end of one line and the number at the start of the next.
 WRAPPED_ISSUE_END = re.compile(r"\b[Ii]ssues?\s*$")
 WRAPPED_ISSUE_START = re.compile(r"^\s*(?://+|#+|\*+|!+)?\s*#?\d")
 # "bug N", "PR #N", "pull request N", "ticket N": fine only after a project's name.
