@@ -47,6 +47,7 @@
 #include <ctime>
 #include <sched.h>
 #include <type_traits>
+#include <unistd.h>
 #include <utility>
 
 #include "core/deadline.hpp"
@@ -65,6 +66,14 @@ inline constexpr std::chrono::microseconds kFirstNap{20};
 inline constexpr std::chrono::microseconds kLongestNap{200};
 
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
+
+// The one wait with no end: a thread that must never return into state its process is giving up
+// (another thread runs gasnet_exit, MPI_Finalize at exit has begun, a passive receive outlived
+// gaspi_proc_term) sleeps here until the process ends. It touches no memory and holds no lock.
+[[noreturn]] inline void wait_for_process_end() noexcept {
+  for (;;)
+    pause();
+}
 
 // Nothing to drive: the engine then never probes and sleeps up to kHealthEvery at a time.
 struct NoProgress {

@@ -79,8 +79,7 @@ HYG_FAST_TLS thread_local bool t_exiting = false;
 
 static void park_if_exiting() noexcept {
   if (__builtin_expect(state().exiting.load(std::memory_order_acquire), 0) && !t_exiting)
-    for (;;)
-      pause();
+    wait_for_process_end();
 }
 
 void require_inited(const char *call) noexcept {
@@ -209,11 +208,8 @@ static void leave_job(int code) noexcept {
   Runtime &r = rt();
   std::fflush(stdout);
   std::fflush(stderr);
-  if (s.exiting.exchange(true)) {
-    // Another thread of this node is exiting: it ends the process.
-    for (;;)
-      pause();
-  }
+  if (s.exiting.exchange(true))
+    wait_for_process_end(); // another thread of this node is exiting: it ends the process
   t_exiting = true;
   s.exit_code.store(code);
   __atomic_store_n(&gasnet_hyg_segments, nullptr, __ATOMIC_RELEASE); // every put and get to the library

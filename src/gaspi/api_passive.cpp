@@ -29,7 +29,6 @@
 #include <algorithm>
 #include <chrono>
 #include <ctime>
-#include <unistd.h>
 
 #include "bridge/failures.hpp"
 #include "gaspi/checks.hpp"
@@ -139,8 +138,7 @@ gaspi_return_t passive_size(std::uint64_t s) noexcept {
 // the ended life cycle again, and stays blocked until the process ends.
 [[noreturn]] void block_through_term(InFlight &call) noexcept {
   call.leave();
-  for (;;)
-    pause();
+  wait_for_process_end();
 }
 
 } // namespace

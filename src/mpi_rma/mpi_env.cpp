@@ -9,6 +9,7 @@
 
 #include "core/knobs.hpp"
 #include "core/log.hpp"
+#include "core/wait.hpp"
 #include "mpi_rma/rma.hpp"
 
 namespace hygaspi::mpi {
@@ -203,11 +204,6 @@ void Env::finalize_at_process_exit() noexcept {
   if (!finalize_registered_)
     on_exit(finalize_at_exit, this); // the Env is never destroyed (bridge/runtime.hpp)
   finalize_registered_ = true;
-}
-
-void Env::park() noexcept {
-  for (;;)
-    pause();
 }
 
 void Env::finalize_at_exit(int, void *env) noexcept {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "core/wait.hpp"
 #include "mpi_rma/mpi_call.hpp"
 
 namespace hygaspi {
@@ -87,14 +88,13 @@ public:
   // Once MPI_Finalize runs at exit, a thread that wants MPI waits here until the process ends.
   std::unique_lock<std::mutex> lock() {
     if (__builtin_expect(closing_.load(std::memory_order_acquire), 0))
-      park();
+      wait_for_process_end();
     return thread_multiple_ ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex_);
   }
 
 private:
   static int on_finalize(MPI_Comm, int, void *env, void *) noexcept;
   static void finalize_at_exit(int status, void *env) noexcept;
-  [[noreturn]] static void park() noexcept;
 
   void (*at_finalize_)() = nullptr;
   bool hooked_ = false;     // the attribute is set on MPI_COMM_SELF
