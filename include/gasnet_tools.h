@@ -171,15 +171,16 @@ GASNETT_BEGIN_EXTERNC
 
 /* printf-like function: GASNETT_FORMAT_PRINTF(fn, fmtarg, firstvararg, static void fn(const char *f, ...))
  * followed by ';' or the body; fmtarg and firstvararg count arguments from 1. The _FUNCPTR form
- * annotates a declared pointer to such a function: GASNETT_FORMAT_PRINTF_FUNCPTR(p, 1, 2, void (*p)(const char *, ...)). */
+ * annotates a declared pointer to such a function: GASNETT_FORMAT_PRINTF_FUNCPTR(p, 1, 2, void (*p)(const char *,
+ * ...)). */
 #if !defined(GASNETT_USE_GCC_ATTRIBUTE_FORMAT) || GASNETT_USE_GCC_ATTRIBUTE_FORMAT
-#define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator)                                                \
+#define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator)                                                 \
   __attribute__((__format__(__printf__, fmtarg, firstvararg))) declarator
 #else
 #define GASNETT_FORMAT_PRINTF(fnname, fmtarg, firstvararg, declarator) declarator
 #endif
 #if !defined(GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR) || GASNETT_USE_GCC_ATTRIBUTE_FORMAT_FUNCPTR
-#define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator)                                        \
+#define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator)                                         \
   declarator __attribute__((__format__(__printf__, fmtarg, firstvararg)))
 #else
 #define GASNETT_FORMAT_PRINTF_FUNCPTR(fnname, fmtarg, firstvararg, declarator) declarator

@@ -41,7 +41,7 @@ std::once_flag g_exit_handler_registered;
 // and MPI_Finalize synchronise with every other process). So: the progress thread stops (it must
 // not call MPI while the process ends), the rank is marked dead on its node, and MPI is left
 // unfinalized, which mpirun reports by ending the job. Nothing is unmapped: other threads of the
-// process may still be inside calls (bridge/runtime.hpp).
+// process may still be inside calls (core/no_destroy.hpp).
 void at_process_exit(int status, void *) noexcept {
   for (unsigned i = 0; i < kFrontEnds; ++i)
     if ((g_users & (1u << i)) != 0 && g_hooks[i].at_exit != nullptr)
@@ -302,7 +302,9 @@ void engine_abort(Runtime &r, int code) noexcept {
     (void)HYGASPI_MPI(MPI_Abort(r.mpi.comm(), code)); // returns only if the abort itself failed (logged)
 }
 
-void engine_on_mpi_finalize(unsigned front, void (*hook)()) noexcept { g_hooks[index_of(front)].at_mpi_finalize = hook; }
+void engine_on_mpi_finalize(unsigned front, void (*hook)()) noexcept {
+  g_hooks[index_of(front)].at_mpi_finalize = hook;
+}
 
 void engine_on_exit(unsigned front, void (*hook)(int status)) noexcept { g_hooks[index_of(front)].at_exit = hook; }
 

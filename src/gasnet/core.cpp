@@ -181,8 +181,7 @@ static void forward_terminate_signal(int sig) noexcept {
 static void catch_terminate_signals() noexcept {
   for (int sig : {SIGINT, SIGTERM}) {
     struct sigaction current {};
-    if (sigaction(sig, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) == 0 &&
-        current.sa_handler == SIG_DFL)
+    if (sigaction(sig, nullptr, &current) == 0 && (current.sa_flags & SA_SIGINFO) == 0 && current.sa_handler == SIG_DFL)
       signal(sig, forward_terminate_signal);
   }
 }

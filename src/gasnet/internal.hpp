@@ -114,7 +114,7 @@ struct State {
   // Another node's gasnet_exit: this node follows it once kRemoteExitGrace has passed (a node that
   // is about to call gasnet_exit itself, after the usual final barrier, joins it meanwhile).
   std::atomic<bool> remote_exit{false};
-  std::atomic<bool> quit_raised{false}; // SIGQUIT was raised for the remote exit
+  std::atomic<bool> quit_raised{false};        // SIGQUIT was raised for the remote exit
   std::atomic<std::int64_t> remote_exit_at{0}; // steady_clock nanoseconds
 };
 inline constexpr std::int64_t kRemoteExitGraceNs = 200'000'000;

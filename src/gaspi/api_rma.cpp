@@ -23,8 +23,7 @@ struct Transfer {
 // nothing, marks the queue (Queue::dead_target) and sets `dead`: the caller returns success.
 gaspi_return_t post_target(gaspi_rank_t rank, gaspi_queue_id_t queue, std::uint64_t entries, const Peer *&peer,
                            bool &dead) {
-  HYGASPI_CHECK(rank < rt().nranks, GASPI_ERR_INV_RANK, "rank %u out of range (job has %u ranks)", rank, rt().nranks);
-  peer = &rt().peers[GlobalRank{rank}];
+  HYGASPI_TRY(check::resolve(rank, peer));
   dead = !rt().alive(*peer);
   if (!dead)
     return GASPI_SUCCESS;
@@ -240,8 +239,8 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *c
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
     const Peer *peer = nullptr;
-        HYGASPI_TRY(check::list_num(num));
-bool dead = false;
+    HYGASPI_TRY(check::list_num(num));
+    bool dead = false;
     HYGASPI_TRY(post_target(rank, queue, num, peer, dead));
     if (dead)
       return GASPI_SUCCESS;
@@ -265,8 +264,8 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
     const Peer *peer = nullptr;
-        HYGASPI_TRY(check::list_num(num));
-bool dead = false;
+    HYGASPI_TRY(check::list_num(num));
+    bool dead = false;
     HYGASPI_TRY(post_target(rank, queue, std::uint64_t{num} + 1, peer, dead));
     if (dead)
       return GASPI_SUCCESS;
@@ -315,8 +314,8 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t *co
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
     const Peer *peer = nullptr;
-        HYGASPI_TRY(check::list_num(num));
-bool dead = false;
+    HYGASPI_TRY(check::list_num(num));
+    bool dead = false;
     HYGASPI_TRY(post_target(rank, queue, num, peer, dead));
     if (dead)
       return GASPI_SUCCESS;
@@ -338,8 +337,8 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
     const Peer *peer = nullptr;
-        HYGASPI_TRY(check::list_num(num));
-bool dead = false;
+    HYGASPI_TRY(check::list_num(num));
+    bool dead = false;
     HYGASPI_TRY(post_target(rank, queue, std::uint64_t{num} + 1, peer, dead));
     if (dead)
       return GASPI_SUCCESS;

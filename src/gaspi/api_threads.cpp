@@ -107,7 +107,7 @@ struct Team {
   // gaspi_threads_run is a plain pthread_create, and its programs do): the team is therefore never
   // destroyed, since destroying a joinable std::thread calls std::terminate.
   std::vector<std::thread> started;
-  std::vector<unsigned> pin_pus;    // OS indices of the PUs to bind started threads to; empty: none
+  std::vector<unsigned> pin_pus; // OS indices of the PUs to bind started threads to; empty: none
   TeamBarrier barrier;
 };
 Team &g_team = *new Team; // never destroyed: started threads may run on past main (see `started`)

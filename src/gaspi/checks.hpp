@@ -99,9 +99,15 @@ inline gaspi_return_t init() noexcept {
 }
 
 // Resolves the peer once (bridge/peers.hpp): the call hands `out` down instead of its rank.
-inline gaspi_return_t peer(std::uint32_t r, const Peer *&out) noexcept {
+// The rank's range and its peer entry only, dead or alive.
+inline gaspi_return_t resolve(std::uint32_t r, const Peer *&out) noexcept {
   HYGASPI_CHECK(r < rt().nranks, GASPI_ERR_INV_RANK, "rank %u out of range (job has %u ranks)", r, rt().nranks);
   out = &rt().peers[GlobalRank{r}];
+  return GASPI_SUCCESS;
+}
+
+inline gaspi_return_t peer(std::uint32_t r, const Peer *&out) noexcept {
+  HYGASPI_TRY(resolve(r, out));
   HYGASPI_CHECK(rt().alive(*out), GASPI_ERROR, "rank %u is dead", r);
   return GASPI_SUCCESS;
 }

@@ -39,8 +39,8 @@ namespace hygaspi::mpi {
 
 class Credits {
 public:
-  static constexpr unsigned kLanes = 3;         // mpi::Box: passive, am_request, am_reply
-  static constexpr std::uint64_t kUnit = 1024;  // bytes
+  static constexpr unsigned kLanes = 3;        // mpi::Box: passive, am_request, am_reply
+  static constexpr std::uint64_t kUnit = 1024; // bytes
   // Units outstanding per sender, receiver and lane: 512 KiB, 32 active messages of the largest
   // Medium or 8 passive messages of the largest size. 128 KiB (2 of those passive messages) let a
   // loaded receiver's local senders crowd out its remote ones (mr_passive's fairness check).

@@ -113,7 +113,8 @@ int gt_cxx_checks(void) {
   CXX_CHECK(gasnett_count0s_uint64_t(UINT64_C(0x00FF0000FF00FF00)) == 5 && gasnett_count0s_uint32_t(0x00010000u) == 3);
   CXX_CHECK(gasnett_isLittleEndian() == (PLATFORM_ARCH_LITTLE_ENDIAN + 0));
   int hinted = 0;
-  if_pf(hinted != 0) hinted = 1; else hinted = 2;
+  if_pf(hinted != 0) hinted = 1;
+  else hinted = 2;
   if_pt(hinted == 2) hinted = 3;
   CXX_CHECK(hinted == 3 && gasnett_constant_p(5) == 1);
   char *loc = gasnett_current_loc;
