@@ -47,9 +47,10 @@ const char *am_name(int category, bool request) {
 }
 
 size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nargs, bool is_long) {
-  require_tm(call, tm);
-  if (other != GEX_RANK_INVALID && other >= state().nodes)
-    fatal(call, "rank %u is not in the team (%u ranks)", other, state().nodes);
+  if (other == GEX_RANK_INVALID)
+    require_tm(call, tm);
+  else
+    (void)job_rank(call, tm, other);
   if (nargs > kMaxArgs)
     fatal(call, "numargs %u exceeds gex_AM_MaxArgs() = %zu", nargs, kMaxArgs);
   return is_long ? kMaxLong : kMaxMedium;
@@ -111,18 +112,16 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
 int gex_hyg_AMRequest(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *source_addr,
                       size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...) {
   const char *call = am_name(category, true);
-  require_tm(call, tm);
+  const gex_Rank_t jobrank = job_rank(call, tm, rank);
   require_segment(call);
   require_flags(call, flags, kInjectFlags);
   if (category < kShort || category > kLong)
     fatal(call, "unknown category %d", category);
   if (category != kShort)
     check_lc(call, lc_opt, true);
-  if (rank >= state().nodes)
-    fatal(call, "rank %u is not in the team (%u ranks)", rank, state().nodes);
   std::va_list args;
   va_start(args, numargs);
-  const int rc = am_send(call, nullptr, rank, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  const int rc = am_send(call, nullptr, jobrank, category, handler, source_addr, nbytes, dest_addr, numargs, args);
   va_end(args);
   if (category != kShort)
     complete_lc(lc_opt);

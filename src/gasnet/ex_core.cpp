@@ -21,8 +21,21 @@ ExState &ex_state() noexcept { return g_ex.value; }
 void require_tm(const char *call, gex_TM_t tm) noexcept {
   if (!ex_state().client.load(std::memory_order_acquire))
     fatal(call, "called before gex_Client_Init");
-  if (tm != &ex_state().tm_object)
-    fatal(call, "tm %p is not the team of gex_Client_Init (the only team there is)", static_cast<void *>(tm));
+  ExState &x = ex_state();
+  if (tm == &x.tm_object)
+    return;
+  std::lock_guard lock(x.teams_lock);
+  for (const auto &t : x.teams)
+    if (t.get() == tm)
+      return;
+  fatal(call, "tm %p is not a team of this client", static_cast<void *>(tm));
+}
+
+gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept {
+  require_tm(call, tm);
+  if (rank >= tm->size)
+    fatal(call, "rank %u is not in the team (%u ranks)", rank, tm->size);
+  return tm->jobrank(rank);
 }
 
 void require_ep(const char *call, gex_EP_t ep) noexcept {
@@ -127,6 +140,8 @@ int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, 
     return rc;
   x.client_object.flags = flags;
   x.client_object.name = clientName;
+  x.tm_object.rank = state().mynode;
+  x.tm_object.size = state().nodes;
   x.client.store(true, std::memory_order_release);
   *client_p = &x.client_object;
   *ep_p = &x.ep_object;
@@ -146,6 +161,8 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
     if (!x.client.load(std::memory_order_acquire)) {
       x.client_object.flags = GEX_FLAG_USES_GASNET1;
       x.client_object.name = "GASNET1";
+      x.tm_object.rank = s.mynode;
+      x.tm_object.size = s.nodes;
       x.client.store(true, std::memory_order_release);
     }
     if (!x.segment.load(std::memory_order_acquire) && s.serving.load(std::memory_order_acquire) &&
@@ -225,26 +242,27 @@ gex_Flags_t gex_TM_QueryFlags(gex_TM_t tm) {
 }
 gex_Rank_t gex_TM_QueryRank(gex_TM_t tm) {
   require_tm("gex_TM_QueryRank", tm);
-  return state().mynode;
+  return tm->rank;
 }
 gex_Rank_t gex_TM_QuerySize(gex_TM_t tm) {
   require_tm("gex_TM_QuerySize", tm);
-  return state().nodes;
+  return tm->size;
 }
-// The primordial team holds every rank in job order: team rank = job rank.
 gex_Rank_t gex_TM_TranslateRankToJobrank(gex_TM_t tm, gex_Rank_t rank) {
-  const char *call = "gex_TM_TranslateRankToJobrank";
-  require_tm(call, tm);
-  if (rank >= state().nodes)
-    fatal(call, "rank %u is not in the team (%u ranks)", rank, state().nodes);
-  return rank;
+  return job_rank("gex_TM_TranslateRankToJobrank", tm, rank);
 }
+// [GEX "Teams"]: GEX_RANK_INVALID for a job rank that is not in the team.
 gex_Rank_t gex_TM_TranslateJobrankToRank(gex_TM_t tm, gex_Rank_t jobrank) {
   const char *call = "gex_TM_TranslateJobrankToRank";
   require_tm(call, tm);
   if (jobrank >= state().nodes)
     fatal(call, "job rank %u is not in the job (%u ranks)", jobrank, state().nodes);
-  return jobrank;
+  if (tm->jobranks.empty())
+    return jobrank;
+  for (gex_Rank_t r = 0; r < tm->size; ++r)
+    if (tm->jobranks[r] == jobrank)
+      return r;
+  return GEX_RANK_INVALID;
 }
 void gex_TM_SetCData(gex_TM_t tm, const void *val) { object("gex_TM_SetCData", tm)->cdata = val; }
 void *gex_TM_QueryCData(gex_TM_t tm) { return const_cast<void *>(object("gex_TM_QueryCData", tm)->cdata.load()); }
@@ -286,12 +304,10 @@ void *gex_Segment_QueryCData(gex_Segment_t seg) {
   return const_cast<void *>(object("gex_Segment_QueryCData", seg)->cdata.load());
 }
 
-int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p) {
-  const char *call = "gex_Segment_QueryBound";
-  require_tm(call, tm);
+int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p, void **localaddr_p,
+                           uintptr_t *size_p) {
+  const gex_Rank_t rank = job_rank("gex_Segment_QueryBound", tm, team_rank);
   const State &s = state();
-  if (rank >= s.nodes)
-    fatal(call, "rank %u is not in the team (%u ranks)", rank, s.nodes);
   if (!s.serving.load(std::memory_order_acquire) || s.segments[rank].size == 0)
     return 1; // no bound segment: the outputs stay as they are
   const NodeSegment &seg = s.segments[rank];

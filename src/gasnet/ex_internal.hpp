@@ -7,8 +7,10 @@
 
 #include <array>
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "gasnet/internal.hpp"
 
@@ -20,8 +22,14 @@ struct gex_hyg_Client {
 struct gex_hyg_EP {
   std::atomic<const void *> cdata{nullptr};
 };
+// A team: the primordial one (every rank, team rank = job rank, `jobranks` empty) or one that
+// gex_TM_Split made (`jobranks` lists the job rank of each team rank).
 struct gex_hyg_TM {
   std::atomic<const void *> cdata{nullptr};
+  std::vector<gex_Rank_t> jobranks;
+  gex_Rank_t rank = 0; // this process's rank in the team
+  gex_Rank_t size = 0;
+  [[nodiscard]] gex_Rank_t jobrank(gex_Rank_t r) const noexcept { return jobranks.empty() ? r : jobranks[r]; }
 };
 struct gex_hyg_Segment {
   std::atomic<const void *> cdata{nullptr};
@@ -40,12 +48,16 @@ struct ExState {
   std::atomic<bool> segment{false};          // gex_Segment_Attach succeeded
   std::mutex registry;                       // gex_EP_RegisterHandlers
   std::array<gex_AM_Entry_t, 256> entries{}; // what each client index was registered with
+  std::mutex teams_lock;                     // the teams gex_TM_Split made; never freed while in use
+  std::vector<std::unique_ptr<gex_hyg_TM>> teams;
 };
 ExState &ex_state() noexcept;
 
-// Entry checks that name the call: `tm` is the primordial team (and the client exists); `ep` the
+// Entry checks that name the call: `tm` is a team of this client (and the client exists); `ep` the
 // primordial endpoint; gex_Segment_Attach has returned (the AM inbox and the RMA window are open).
 void require_tm(const char *call, gex_TM_t tm) noexcept;
+// `rank` of team `tm` (checked as require_tm does), as a job rank; fatal when it is no member.
+gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept;
 void require_ep(const char *call, gex_EP_t ep) noexcept;
 void require_segment(const char *call) noexcept;
 // Flags outside `allowed` are fatal, naming the call.

@@ -17,14 +17,13 @@ std::atomic<bool> g_barrier_pending{false}; // a gex_Coll_BarrierNB not yet sync
 
 constexpr gex_Flags_t kRmaFlags = GEX_FLAG_IMMEDIATE | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO;
 
-// The entry checks of every RMA call; false when there is nothing to move (nbytes 0).
-bool start(const char *call, gex_TM_t tm, gex_Rank_t rank, const void *remote, std::size_t nbytes, gex_Flags_t flags) {
-  require_tm(call, tm);
+// The entry checks of every RMA call: `rank` of `tm` turns into a job rank. False when there is
+// nothing to move (nbytes 0).
+bool start(const char *call, gex_TM_t tm, gex_Rank_t &rank, const void *remote, std::size_t nbytes, gex_Flags_t flags) {
+  rank = job_rank(call, tm, rank);
   require_segment(call);
   require_flags(call, flags, kRmaFlags);
   require_may_communicate(call);
-  if (rank >= state().nodes)
-    fatal(call, "rank %u is not in the team (%u ranks)", rank, state().nodes);
   if (nbytes == 0)
     return false;
   (void)segment_offset(call, rank, remote, nbytes); // fatal outside rank's segment
