@@ -220,6 +220,27 @@ int gex_hyg_AMRequest(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t
 int gex_hyg_AMReply(int category, gex_Token_t token, gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
                     void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...);
 
+/* ---- negotiated-payload AMs [GEX "Negotiated-payload Active Messages"] */
+typedef struct gex_hyg_SrcDesc *gex_AM_SrcDesc_t;
+#define GEX_AM_SRCDESC_NO_OP ((gex_AM_SrcDesc_t)0)
+void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd);
+size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd);
+gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
+                                             size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                             unsigned int numargs);
+gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf, size_t least_payload,
+                                           size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs);
+gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
+                                           size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs);
+gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least_payload,
+                                         size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                         unsigned int numargs);
+/* The one commit behind every gex_AM_Commit* name. category: 1 Medium, 2 Long; request: 1 or 0. */
+void gex_hyg_AMCommit(int category, int request, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                      void *dest_addr, int numargs, ...);
+
 /* ---- RMA [GEX "Extended API"] */
 int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes, gex_Flags_t flags);
 int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes, gex_Event_t *lc_opt,
@@ -547,6 +568,160 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
                            a13, a14, a15)                                                                              \
   gex_hyg_AMReply(2, (tok), (h), (src), (n), (daddr), (lc), (flags),                                                   \
                   16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+
+/* gex_AM_Commit{Request,Reply}{Medium,Long}[M]: M = 0..16 as for the fixed-payload names. */
+#define gex_AM_CommitRequestMedium(sd, h, ...)                                                                         \
+  gex_hyg_CAT(gex_AM_CommitRequestMedium, gex_hyg_NARGS(__VA_ARGS__))(sd, h, __VA_ARGS__)
+#define gex_AM_CommitReplyMedium(sd, h, ...)                                                                           \
+  gex_hyg_CAT(gex_AM_CommitReplyMedium, gex_hyg_NARGS(__VA_ARGS__))(sd, h, __VA_ARGS__)
+#define gex_AM_CommitRequestLong(sd, h, n, ...)                                                                        \
+  gex_hyg_CAT(gex_AM_CommitRequestLong, gex_hyg_NARGS(__VA_ARGS__))(sd, h, n, __VA_ARGS__)
+#define gex_AM_CommitReplyLong(sd, h, n, ...)                                                                          \
+  gex_hyg_CAT(gex_AM_CommitReplyLong, gex_hyg_NARGS(__VA_ARGS__))(sd, h, n, __VA_ARGS__)
+#define gex_AM_CommitRequestMedium0(sd, h, n) gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 0 gasnet_hyg_A0())
+#define gex_AM_CommitReplyMedium0(sd, h, n) gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 0 gasnet_hyg_A0())
+#define gex_AM_CommitRequestLong0(sd, h, n, daddr) gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 0 gasnet_hyg_A0())
+#define gex_AM_CommitReplyLong0(sd, h, n, daddr) gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 0 gasnet_hyg_A0())
+#define gex_AM_CommitRequestMedium1(sd, h, n, a0) gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 1 gasnet_hyg_A1(a0))
+#define gex_AM_CommitReplyMedium1(sd, h, n, a0) gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 1 gasnet_hyg_A1(a0))
+#define gex_AM_CommitRequestLong1(sd, h, n, daddr, a0)                                                                 \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 1 gasnet_hyg_A1(a0))
+#define gex_AM_CommitReplyLong1(sd, h, n, daddr, a0)                                                                   \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 1 gasnet_hyg_A1(a0))
+#define gex_AM_CommitRequestMedium2(sd, h, n, a0, a1) gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_CommitReplyMedium2(sd, h, n, a0, a1) gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_CommitRequestLong2(sd, h, n, daddr, a0, a1)                                                             \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_CommitReplyLong2(sd, h, n, daddr, a0, a1)                                                               \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 2 gasnet_hyg_A2(a0, a1))
+#define gex_AM_CommitRequestMedium3(sd, h, n, a0, a1, a2)                                                              \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_CommitReplyMedium3(sd, h, n, a0, a1, a2)                                                                \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_CommitRequestLong3(sd, h, n, daddr, a0, a1, a2)                                                         \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_CommitReplyLong3(sd, h, n, daddr, a0, a1, a2)                                                           \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 3 gasnet_hyg_A3(a0, a1, a2))
+#define gex_AM_CommitRequestMedium4(sd, h, n, a0, a1, a2, a3)                                                          \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_CommitReplyMedium4(sd, h, n, a0, a1, a2, a3)                                                            \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_CommitRequestLong4(sd, h, n, daddr, a0, a1, a2, a3)                                                     \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_CommitReplyLong4(sd, h, n, daddr, a0, a1, a2, a3)                                                       \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 4 gasnet_hyg_A4(a0, a1, a2, a3))
+#define gex_AM_CommitRequestMedium5(sd, h, n, a0, a1, a2, a3, a4)                                                      \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_CommitReplyMedium5(sd, h, n, a0, a1, a2, a3, a4)                                                        \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_CommitRequestLong5(sd, h, n, daddr, a0, a1, a2, a3, a4)                                                 \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_CommitReplyLong5(sd, h, n, daddr, a0, a1, a2, a3, a4)                                                   \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 5 gasnet_hyg_A5(a0, a1, a2, a3, a4))
+#define gex_AM_CommitRequestMedium6(sd, h, n, a0, a1, a2, a3, a4, a5)                                                  \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_CommitReplyMedium6(sd, h, n, a0, a1, a2, a3, a4, a5)                                                    \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_CommitRequestLong6(sd, h, n, daddr, a0, a1, a2, a3, a4, a5)                                             \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_CommitReplyLong6(sd, h, n, daddr, a0, a1, a2, a3, a4, a5)                                               \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 6 gasnet_hyg_A6(a0, a1, a2, a3, a4, a5))
+#define gex_AM_CommitRequestMedium7(sd, h, n, a0, a1, a2, a3, a4, a5, a6)                                              \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_CommitReplyMedium7(sd, h, n, a0, a1, a2, a3, a4, a5, a6)                                                \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_CommitRequestLong7(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6)                                         \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_CommitReplyLong7(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6)                                           \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 7 gasnet_hyg_A7(a0, a1, a2, a3, a4, a5, a6))
+#define gex_AM_CommitRequestMedium8(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7)                                          \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_CommitReplyMedium8(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7)                                            \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_CommitRequestLong8(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7)                                     \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_CommitReplyLong8(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7)                                       \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 8 gasnet_hyg_A8(a0, a1, a2, a3, a4, a5, a6, a7))
+#define gex_AM_CommitRequestMedium9(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8)                                      \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_CommitReplyMedium9(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8)                                        \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_CommitRequestLong9(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8)                                 \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_CommitReplyLong9(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8)                                   \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 9 gasnet_hyg_A9(a0, a1, a2, a3, a4, a5, a6, a7, a8))
+#define gex_AM_CommitRequestMedium10(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                                 \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_CommitReplyMedium10(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                                   \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_CommitRequestLong10(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                            \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_CommitReplyLong10(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9)                              \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 10 gasnet_hyg_A10(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9))
+#define gex_AM_CommitRequestMedium11(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                            \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_CommitReplyMedium11(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                              \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_CommitRequestLong11(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                       \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_CommitReplyLong11(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10)                         \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 11 gasnet_hyg_A11(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10))
+#define gex_AM_CommitRequestMedium12(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)                       \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_CommitReplyMedium12(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)                         \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_CommitRequestLong12(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)                  \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr), 12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_CommitReplyLong12(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11)                    \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr), 12 gasnet_hyg_A12(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11))
+#define gex_AM_CommitRequestMedium13(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)                  \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0, 13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_CommitReplyMedium13(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)                    \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0, 13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_CommitRequestLong13(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)             \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr),                                                                      \
+                   13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_CommitReplyLong13(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12)               \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr),                                                                      \
+                   13 gasnet_hyg_A13(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12))
+#define gex_AM_CommitRequestMedium14(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)             \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0,                                                                            \
+                   14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_CommitReplyMedium14(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)               \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0,                                                                            \
+                   14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_CommitRequestLong14(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)        \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr),                                                                      \
+                   14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_CommitReplyLong14(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13)          \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr),                                                                      \
+                   14 gasnet_hyg_A14(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13))
+#define gex_AM_CommitRequestMedium15(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)        \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0,                                                                            \
+                   15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_CommitReplyMedium15(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)          \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0,                                                                            \
+                   15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_CommitRequestLong15(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)   \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr),                                                                      \
+                   15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_CommitReplyLong15(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14)     \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr),                                                                      \
+                   15 gasnet_hyg_A15(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14))
+#define gex_AM_CommitRequestMedium16(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15)   \
+  gex_hyg_AMCommit(1, 1, (sd), (h), (n), 0,                                                                            \
+                   16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_CommitReplyMedium16(sd, h, n, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15)     \
+  gex_hyg_AMCommit(1, 0, (sd), (h), (n), 0,                                                                            \
+                   16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_CommitRequestLong16(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,   \
+                                   a15)                                                                                \
+  gex_hyg_AMCommit(2, 1, (sd), (h), (n), (daddr),                                                                      \
+                   16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
+#define gex_AM_CommitReplyLong16(sd, h, n, daddr, a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14,     \
+                                 a15)                                                                                  \
+  gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr),                                                                      \
+                   16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

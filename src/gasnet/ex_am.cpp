@@ -15,6 +15,9 @@ constexpr gex_Flags_t kCategoryFlags = GEX_FLAG_AM_SHORT | GEX_FLAG_AM_MEDIUM | 
 constexpr gex_Flags_t kDirectionFlags = GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY;
 // What an injection accepts: IMMEDIATE never makes it a "no op" here; the copy hints are hints.
 constexpr gex_Flags_t kInjectFlags = GEX_FLAG_IMMEDIATE | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO;
+// The largest buffer a negotiated-payload Long Prepare allocates (client_buf NULL): what
+// gex_AM_Max{Request,Reply}Long answer under GEX_FLAG_AM_PREPARE_LEAST_ALLOC.
+constexpr size_t kPreparedLongBuffer = size_t{1} << 20;
 
 bool valid_registration(const gex_AM_Entry_t &e) {
   const gex_Flags_t category = e.gex_flags & kCategoryFlags;
@@ -46,13 +49,15 @@ const char *am_name(int category, bool request) {
   return category >= 0 && category <= 2 ? names[request][category] : request ? "gex_AM_Request" : "gex_AM_Reply";
 }
 
-size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nargs, bool is_long) {
+size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nargs, bool is_long, gex_Flags_t flags) {
   if (other == GEX_RANK_INVALID)
     require_tm(call, tm);
   else
     (void)job_rank(call, tm, other);
   if (nargs > kMaxArgs)
     fatal(call, "numargs %u exceeds gex_AM_MaxArgs() = %zu", nargs, kMaxArgs);
+  if (is_long && (flags & GEX_FLAG_AM_PREPARE_LEAST_ALLOC) != 0)
+    return kPreparedLongBuffer;
   return is_long ? kMaxLong : kMaxMedium;
 }
 
@@ -170,30 +175,195 @@ size_t gex_AM_LUBReplyLong(void) { return kMaxLong; }
 size_t gex_AM_LUBRequestMedium(void) { return kMaxMedium; }
 size_t gex_AM_LUBReplyMedium(void) { return kMaxMedium; }
 
-size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t,
+size_t gex_AM_MaxRequestLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t flags,
                              unsigned int numargs) {
-  return max_payload("gex_AM_MaxRequestLong", tm, other_rank, numargs, true);
+  return max_payload("gex_AM_MaxRequestLong", tm, other_rank, numargs, true, flags);
 }
-size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t, unsigned int numargs) {
-  return max_payload("gex_AM_MaxReplyLong", tm, other_rank, numargs, true);
+size_t gex_AM_MaxReplyLong(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t flags,
+                           unsigned int numargs) {
+  return max_payload("gex_AM_MaxReplyLong", tm, other_rank, numargs, true, flags);
 }
-size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t,
+size_t gex_AM_MaxRequestMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t flags,
                                unsigned int numargs) {
-  return max_payload("gex_AM_MaxRequestMedium", tm, other_rank, numargs, false);
+  return max_payload("gex_AM_MaxRequestMedium", tm, other_rank, numargs, false, flags);
 }
-size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t,
+size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event_t *, gex_Flags_t flags,
                              unsigned int numargs) {
-  return max_payload("gex_AM_MaxReplyMedium", tm, other_rank, numargs, false);
+  return max_payload("gex_AM_MaxReplyMedium", tm, other_rank, numargs, false, flags);
 }
-size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int numargs) {
+size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *, gex_Flags_t flags, unsigned int numargs) {
   if (token == nullptr || numargs > kMaxArgs)
     fatal("gex_Token_MaxReplyLong", "a null token or numargs %u above %zu", numargs, kMaxArgs);
-  return kMaxLong;
+  return (flags & GEX_FLAG_AM_PREPARE_LEAST_ALLOC) != 0 ? kPreparedLongBuffer : kMaxLong;
 }
 size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int numargs) {
   if (token == nullptr || numargs > kMaxArgs)
     fatal("gex_Token_MaxReplyMedium", "a null token or numargs %u above %zu", numargs, kMaxArgs);
   return kMaxMedium;
+}
+
+} // extern "C"
+
+// ---- negotiated-payload AMs [GEX "Negotiated-payload Active Messages"]. A Prepare records the
+// destination and returns this thread's one source descriptor: the client's buffer, or a buffer
+// of the library's, aligned for any type. Commit sends through the same am_send as the fixed-
+// payload calls, which copies the payload (or places it, Long on a node) before it returns, so
+// local completion is at Commit. Prepare/Commit pairs do not nest and belong to one thread.
+struct gex_hyg_SrcDesc {
+  bool pending = false;
+  bool request = false;
+  int category = 0;              // kMedium or kLong
+  gex_Rank_t rank = 0;           // a request's job rank
+  Token *token = nullptr;        // a reply's token
+  void *addr = nullptr;          // gex_AM_SrcDescAddr
+  size_t size = 0;               // gex_AM_SrcDescSize
+  void *dest_addr = nullptr;     // a Long's Prepare-time destination, or null
+  gex_Event_t *lc_opt = nullptr; // where Commit reports local completion
+  unsigned numargs = 0;
+  const char *prepare = nullptr;     // the Prepare call's name
+  std::vector<std::max_align_t> own; // the library's buffer, grown as needed and kept
+};
+
+namespace {
+
+// One descriptor per thread for requests and one for replies: a request handler that runs inside
+// a request's Commit (a request to this rank runs at once) may Prepare its reply while the
+// request's payload, perhaps in the request descriptor's buffer, is still its `buf`.
+gex_hyg_SrcDesc &thread_desc(bool request) {
+  static thread_local gex_hyg_SrcDesc desc[2];
+  return desc[request ? 1 : 0];
+}
+bool pending_prepare(const char *&which) {
+  for (const bool request : {false, true})
+    if (thread_desc(request).pending) {
+      which = thread_desc(request).prepare;
+      return true;
+    }
+  return false;
+}
+
+const char *prepare_name(int category, bool request) {
+  if (category == kMedium)
+    return request ? "gex_AM_PrepareRequestMedium" : "gex_AM_PrepareReplyMedium";
+  return request ? "gex_AM_PrepareRequestLong" : "gex_AM_PrepareReplyLong";
+}
+const char *commit_name(int category, bool request) {
+  if (category == kMedium)
+    return request ? "gex_AM_CommitRequestMedium" : "gex_AM_CommitReplyMedium";
+  return request ? "gex_AM_CommitRequestLong" : "gex_AM_CommitReplyLong";
+}
+
+gex_AM_SrcDesc_t prepare(int category, bool request, gex_Rank_t jobrank, Token *token, const void *client_buf,
+                         size_t least, size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                         unsigned numargs) {
+  const char *call = prepare_name(category, request);
+  require_segment(call);
+  require_flags(call, flags, kInjectFlags);
+  if (const char *which = nullptr; pending_prepare(which))
+    fatal(call, "a Prepare is pending on this thread (from %s): Prepare/Commit pairs do not nest", which);
+  gex_hyg_SrcDesc &d = thread_desc(request);
+  if (numargs > kMaxArgs)
+    fatal(call, "numargs %u exceeds gex_AM_MaxArgs() = %zu", numargs, kMaxArgs);
+  const size_t max = category == kMedium ? kMaxMedium : kMaxLong;
+  if (least > max)
+    fatal(call, "least_payload %zu exceeds the largest payload, %zu", least, max);
+  if (most < least)
+    fatal(call, "most_payload %zu is less than least_payload %zu", most, least);
+  if (client_buf == nullptr && lc_opt != nullptr)
+    fatal(call, "lc_opt must be NULL when client_buf is NULL");
+  if (client_buf != nullptr)
+    check_lc(call, lc_opt, request);
+  size_t size = std::min(most, max);
+  if (client_buf == nullptr && category == kLong) {
+    if (least > kPreparedLongBuffer)
+      fatal(call, "least_payload %zu exceeds the largest buffer the library allocates, %zu", least,
+            kPreparedLongBuffer);
+    size = std::max(least, std::min(size, kPreparedLongBuffer));
+  }
+  if (client_buf == nullptr) {
+    const size_t units = (size + sizeof(std::max_align_t) - 1) / sizeof(std::max_align_t);
+    if (d.own.size() < units)
+      d.own.resize(units);
+  }
+  d.pending = true;
+  d.request = request;
+  d.category = category;
+  d.rank = jobrank;
+  d.token = token;
+  d.addr = client_buf != nullptr ? const_cast<void *>(client_buf) : static_cast<void *>(d.own.data());
+  d.size = size;
+  d.dest_addr = dest_addr;
+  d.lc_opt = lc_opt;
+  d.numargs = numargs;
+  d.prepare = call;
+  return &d;
+}
+
+gex_hyg_SrcDesc &described(const char *call, gex_AM_SrcDesc_t sd) {
+  if (sd == GEX_AM_SRCDESC_NO_OP)
+    fatal(call, "GEX_AM_SRCDESC_NO_OP is no source descriptor");
+  if ((sd != &thread_desc(true) && sd != &thread_desc(false)) || !sd->pending)
+    fatal(call, "%p is not the source descriptor of this thread's pending Prepare", static_cast<void *>(sd));
+  return *sd;
+}
+
+} // namespace
+
+extern "C" {
+
+gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
+                                             size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                             unsigned int numargs) {
+  const gex_Rank_t jobrank = job_rank(prepare_name(kMedium, true), tm, rank);
+  return prepare(kMedium, true, jobrank, nullptr, client_buf, least_payload, most_payload, nullptr, lc_opt, flags,
+                 numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf, size_t least_payload,
+                                           size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs) {
+  if (token == nullptr)
+    fatal(prepare_name(kMedium, false), "a null token");
+  return prepare(kMedium, false, 0, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, nullptr,
+                 lc_opt, flags, numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
+                                           size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                           unsigned int numargs) {
+  const gex_Rank_t jobrank = job_rank(prepare_name(kLong, true), tm, rank);
+  return prepare(kLong, true, jobrank, nullptr, client_buf, least_payload, most_payload, dest_addr, lc_opt, flags,
+                 numargs);
+}
+gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least_payload,
+                                         size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+                                         unsigned int numargs) {
+  if (token == nullptr)
+    fatal(prepare_name(kLong, false), "a null token");
+  return prepare(kLong, false, 0, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, dest_addr,
+                 lc_opt, flags, numargs);
+}
+
+void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd) { return described("gex_AM_SrcDescAddr", sd).addr; }
+size_t gex_AM_SrcDescSize(gex_AM_SrcDesc_t sd) { return described("gex_AM_SrcDescSize", sd).size; }
+
+void gex_hyg_AMCommit(int category, int request, gex_AM_SrcDesc_t sd, gex_AM_Index_t handler, size_t nbytes,
+                      void *dest_addr, int numargs, ...) {
+  const char *call = commit_name(category, request != 0);
+  gex_hyg_SrcDesc &d = described(call, sd);
+  if (d.category != category || d.request != (request != 0))
+    fatal(call, "the pending Prepare is %s", d.prepare);
+  if (static_cast<unsigned>(numargs) != d.numargs)
+    fatal(call, "%d arguments, but the Prepare announced %u", numargs, d.numargs);
+  if (nbytes > d.size)
+    fatal(call, "nbytes %zu exceeds gex_AM_SrcDescSize() = %zu", nbytes, d.size);
+  if (category == kLong && d.dest_addr != nullptr && dest_addr != d.dest_addr)
+    fatal(call, "dest_addr %p differs from the Prepare's %p", dest_addr, d.dest_addr);
+  d.pending = false; // consumed, whatever the send does
+  std::va_list args;
+  va_start(args, numargs);
+  (void)am_send(call, d.token, d.rank, category, handler, d.addr, nbytes, dest_addr, numargs, args);
+  va_end(args);
+  if (d.lc_opt != nullptr)
+    complete_lc(d.lc_opt);
 }
 
 } // extern "C"
