@@ -8,3 +8,5 @@ scripts/build.sh
 build/tools/hygaspi-run --timeout 120 -n 4 -- build/examples/heat1d
 # The GASNet-1 demo: a distributed hash table on active messages, on the same launcher.
 build/tools/hygaspi-run --timeout 120 -n 4 -- build/examples/dht | tail -n 1
+# The GASNet-EX demo: the heat equation with halos as active messages, checked against a serial run.
+build/tools/hygaspi-run --timeout 120 -n 4 -- build/examples/ex_heat
