@@ -1,4 +1,5 @@
-// GASNet-1 front end beside the raw floor under it, in the same process and run. Run
+// GASNet-1 front end, and the GASNet-EX calls over the same objects (gasnet_QueryGexObjects, rows
+// "EX ..."), beside the raw floor under them, in the same process and run. Run
 // under mpirun with 2 ranks; HYGASPI_NODE_SIZE picks the path:
 //   node (unset)      both ranks on one node: shm rings and the mapped segment
 //   mpi  (=1)         every rank a node of its own: two-sided MPI for AMs, MPI RMA for put/get
@@ -18,6 +19,7 @@
 //   barrier (both ranks)             vs MPI_Barrier
 #define GASNET_PAR
 #include <gasnet.h>
+#include <gasnetex.h>
 #include <mpi.h>
 
 #include <algorithm>
@@ -98,6 +100,8 @@ int main(int argc, char **argv) {
   if (gasnet_attach(table, 3, 2 * kBulk + 4 * GASNET_PAGESIZE, 0) != GASNET_OK)
     gasnet_exit(1);
   g_rank = static_cast<int>(gasnet_mynode());
+  gex_TM_t tm;
+  gasnet_QueryGexObjects(nullptr, nullptr, &tm, nullptr);
   if (gasnet_nodes() != 2) {
     std::fprintf(stderr, "bench_gasnet: run with 2 ranks\n");
     gasnet_exit(2);
@@ -190,7 +194,7 @@ int main(int argc, char **argv) {
   });
   // AM figures: rank 1 serves inside gasnet_barrier's polling while rank 0 measures. measure()'s
   // MPI_Barrier does not poll GASNet, so the AM figures use their own loop with a GASNet barrier.
-  auto am_figure = [&](int handler, std::size_t bytes, bool is_long) {
+  auto am_figure = [&](int handler, std::size_t bytes, bool is_long, bool ex = false) {
     std::vector<double> us;
     for (int r = 0; r <= kReps; ++r) {
       gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
@@ -199,7 +203,11 @@ int main(int argc, char **argv) {
       if (g_rank == 0) {
         const int start = g_pongs;
         for (long i = 0; i < count; ++i) {
-          if (handler == 200)
+          if (ex && handler == 200)
+            gex_AM_RequestShort0(tm, peer, 200, 0);
+          else if (ex)
+            gex_AM_RequestMedium0(tm, peer, 201, local.data(), bytes, GEX_EVENT_NOW, 0);
+          else if (handler == 200)
             gasnet_AMRequestShort0(peer, 200);
           else if (!is_long)
             gasnet_AMRequestMedium0(peer, 201, local.data(), bytes);
@@ -216,8 +224,10 @@ int main(int argc, char **argv) {
   };
   const char *rt_floor = flags != nullptr ? "raw shm flag ping-pong RTT" : "MPI_Send/MPI_Recv RTT";
   if (!rma_only) {
-    row("AM Short round trip", am_figure(200, 0, false), raw_rt, "us", rt_floor, g_node ? 1.5 : 1.2, false);
+    row("AM Short round trip", am_figure(200, 0, false), raw_rt, "us", rt_floor, g_node ? 1.2 : 1.1, false);
+    row("EX AM Short round trip", am_figure(200, 0, false, true), raw_rt, "us", rt_floor, g_node ? 1.2 : 1.1, false);
     row("AM Medium 8 B round trip", am_figure(201, 8, false), raw_rt, "us", rt_floor, 0, false);
+    row("EX AM Medium 8 B round trip", am_figure(201, 8, false, true), raw_rt, "us", rt_floor, 0, false);
     row("AM Medium max round trip", am_figure(201, gasnet_AMMaxMedium(), false), raw_rt, "us", rt_floor, 0, false);
     row("AM Long 8 B round trip", am_figure(201, 8, true), raw_rt, "us", rt_floor, 0, false);
     row("AM Long 2 MiB round trip", am_figure(201, kBulk, true), raw_rt, "us", rt_floor, 0, false);
@@ -235,6 +245,16 @@ int main(int argc, char **argv) {
     if (g_rank == 0)
       for (long i = 0; i < count; ++i)
         gasnet_get(&v, peer, remote, 8);
+  });
+  double ex_put8 = measure(m, [&](long count) {
+    if (g_rank == 0)
+      for (long i = 0; i < count; ++i)
+        gex_RMA_PutBlocking(tm, peer, remote, &v, 8, 0);
+  });
+  double ex_get8 = measure(m, [&](long count) {
+    if (g_rank == 0)
+      for (long i = 0; i < count; ++i)
+        gex_RMA_GetBlocking(tm, &v, peer, remote, 8, 0);
   });
   double raw_put8 = 0, raw_get8 = 0;
   if (g_node) {
@@ -271,6 +291,8 @@ int main(int argc, char **argv) {
   const char *small_unit = g_node ? "ns" : "us";
   row("put 8 B", put8 * scale, raw_put8 * scale, small_unit, small_floor, g_node ? 2.0 : 1.2, false);
   row("get 8 B", get8 * scale, raw_get8 * scale, small_unit, small_floor, g_node ? 2.0 : 1.2, false);
+  row("EX put 8 B", ex_put8 * scale, raw_put8 * scale, small_unit, small_floor, g_node ? 2.0 : 1.2, false);
+  row("EX get 8 B", ex_get8 * scale, raw_get8 * scale, small_unit, small_floor, g_node ? 2.0 : 1.2, false);
   // Raw MPI on a window of our kind, op + flush: what is left of the ratio is ours.
   auto kind_floor = [&](bool put, std::size_t bytes, char *buffer, long count) {
     return measure(count, [&](long c) {
@@ -345,6 +367,15 @@ int main(int argc, char **argv) {
     };
     rows(true, put_us, raw_put);
     rows(false, get_us, raw_get);
+    const double ex_put_us = measure(c, [&](long count) {
+      if (g_rank == 0)
+        for (long i = 0; i < count; ++i)
+          gex_RMA_PutBlocking(tm, peer, remote, local.data(), bytes, 0);
+    });
+    char name[64];
+    std::snprintf(name, sizeof name, "EX PutBlocking %zu KiB", bytes >> 10);
+    row(name, gb / ex_put_us, gb / raw_put, "GB/s", g_node ? "memcpy" : "MPI_Put+flush, alloc win",
+        g_node ? 0.9 : 0, true);
   }
 
   // Barrier.
@@ -353,11 +384,21 @@ int main(int argc, char **argv) {
       for (long i = 0; i < count; ++i)
         gasnet_barrier(0, GASNET_BARRIERFLAG_ANONYMOUS);
     });
+    double ex = measure(20000, [&](long count) {
+      for (long i = 0; i < count; ++i)
+        gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+    });
     double theirs = measure(20000, [&](long count) {
       for (long i = 0; i < count; ++i)
         MPI_Barrier(MPI_COMM_WORLD);
     });
     row("barrier", ours, theirs, "us", "MPI_Barrier", g_node ? 1.0 : 0, false);
+    row("EX barrier", ex, theirs, "us", "MPI_Barrier", g_node ? 1.0 : 0, false);
+    // The barrier's own floor on a node: the raw flag round trip (the least a 2-rank barrier costs).
+    if (g_node) {
+      row("barrier (floor: flag RTT)", ours, raw_rt, "us", rt_floor, 1.5, false);
+      row("EX barrier (floor: flag RTT)", ex, raw_rt, "us", rt_floor, 1.5, false);
+    }
   }
   std::fflush(stdout);
   if (kind_win != MPI_WIN_NULL) {

@@ -723,8 +723,89 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
   gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr),                                                                      \
                    16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
 
+/* The primordial team once the client exists (the inline path below compares with it). Not an
+ * interface. */
+extern gex_TM_t gex_hyg_tm0;
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
+
+/* ---- the node path of contiguous RMA, inlined into the client as gasnet_inline.h does it for
+ * GASNet-1: a put or get on the primordial team, with no flags, to a rank whose segment this
+ * process maps, is a copy; it then completes before it returns, so an NB call's event is
+ * GEX_EVENT_INVALID and an lc_opt event is complete. Everything else, and every failed check,
+ * goes to the library, which checks and reports exactly as before. */
+#if defined(__GNUC__) && !defined(GASNET_HYG_LIBRARY) && !defined(GASNET_HYG_NO_INLINE)
+static __inline__ char *gex_hyg_mapped(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes,
+                                       gex_Flags_t flags) {
+  return tm == __atomic_load_n(&gex_hyg_tm0, __ATOMIC_RELAXED) && tm != NULL && flags == 0
+             ? gasnet_hyg_mapped(rank, addr, nbytes)
+             : NULL;
+}
+static __inline__ int gex_hyg_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                                          gex_Flags_t flags) {
+  char *to = gex_hyg_mapped(tm, rank, dest, nbytes, flags);
+  if (__builtin_expect(to == NULL, 0))
+    return (gex_RMA_PutBlocking)(tm, rank, dest, src, nbytes, flags);
+  memcpy(to, src, nbytes);
+  return 0;
+}
+static __inline__ int gex_hyg_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                                          gex_Flags_t flags) {
+  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags);
+  if (__builtin_expect(from == NULL, 0))
+    return (gex_RMA_GetBlocking)(tm, dest, rank, src, nbytes, flags);
+  memcpy(dest, from, nbytes);
+  return 0;
+}
+static __inline__ int gex_hyg_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                                     gex_Event_t *lc_opt, gex_Flags_t flags) {
+  char *to = lc_opt == GEX_EVENT_NOW || lc_opt == GEX_EVENT_DEFER || lc_opt == GEX_EVENT_GROUP
+                 ? gex_hyg_mapped(tm, rank, dest, nbytes, flags)
+                 : NULL;
+  if (__builtin_expect(to == NULL, 0))
+    return (gex_RMA_PutNBI)(tm, rank, dest, src, nbytes, lc_opt, flags);
+  memcpy(to, src, nbytes);
+  return 0;
+}
+static __inline__ int gex_hyg_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                                     gex_Flags_t flags) {
+  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags);
+  if (__builtin_expect(from == NULL, 0))
+    return (gex_RMA_GetNBI)(tm, dest, rank, src, nbytes, flags);
+  memcpy(dest, from, nbytes);
+  return 0;
+}
+static __inline__ gex_Event_t gex_hyg_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
+                                            gex_Event_t *lc_opt, gex_Flags_t flags) {
+  char *to = lc_opt != NULL && lc_opt != GEX_EVENT_GROUP ? gex_hyg_mapped(tm, rank, dest, nbytes, flags) : NULL;
+  if (__builtin_expect(to == NULL, 0))
+    return (gex_RMA_PutNB)(tm, rank, dest, src, nbytes, lc_opt, flags);
+  memcpy(to, src, nbytes);
+  if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER)
+    *lc_opt = GEX_EVENT_INVALID;
+  return GEX_EVENT_INVALID;
+}
+static __inline__ gex_Event_t gex_hyg_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
+                                            gex_Flags_t flags) {
+  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags);
+  if (__builtin_expect(from == NULL, 0))
+    return (gex_RMA_GetNB)(tm, dest, rank, src, nbytes, flags);
+  memcpy(dest, from, nbytes);
+  return GEX_EVENT_INVALID;
+}
+#define gex_RMA_PutBlocking(tm, rank, dest, src, nbytes, flags)                                                        \
+  gex_hyg_PutBlocking((tm), (rank), (dest), (src), (nbytes), (flags))
+#define gex_RMA_GetBlocking(tm, dest, rank, src, nbytes, flags)                                                        \
+  gex_hyg_GetBlocking((tm), (dest), (rank), (src), (nbytes), (flags))
+#define gex_RMA_PutNBI(tm, rank, dest, src, nbytes, lc_opt, flags)                                                     \
+  gex_hyg_PutNBI((tm), (rank), (dest), (src), (nbytes), (lc_opt), (flags))
+#define gex_RMA_GetNBI(tm, dest, rank, src, nbytes, flags)                                                             \
+  gex_hyg_GetNBI((tm), (dest), (rank), (src), (nbytes), (flags))
+#define gex_RMA_PutNB(tm, rank, dest, src, nbytes, lc_opt, flags)                                                      \
+  gex_hyg_PutNB((tm), (rank), (dest), (src), (nbytes), (lc_opt), (flags))
+#define gex_RMA_GetNB(tm, dest, rank, src, nbytes, flags) gex_hyg_GetNB((tm), (dest), (rank), (src), (nbytes), (flags))
+#endif /* the client's inline path */
 #endif /* GASNETEX_H */

@@ -11,6 +11,8 @@ using namespace hygaspi;
 using namespace hygaspi::gasnet;
 using namespace hygaspi::gasnet::ex;
 
+gex_TM_t gex_hyg_tm0 = nullptr; // gasnetex.h's inline path
+
 namespace hygaspi::gasnet::ex {
 
 namespace {
@@ -143,6 +145,7 @@ int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, 
   x.tm_object.rank = state().mynode;
   x.tm_object.size = state().nodes;
   x.client.store(true, std::memory_order_release);
+  __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
   *client_p = &x.client_object;
   *ep_p = &x.ep_object;
   *tm_p = &x.tm_object;
@@ -164,6 +167,7 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
       x.tm_object.rank = s.mynode;
       x.tm_object.size = s.nodes;
       x.client.store(true, std::memory_order_release);
+      __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
     }
     if (!x.segment.load(std::memory_order_acquire) && s.serving.load(std::memory_order_acquire) &&
         s.segments[s.mynode].size != 0) {
