@@ -478,6 +478,7 @@ static void test_barrier(void) {
 
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "";
+  const char *name = strrchr(argv[0], '/') != NULL ? strrchr(argv[0], '/') + 1 : argv[0]; /* also gex_basic_lib */
   CHECK(gex_Client_Init(&client, &ep, &tm, "lowercase", &argc, &argv, 0) == GASNET_ERR_BAD_ARG);
   OK(gex_Client_Init(&client, &ep, &tm, "GEXTEST", &argc, &argv, GEX_FLAG_USES_GASNET1));
   CHECK(client != GEX_CLIENT_INVALID && ep != GEX_EP_INVALID && tm != GEX_TM_INVALID);
@@ -500,7 +501,7 @@ int main(int argc, char **argv) {
   test_barrier();
   barrier();
   if (me == 0) {
-    printf("SUCCESS gex_basic\n");
+    printf("SUCCESS %s\n", name);
     fflush(stdout);
   }
   gasnet_exit(0);
