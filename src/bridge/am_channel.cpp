@@ -10,6 +10,7 @@
 #include <memory>
 #include <vector>
 
+#include "bridge/engine.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
@@ -158,9 +159,17 @@ void close() noexcept {
 
 bool is_open() noexcept { return g_open.load(std::memory_order_acquire); }
 
-gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t head_size, const void *body,
-                    std::size_t body_size, const Serve &serve) {
+gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head_size, const void *body,
+                    std::size_t body_size, const Serve &serve, const Placement *place) {
   Runtime &r = rt();
+  const Peer &peer = r.peers[to];
+  if (place != nullptr && body_size != 0) {
+    if (char *mapped = engine::mapping(to, place->segment)) { // straight into the receiver's segment
+      std::memmove(mapped + place->offset, body, body_size);
+      body = nullptr;
+      body_size = 0;
+    }
+  }
   if (!peer.on_node()) {
     // One contiguous message; an eager one (most) is assembled on the stack.
     alignas(16) char small[mpi::EagerReceives::kEagerBytes];
@@ -205,7 +214,8 @@ gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t h
   }
 }
 
-gaspi_return_t try_send(const Peer &peer, Lane lane, const void *head, std::size_t head_size) {
+gaspi_return_t try_send(GlobalRank to, Lane lane, const void *head, std::size_t head_size) {
+  const Peer &peer = rt().peers[to];
   if (!peer.on_node()) {
     // Out of credits, or not taken by MPI at once: GASPI_TIMEOUT, nothing sent.
     Runtime &r = rt();

@@ -21,7 +21,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "bridge/peers.hpp"
+#include "core/ranks.hpp"
 
 namespace hygaspi::am {
 
@@ -42,13 +42,23 @@ void close() noexcept;
 // did something.
 using Serve = std::function<bool()>;
 
-// Sends `head` followed by `body` (one message of head_size + body_size bytes) to `peer`'s `lane`.
-// Blocks while the lane is full, running `serve`. GASPI_ERROR when the peer died (logged).
-gaspi_return_t send(const Peer &peer, Lane lane, const void *head, std::size_t head_size, const void *body,
-                    std::size_t body_size, const Serve &serve);
+// Where a payload may go instead of travelling in the message: [offset, +size) of the receiver's
+// engine segment `segment` (an AM Long). The channel writes it there when this process maps that
+// segment (a node peer, or itself), before the message is published, and sends the head alone;
+// otherwise the payload travels as the message's body and the receiver places it.
+struct Placement {
+  std::uint32_t segment;
+  std::uint64_t offset;
+};
+
+// Sends `head` followed by `body` (one message of head_size + body_size bytes) to rank `to`'s
+// `lane`, or, with `place`, the head alone after the body went to its place. Blocks while the lane
+// is full, running `serve`. GASPI_ERROR when the receiver died (logged).
+gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head_size, const void *body,
+                    std::size_t body_size, const Serve &serve, const Placement *place = nullptr);
 // Like send() without serving, but gives up (GASPI_TIMEOUT, nothing sent) at once when the ring
 // is full or, across nodes, no credits are free. For notices that must not block (job exit).
-gaspi_return_t try_send(const Peer &peer, Lane lane, const void *head, std::size_t head_size);
+gaspi_return_t try_send(GlobalRank to, Lane lane, const void *head, std::size_t head_size);
 
 // Takes one message of this rank's `lane`, from a node ring or the MPI mailbox, and runs
 // fn(sender, data, size) on it. The data (16-byte aligned) lives until fn returns. False when

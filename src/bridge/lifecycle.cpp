@@ -13,6 +13,7 @@
 #include <mutex>
 
 #include "bridge/progress.hpp"
+#include "bridge/runtime.hpp"
 #include "core/log.hpp"
 #include "mpi_rma/mpi_call.hpp"
 #include "shm/reclaim.hpp"
@@ -29,7 +30,7 @@ struct FrontEndHooks {
   void (*at_mpi_finalize)() = nullptr;
   void (*at_exit)(int status) = nullptr;
 };
-constexpr unsigned kFrontEnds = 2;
+constexpr unsigned kFrontEnds = 32; // one per bit of a FrontEnd
 std::array<FrontEndHooks, kFrontEnds> g_hooks{};
 constexpr unsigned index_of(unsigned front) noexcept { return static_cast<unsigned>(__builtin_ctz(front)); }
 std::once_flag g_exit_handler_registered;
@@ -229,7 +230,8 @@ void teardown(Runtime &r) noexcept {
 
 } // namespace
 
-gaspi_return_t engine_start(Runtime &r, unsigned front, const Knobs &knobs, const Deadline &deadline) {
+gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline) {
+  Runtime &r = rt();
   if (g_users != 0) {
     g_users |= front;
     return GASPI_SUCCESS;
@@ -248,7 +250,8 @@ gaspi_return_t engine_start(Runtime &r, unsigned front, const Knobs &knobs, cons
   return rc;
 }
 
-gaspi_return_t engine_abandon(Runtime &r, unsigned front, gaspi_return_t rc) {
+gaspi_return_t engine_abandon(unsigned front, gaspi_return_t rc) {
+  Runtime &r = rt();
   g_users &= ~front;
   if (g_users != 0)
     return rc;
@@ -258,7 +261,8 @@ gaspi_return_t engine_abandon(Runtime &r, unsigned front, gaspi_return_t rc) {
   return rc;
 }
 
-void engine_stop(Runtime &r, unsigned front) noexcept {
+void engine_stop(unsigned front) noexcept {
+  Runtime &r = rt();
   if ((g_users & front) == 0)
     return;
   g_users &= ~front;
@@ -266,9 +270,12 @@ void engine_stop(Runtime &r, unsigned front) noexcept {
     teardown(r);
 }
 
-void engine_leave_at_exit(Runtime &r, unsigned front) noexcept {
+void engine_leave_at_exit(unsigned front) noexcept {
+  Runtime &r = rt();
   if ((g_users & front) == 0)
     return;
+  if (r.mpi.active())
+    r.mpi.finalize_at_process_exit(); // also where the client started MPI: it cannot finalize it now
   g_users &= ~front;
   if (g_users != 0)
     return;
@@ -276,7 +283,8 @@ void engine_leave_at_exit(Runtime &r, unsigned front) noexcept {
   r.node.leave_at_exit(true);
 }
 
-gaspi_return_t engine_broadcast(Runtime &r, std::vector<char> &bytes) {
+gaspi_return_t engine_broadcast(std::vector<char> &bytes) {
+  Runtime &r = rt();
   if (!r.mpi.active())
     return GASPI_SUCCESS;
   auto lock = r.mpi.lock();
@@ -290,14 +298,16 @@ gaspi_return_t engine_broadcast(Runtime &r, std::vector<char> &bytes) {
   return HYGASPI_MPI(MPI_Bcast(bytes.data(), static_cast<int>(size), MPI_BYTE, 0, r.mpi.comm()));
 }
 
-gaspi_return_t engine_min(Runtime &r, std::uint64_t &value) {
+gaspi_return_t engine_min(std::uint64_t &value) {
+  Runtime &r = rt();
   if (!r.mpi.active())
     return GASPI_SUCCESS;
   auto lock = r.mpi.lock();
   return HYGASPI_MPI(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_UINT64_T, MPI_MIN, r.mpi.comm()));
 }
 
-void engine_abort(Runtime &r, int code) noexcept {
+void engine_abort(int code) noexcept {
+  Runtime &r = rt();
   if (r.mpi.active())
     (void)HYGASPI_MPI(MPI_Abort(r.mpi.comm(), code)); // returns only if the abort itself failed (logged)
 }

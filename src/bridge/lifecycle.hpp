@@ -3,45 +3,46 @@
 // table; a later one joins the running engine; the last one to leave tears it down. A program may
 // so run GASPI and GASNet side by side, in alternating phases, on one set of transports.
 //
-// Callers hold Runtime::lifecycle.
+// Callers hold the lifecycle lock (engine::lifecycle()).
 #pragma once
 #include <GASPI.h>
 
 #include <cstdint>
 #include <vector>
 
-#include "bridge/runtime.hpp"
 #include "core/deadline.hpp"
 #include "core/knobs.hpp"
 
 namespace hygaspi {
 
-// Front ends that use the engine, one bit each.
+// Front ends that use the engine, one bit each (up to 32; the hooks below have a slot per bit).
+// GASNet-EX runs on GASNet-1's, as GASNet's own legacy layer shares one client.
 enum FrontEnd : unsigned { kFrontGaspi = 1u, kFrontGasnet = 2u };
 
 // Starts the engine for `front` (or joins it, when another front end runs it). `knobs` are the
 // environment's, read by the caller. GASPI_TIMEOUT: under hygaspi-run the node's peers have not all
 // arrived yet and Node::resumable() says a later call continues (spec §5.3.1).
-gaspi_return_t engine_start(Runtime &r, unsigned front, const Knobs &knobs, const Deadline &deadline);
+gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline);
 // A start of `front` that failed part-way: `front` leaves, and when no other front end uses the
 // engine, node peers fail at once and the launcher reports the failure. Returns rc.
-gaspi_return_t engine_abandon(Runtime &r, unsigned front, gaspi_return_t rc);
+gaspi_return_t engine_abandon(unsigned front, gaspi_return_t rc);
 // `front` leaves; the last one tears the engine down (collective over MPI: every rank's last front
 // end must leave). Nothing of a segment, peer or MPI window survives into the next start.
-void engine_stop(Runtime &r, unsigned front) noexcept;
+void engine_stop(unsigned front) noexcept;
 // `front` ends the whole job and the process with it (gasnet_exit): it leaves without tearing
-// anything down, since other threads may still be inside calls. The last front end to leave marks
-// the rank cleanly terminated on its node and stops the progress thread; MPI is finalized at exit.
-void engine_leave_at_exit(Runtime &r, unsigned front) noexcept;
+// anything down, since other threads may still be inside calls. MPI is finalized at exit (also
+// where the client started it); the last front end to leave marks the rank cleanly terminated on
+// its node and stops the progress thread.
+void engine_leave_at_exit(unsigned front) noexcept;
 
 // Start-up exchanges for the front ends, collective over every rank of an MPI job and trivial on
 // one node without MPI (where every rank shares the launcher's environment and /dev/shm):
 // rank 0's bytes to every rank, and the minimum of a value.
-gaspi_return_t engine_broadcast(Runtime &r, std::vector<char> &bytes);
-gaspi_return_t engine_min(Runtime &r, std::uint64_t &value);
+gaspi_return_t engine_broadcast(std::vector<char> &bytes);
+gaspi_return_t engine_min(std::uint64_t &value);
 
 // Ends the whole MPI job at once with `code` (MPI_Abort); returns only without MPI.
-void engine_abort(Runtime &r, int code) noexcept;
+void engine_abort(int code) noexcept;
 
 // MPI_Finalize before the front ends' term: each registers what it must do
 // (GASPI: tear itself down and remember it). Run at the start of MPI_Finalize.

@@ -6,8 +6,10 @@
 #include <utility>
 
 #include "bridge/am_channel.hpp"
+#include "bridge/engine.hpp"
 #include "bridge/progress.hpp"
-#include "bridge/runtime.hpp"
+#include "bridge/segment_rma.hpp"
+#include "core/limits.hpp"
 #include "gasnet/internal.hpp"
 
 using namespace hygaspi;
@@ -128,10 +130,11 @@ bool poll_lane(am::Lane lane) {
 // all of its lanes from the client's context, only the reply lane from inside a handler (the one
 // exception of [G1 §2.4.1]).
 void deliver(const char *call, gasnet_node_t dest, am::Lane lane, const Wire &head, const void *body,
-             std::size_t body_size) {
+             std::size_t body_size, const am::Placement *place = nullptr) {
   const bool in_handler = context().handler != nullptr;
-  if (am::send(rt().peers[GlobalRank{dest}], lane, head.bytes, head.size, body, body_size,
-               [in_handler] { return poll(in_handler); }) != GASPI_SUCCESS)
+  if (am::send(
+          GlobalRank{dest}, lane, head.bytes, head.size, body, body_size, [in_handler] { return poll(in_handler); },
+          place) != GASPI_SUCCESS)
     fatal(call, "the message to node %u could not be delivered", dest);
 }
 
@@ -180,7 +183,7 @@ bool decode(const char *data, std::size_t size, Decoded &out) noexcept {
 bool poll(bool replies_only) {
   // The engine's own progress first (MPI: the mailboxes, and whatever a GASPI phase of this
   // program needs served), then this front end's lanes.
-  bool any = rt().peers.spans_nodes() && progress_step();
+  bool any = engine::spans_nodes() && progress_step();
   if (!am::is_open())
     return any;
   any |= poll_lane(am::Lane::reply);
@@ -241,7 +244,6 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
   gasnet_handlerarg_t *argv = m.args;
   for (int i = 0; i < nargs; ++i)
     argv[i] = va_arg(args, gasnet_handlerarg_t);
-  const Peer &peer = rt().peers[GlobalRank{dest}];
   const void *body = nullptr;
   std::size_t body_size = 0;
   std::uint64_t offset = 0;
@@ -262,14 +264,8 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
       const auto a = reinterpret_cast<std::uint64_t>(dest_addr);
       offset = a >= seg.addr && a - seg.addr <= seg.size ? a - seg.addr : 0;
     }
-    if (nbytes != 0) {
-      if (peer.on_node()) // straight into the target's segment, before the header is published
-        std::memmove(s.segments[dest].mapped + offset, src, nbytes);
-      else {
-        body = src;
-        body_size = nbytes;
-      }
-    }
+    body = src; // the channel places it in the target's segment (am::Placement)
+    body_size = nbytes;
   }
   h.nbytes = h.category == kShort ? 0 : static_cast<std::uint32_t>(nbytes);
   if (dest == s.mynode && s.serving.load(std::memory_order_acquire)) {
@@ -279,9 +275,13 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     // made outside handlers, NIS and HSLs (checked above), and the handler runs with its token as
     // the thread's handler context.
     m.head = h;
-    m.offset = offset; // Long: the payload is in this node's segment already
+    m.offset = offset;
     m.body = nullptr;
     m.body_size = 0;
+    if (h.category == kLong && nbytes != 0 &&
+        engine::put(GlobalRank{dest}, limits::kGasnetSegment, offset, src, nbytes, engine::Complete::remote, nullptr) !=
+            GASPI_SUCCESS)
+      fatal(call, "the Long payload could not be placed in this rank's segment");
     if (h.category == kMedium) {
       alignas(16) char copy[kMaxMedium]; // the handler's own buffer, aligned, which it may write to
       if (nbytes != 0)
@@ -292,8 +292,9 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     }
     return GASNET_OK;
   }
+  const am::Placement place{limits::kGasnetSegment, offset};
   deliver(call, dest, reply_to == nullptr ? am::Lane::request : am::Lane::reply, encode(h, argv, offset), body,
-          body_size);
+          body_size, h.category == kLong ? &place : nullptr);
   return GASNET_OK;
 }
 
@@ -366,7 +367,7 @@ void gasnet_hyg_block_step(unsigned looks) {
     idle = 0;
     return;
   }
-  const WaitPolicy &policy = rt().node.wait_policy();
+  const WaitPolicy &policy = engine::wait_policy();
   if (++idle <= policy.spin)
     cpu_relax();
   else if (idle <= policy.spin + policy.yields)

@@ -14,7 +14,7 @@
 #include <cstdint>
 #include <mutex>
 
-#include "bridge/runtime.hpp"
+#include "bridge/engine.hpp"
 #include "gasnet/internal.hpp"
 
 using namespace hygaspi::gasnet;
@@ -226,7 +226,7 @@ int gasnet_barrier_try(int id, int flags) {
     t_not_ready = t_try_episode == b.episode ? t_not_ready + 1 : 1;
     t_try_episode = b.episode;
   }
-  if (t_not_ready > hygaspi::rt().node.wait_policy().spin)
+  if (t_not_ready > hygaspi::engine::wait_policy().spin)
     sched_yield(); // outside the machine lock: another thread of this node may move the barrier meanwhile
   return GASNET_ERR_NOT_READY;
 }

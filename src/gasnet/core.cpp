@@ -15,10 +15,12 @@
 #include <unordered_map>
 
 #include "bridge/am_channel.hpp"
+#include "bridge/engine.hpp"
 #include "bridge/lifecycle.hpp"
 #include "bridge/progress.hpp"
-#include "bridge/runtime.hpp"
+#include "core/limits.hpp"
 #include "core/log.hpp"
+#include "core/no_destroy.hpp"
 #include "gasnet/internal.hpp"
 
 extern char **environ;
@@ -142,9 +144,8 @@ static void end_if_a_node_died() noexcept {
   State &s = state();
   if (++polls % kDeadCheckEvery != 0 || !s.attached.load(std::memory_order_acquire))
     return;
-  Runtime &r = rt();
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    if (!r.alive(GlobalRank{n}) && !s.exiting_ranks[n].load(std::memory_order_acquire)) {
+    if (!engine::alive(GlobalRank{n}) && !s.exiting_ranks[n].load(std::memory_order_acquire)) {
       std::fprintf(stderr, "[%u] gasnet: node %u died without gasnet_exit; ending the job\n", s.mynode, n);
       exit_job(1);
     }
@@ -204,7 +205,6 @@ void follow_remote_exit() noexcept {
 // ends the process with `code`, or, at process exit, lets it end.
 static void leave_job(int code) noexcept {
   State &s = state();
-  Runtime &r = rt();
   std::fflush(stdout);
   std::fflush(stderr);
   if (s.exiting.exchange(true))
@@ -235,8 +235,8 @@ static void leave_job(int code) noexcept {
       collective = true;
       for (gasnet_node_t n = 0; n < s.nodes; ++n) {
         if (!told[n])
-          told[n] = am::try_send(r.peers[GlobalRank{n}], am::Lane::request, notice.bytes, notice.size) == GASPI_SUCCESS;
-        const bool gone = r.peers[GlobalRank{n}].on_node() && !r.alive(GlobalRank{n});
+          told[n] = am::try_send(GlobalRank{n}, am::Lane::request, notice.bytes, notice.size) == GASPI_SUCCESS;
+        const bool gone = !engine::alive(GlobalRank{n});
         collective &= told[n] && (s.exiting_ranks[n].load() || gone);
       }
       if (collective || std::chrono::steady_clock::now() > give_up)
@@ -249,25 +249,15 @@ static void leave_job(int code) noexcept {
     // Every node exits: a clean end. Nothing is torn down: other threads of this node may still be
     // inside calls (GASNET_PAR), and the process ends now anyway. They park at their next entry
     // (require_inited), and MPI_Finalize at exit waits for an MPI call under way (mpi::Env).
-    std::lock_guard lock(r.lifecycle);
-    if (r.mpi.active())
-      r.mpi.finalize_at_process_exit(); // also where the client started MPI: it cannot finalize it now
-    engine_leave_at_exit(r, kFrontGasnet);
+    std::lock_guard lock(engine::lifecycle());
+    engine_leave_at_exit(kFrontGasnet);
     return;
   }
   // Some node does not answer (computing without polling, or before attach): end it. Under mpirun,
   // MPI_Abort ends every process and mpirun reports `code`; a node peer killed first would make it
   // report the kill's 137 instead. Under hygaspi-run the launcher reports the code this rank
   // wrote (end_job), whoever of the exiting ranks kills whom.
-  r.node.end_job(code);
-  if (!r.mpi.active())
-    for (gasnet_node_t n = 0; n < s.nodes; ++n) {
-      const Peer &p = r.peers[GlobalRank{n}];
-      if (p.kind == PeerKind::shm && !s.exiting_ranks[n].load())
-        (void)r.node.kill(p.node); // an intended death
-    }
-  engine_abort(r, code);
-  std::_Exit(code);
+  engine::abort_job(code, [&s](std::uint32_t n) { return s.exiting_ranks[n].load(); });
 }
 
 [[noreturn]] void exit_job(int code) noexcept {
@@ -289,15 +279,15 @@ void exit_at_process_exit(int status) noexcept {
 namespace {
 
 // The spawner's environment [G1 §2.2.6]: rank 0's, sent to every rank at gasnet_init.
-std::vector<std::string> snapshot_environment(Runtime &r) {
+std::vector<std::string> snapshot_environment() {
   std::vector<char> bytes;
-  if (r.rank == 0)
+  if (engine::rank() == 0)
     for (char **e = environ; e != nullptr && *e != nullptr; ++e)
       bytes.insert(bytes.end(), *e, *e + std::strlen(*e) + 1);
-  if (engine_broadcast(r, bytes) != GASPI_SUCCESS)
+  if (engine_broadcast(bytes) != GASPI_SUCCESS)
     fatal("gasnet_init", "the environment could not be broadcast");
   std::vector<std::string> env;
-  if (!r.mpi.active()) { // one node: every rank has the launcher's environment
+  if (!engine::mpi_job()) { // one node: every rank has the launcher's environment
     for (char **e = environ; e != nullptr && *e != nullptr; ++e)
       env.emplace_back(*e);
     return env;
@@ -309,25 +299,13 @@ std::vector<std::string> snapshot_environment(Runtime &r) {
   return env;
 }
 
-// Every node's supernode: the first rank of its engine node. Under mpirun the node map says
-// (virtual nodes of HYGASPI_NODE_SIZE included); under hygaspi-run, or alone, all ranks are one node.
-std::vector<gasnet_node_t> supernodes(const Runtime &r) {
-  std::vector<gasnet_node_t> out(r.nranks, 0);
-  if (!r.mpi.active())
-    return out;
-  std::unordered_map<int, gasnet_node_t> first; // node id -> its lowest rank
-  for (gasnet_node_t n = 0; n < r.nranks; ++n)
-    out[n] = first.try_emplace(r.mpi.node_of[n], n).first->second;
-  return out;
-}
-
 uintptr_t local_max_segment() {
   // The segment is a shm object: what /dev/shm can back, shared by the node's ranks.
   struct statvfs fs {};
   if (statvfs("/dev/shm", &fs) != 0)
     return 0;
   const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-  const std::uint32_t share = std::max<std::uint32_t>(1, rt().peers.node_size());
+  const std::uint32_t share = std::max<std::uint32_t>(1, engine::node_size());
   const std::uint64_t mine = std::min<std::uint64_t>(free_bytes / share, limits::kMaxObjectBytes);
   return static_cast<uintptr_t>(mine / GASNET_PAGESIZE * GASNET_PAGESIZE);
 }
@@ -336,8 +314,7 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   (void)argc;
   (void)argv;
   State &s = state();
-  Runtime &r = rt();
-  std::lock_guard lock(r.lifecycle);
+  std::lock_guard lock(engine::lifecycle());
   if (s.inited.load())
     return error("gasnet_init", GASNET_ERR_RESOURCE, "gasnet_init may be called only once");
   s.threads = threads;
@@ -349,17 +326,19 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   log::set_level(static_cast<log::Level>(knobs.log_level));
   const Deadline deadline(static_cast<std::uint64_t>(knobs.init_timeout_ms));
   gaspi_return_t rc;
-  while ((rc = engine_start(r, kFrontGasnet, knobs, deadline)) == GASPI_TIMEOUT && r.node.resumable() &&
+  while ((rc = engine_start(kFrontGasnet, knobs, deadline)) == GASPI_TIMEOUT && engine::start_resumable() &&
          !deadline.expired()) {
   }
   if (rc != GASPI_SUCCESS) {
-    engine_abandon(r, kFrontGasnet, rc);
+    engine_abandon(kFrontGasnet, rc);
     return error("gasnet_init", GASNET_ERR_RESOURCE, "the job could not start (%s mode)", mode);
   }
-  s.mynode = r.rank;
-  s.nodes = r.nranks;
-  s.environment = snapshot_environment(r);
-  s.supernode = supernodes(r);
+  s.mynode = engine::rank();
+  s.nodes = engine::size();
+  s.environment = snapshot_environment();
+  // Every node's supernode: the first rank of its engine node (mpirun's node map, virtual nodes of
+  // HYGASPI_NODE_SIZE included; under hygaspi-run, or alone, all ranks are one node).
+  s.supernode = engine::node_firsts();
   s.exiting_ranks = std::vector<std::atomic<bool>>(s.nodes);
   s.inited.store(true, std::memory_order_release);
   engine_on_exit(kFrontGasnet, exit_at_process_exit);
@@ -381,10 +360,9 @@ int gasnet_hyg_init(int *argc, char ***argv, int mode) {
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset) {
   (void)minheapoffset; // the segment is a shm object of its own, never carved out of the heap
   State &s = state();
-  Runtime &r = rt();
   require_inited("gasnet_attach");
   {
-    std::lock_guard lock(r.lifecycle);
+    std::lock_guard lock(engine::lifecycle());
     if (s.attached.load())
       return error("gasnet_attach", GASNET_ERR_RESOURCE, "gasnet_attach may be called only once");
     if (numentries < 0 || (numentries > 0 && table == nullptr))
@@ -422,53 +400,42 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
     for (int i = 0; i < numentries; ++i)
       s.handlers[table[i].index] = table[i].fnptr;
     s.segments.assign(s.nodes, NodeSegment{});
-    if (segsize != 0) {
-      if (r.segments.create(limits::kGasnetSegment, segsize, 0, nullptr, 0) != GASPI_SUCCESS)
-        return error("gasnet_attach", GASNET_ERR_RESOURCE, "no segment of %zu bytes",
-                     static_cast<std::size_t>(segsize));
-      for (gasnet_node_t n = 0; n < s.nodes; ++n)
-        if (r.segments.register_with(limits::kGasnetSegment, r.peers[GlobalRank{n}]) != GASPI_SUCCESS)
-          return error("gasnet_attach", GASNET_ERR_RESOURCE, "the segment cannot be registered with node %u", n);
-    }
+    if (segsize != 0 && engine::create_segment(limits::kGasnetSegment, segsize) != GASPI_SUCCESS)
+      return error("gasnet_attach", GASNET_ERR_RESOURCE, "no segment of %zu bytes that every node can reach",
+                   static_cast<std::size_t>(segsize));
     if (am::open(s.threads) != GASPI_SUCCESS)
       return error("gasnet_attach", GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
     s.attached.store(true, std::memory_order_release);
   }
   // Every node's segment to every node; the last arrival is also the attach barrier: a node has
   // them all once every node has made its segment and opened its inbox.
-  const shm::MappedSegment *mine = segsize == 0 ? nullptr : r.segments.local(limits::kGasnetSegment);
-  const std::uint64_t base = mine == nullptr ? 0 : reinterpret_cast<std::uint64_t>(mine->data);
-  const std::uint64_t size = mine == nullptr ? 0 : mine->size;
+  std::uint64_t size = 0;
+  char *mine = segsize == 0 ? nullptr : engine::mapping(GlobalRank{s.mynode}, limits::kGasnetSegment, &size);
+  const auto base = reinterpret_cast<std::uint64_t>(mine);
   const gasnet_handlerarg_t args[4] = {high(base), low(base), high(size), low(size)};
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
     am_internal(n, kHandlerSeginfo, args, 4);
   block_until([&] { return s.seginfo_got.load(std::memory_order_acquire) == s.nodes; });
-  for (gasnet_node_t n = 0; n < s.nodes; ++n) {
-    const Peer &p = r.peers[GlobalRank{n}];
-    if (p.on_node() && s.segments[n].size != 0) {
-      const shm::MappedSegment *m = r.node.lookup(p.node, limits::kGasnetSegment);
-      if (m == nullptr || m->data == nullptr)
-        return error("gasnet_attach", GASNET_ERR_RESOURCE, "node %u's segment cannot be mapped", n);
-      s.segments[n].mapped = m->data;
-    }
-  }
+  // The segments this process maps (its own, its node peers'): the rest is reached over MPI.
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    if (s.segments[n].size != 0)
+      s.segments[n].mapped = engine::mapping(GlobalRank{n}, limits::kGasnetSegment);
   // Across nodes, puts and gets go through one window over every node's segment. attach is
   // collective, so a regular window fits (MPI_Win_create, much cheaper than a dynamic one across hosts:
   // docs/PLATFORM.md). Every node gets here once it
   // has all the segments.
-  if (!window_open(mine == nullptr ? nullptr : mine->data, size))
+  if (!window_open(mine, size))
     return error("gasnet_attach", GASNET_ERR_RESOURCE, "no MPI window over the segments");
   // Every node peer maps this node's inbox and segment now; once all have (a barrier), their names
   // go, so that a crash leaves nothing in /dev/shm.
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    if (const Peer &p = r.peers[GlobalRank{n}]; p.on_node())
-      (void)r.node.lookup(p.node, limits::kGasnetInbox);
+    (void)engine::mapping(GlobalRank{n}, limits::kGasnetInbox);
   gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
   if (gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) != GASNET_OK)
     return error("gasnet_attach", GASNET_ERR_RESOURCE, "the closing barrier failed");
-  r.node.unlink_segment_name(limits::kGasnetInbox);
+  engine::forget_segment_name(limits::kGasnetInbox);
   if (segsize != 0)
-    r.node.unlink_segment_name(limits::kGasnetSegment);
+    engine::forget_segment_name(limits::kGasnetSegment);
   // The inline node path opens: every entry is final, and clients see them through the release.
   s.inline_table.resize(s.nodes);
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
@@ -492,7 +459,7 @@ uintptr_t gasnet_getMaxLocalSegmentSize(void) {
 uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
   require_inited("gasnet_getMaxGlobalSegmentSize");
   std::uint64_t v = local_max_segment();
-  if (engine_min(rt(), v) != GASPI_SUCCESS)
+  if (engine_min(v) != GASPI_SUCCESS)
     fatal("gasnet_getMaxGlobalSegmentSize", "the minimum over the nodes could not be computed");
   return static_cast<uintptr_t>(v);
 }

@@ -1,24 +1,27 @@
 // The extended API [G1 §3]: blocking, non-blocking (explicit handles) and implicit-handle (NBI)
 // put, get and memset, register-value operations and access regions.
 //
-// A node peer's segment is mapped here, so every operation on it is a copy that completes before
-// the call returns: its handle is GASNET_INVALID_HANDLE [G1 §3.3.2 allows it]. The blocking and
-// NBI puts and gets of a client compiled against gasnet.h make that copy inline
-// (gasnet_inline.h) and come here only when one of its checks fails. A segment on
-// another node is reached with MPI RMA on the front end's own window over the segments:
-// a regular window, which gasnet_attach makes collectively (MPI_Win_create), or a dynamic one
-// (HYGASPI_GASNET_DYNAMIC_WINDOW=1, for comparison). Measured on one host (osc/rdma, 2 ranks, each
-// a node of its own, bench_gasnet): a raw MPI_Put or MPI_Get + flush of 8 B costs 0.7-1.4 us on
-// either kind of window, two thirds of it in the kernel (process_vm_writev/readv: CMA), and ours
-// is 1.0-1.2x that. MPI_Win_allocate's 0.06-0.15 us needs memory that MPI allocated itself (shared
-// memory, plain stores), which our node peers could not map as the segment. Across hosts over
-// TCP, osc/ucx serves a dynamic window 10-30x slower than a regular one (docs/PLATFORM.md).
+// Every operation goes to the engine by (node, the GASNet segment, offset) (bridge/segment_rma.hpp),
+// which copies where this process maps the segment (a node peer: the operation completes before
+// the call returns, and its handle is GASNET_INVALID_HANDLE, as [G1 §3.3.2] allows) and uses MPI
+// RMA on the segment's window otherwise. The blocking and NBI puts and gets of a client compiled
+// against gasnet.h make the node copy inline (gasnet_inline.h) and come here only when one of its
+// checks fails. Measured on one host (osc/rdma, 2 ranks, each a node of its own, bench_gasnet): a
+// raw MPI_Put or MPI_Get + flush of 8 B costs 0.7-1.4 us, two thirds of it in the kernel
+// (process_vm_writev/readv: CMA), and ours is 1.0-1.2x that.
 //
-// Completion [G1 §3.3.1]: a put completes at its target by an MPI_Win_flush of the target, which
-// the window counts per target (a ticket per put), so syncing many puts to one target flushes it
-// once. A non-bulk put must leave its source reusable at return [G1 §3.3.2.1]: MPI_Win_flush_local
-// then, and the remote part at sync. A non-blocking get is an MPI_Rget: its request completes when
-// the data is here, and a try tests it (MPI_Testall) without blocking.
+// Completion [G1 §3.3.1]: what an operation still waits for is an engine::Completion (a ticket per
+// target), settled by a flush of each target. A non-bulk put leaves its source reusable at return
+// [G1 §3.3.2.1] (Complete::local), the remote part at sync.
+//
+// A try has no non-blocking test to use: MPI-3 has none for remote completion (MPI_Rput's request
+// completes locally only, MPI-3.1 §11.3.5), and only MPI_Win_flush says that the data is at the
+// target. [G1 §3.3.1] makes a synced put one whose data "has been written to the destination
+// location", and [G1 §3.3.3.1] has gasnet_try_syncnb "always return immediately". We keep the
+// first: a try settles (flushes the targets an earlier flush did not pass) and says OK. That flush
+// is bounded: it waits for no action of this thread's client and no GASNet poll, only for MPI
+// progress here and at the target (its progress thread, or its next MPI call), so a try loop never
+// deadlocks on it; and it is the wait that would follow anyway.
 //
 // Handles [G1 §3.3.2]: an index into the calling thread's table of operations, the entry's
 // generation and the thread's tag. Syncing a dead handle (synced before, never issued, or another
@@ -31,8 +34,9 @@
 #include <utility>
 #include <vector>
 
-#include "bridge/runtime.hpp"
-#include "core/no_destroy.hpp"
+#include "bridge/engine.hpp"
+#include "bridge/segment_rma.hpp"
+#include "core/limits.hpp"
 #include "gasnet/internal.hpp"
 
 using namespace hygaspi;
@@ -40,62 +44,12 @@ using namespace hygaspi::gasnet;
 
 namespace {
 
-using Complete = mpi::Window::Complete;
+using engine::Completion;
 
-// Open from gasnet_attach when the job spans nodes; never destroyed (core/no_destroy.hpp).
-NoDestroy<mpi::Window> g_window_storage;
-mpi::Window &g_window = g_window_storage.value;
-
-// What operations still wait for across nodes.
-struct Pending {
-  std::vector<std::pair<int, std::uint64_t>> puts; // (MPI rank, ticket): complete once a flush passed it
-  mpi::Requests gets;                              // MPI_Rget requests
-
-  [[nodiscard]] bool empty() const noexcept { return puts.empty() && gets.empty(); }
-  void add_put(int rank, std::uint64_t ticket) {
-    for (auto &p : puts)
-      if (p.first == rank) {
-        p.second = std::max(p.second, ticket); // tickets grow: the last one covers the earlier
-        return;
-      }
-    puts.emplace_back(rank, ticket);
-  }
-  void merge(Pending &other) {
-    for (const auto &p : other.puts)
-      add_put(p.first, p.second);
-    gets.insert(gets.end(), other.gets.begin(), other.gets.end());
-    other.puts.clear();
-    other.gets.clear();
-  }
-};
-
-// Completes what `p` waits for. `block` false (the try calls): false, and nothing counts as
-// synchronised, while a get is still under way.
-//
-// A put has no such test. MPI-3 offers no non-blocking check of remote completion: MPI_Rput's
-// request completes at local completion only (MPI-3.1 §11.3.5), and only MPI_Win_flush tells that
-// the data is at the target. [G1 §3.3.1] makes a synced put one whose data "has been written to the
-// destination location", and [G1 §3.3.3.1] has gasnet_try_syncnb "always return immediately". We
-// keep the first: a try flushes the puts' targets (unless an earlier flush passed them) and says
-// OK. That flush is bounded: it waits for no action of this thread's client and no GASNet poll,
-// only for MPI progress here and at the target (the target's progress thread, or its next MPI
-// call), so a try loop never deadlocks on it; and it is the wait that would follow anyway.
-bool settle(const char *call, Pending &p, bool block) {
-  if (block) {
-    if (g_window.wait(p.gets) != GASPI_SUCCESS)
-      fatal(call, "MPI could not complete a get");
-  } else {
-    bool done = false;
-    if (g_window.test(p.gets, done) != GASPI_SUCCESS)
-      fatal(call, "MPI could not test a get");
-    if (!done)
-      return false;
-  }
-  for (const auto &[rank, ticket] : p.puts)
-    if (g_window.flush(rank, ticket) != GASPI_SUCCESS)
-      fatal(call, "MPI could not complete the puts to node %d", rank); // MPI rank = node
-  p.puts.clear();
-  return true;
+// Completes what `p` waits for; fatal when MPI cannot.
+void settle(const char *call, Completion &p) {
+  if (p.settle() != GASPI_SUCCESS)
+    fatal(call, "MPI could not complete a transfer to another node");
 }
 
 // ---- explicit handles: bits 0-23 the entry, 24-47 its generation (odd while in flight, so no
@@ -105,7 +59,7 @@ constexpr std::uint64_t kIndexBits = 24, kIndexMask = (1u << kIndexBits) - 1, kG
 
 struct Op {
   std::uint32_t generation = 0;
-  Pending pending; // kept when the entry is free: its vectors keep their capacity
+  Completion pending; // kept when the entry is free: its vector keeps its capacity
 };
 std::atomic<std::uint16_t> g_next_tag{1};
 struct HandleTable {
@@ -155,24 +109,23 @@ std::uint32_t lookup(const char *call, gasnet_handle_t h) {
   return i;
 }
 
-// True when `h`'s operation is complete; the handle is then dead.
-bool sync_one(const char *call, gasnet_handle_t h, bool block) {
+// Completes `h`'s operation; the handle is then dead. Always true: a try settles too (see the top).
+bool sync_one(const char *call, gasnet_handle_t h) {
   if (h == GASNET_INVALID_HANDLE)
     return true;
   const std::uint32_t i = lookup(call, h);
   HandleTable &t = t_handles;
-  if (!settle(call, t.ops[i].pending, block))
-    return false;
+  settle(call, t.ops[i].pending);
   t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
   t.free.push_back(i);
   return true;
 }
 
 // Every completed handle becomes GASNET_INVALID_HANDLE [G1 §3.3.3.2]; true when all did.
-bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles, bool block) {
+bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles) {
   bool all = true;
   for (size_t i = 0; i < numhandles; ++i) {
-    if (sync_one(call, phandle[i], block))
+    if (sync_one(call, phandle[i]))
       phandle[i] = GASNET_INVALID_HANDLE;
     else
       all = false;
@@ -182,9 +135,9 @@ bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles, b
 
 // ---- implicit handles, per thread [G1 §3.3.5]
 struct ThreadNbi {
-  Pending puts, gets;
+  Completion puts, gets;
   bool in_region = false;
-  Pending region; // the open access region's operations
+  Completion region; // the open access region's operations
 };
 thread_local ThreadNbi t_nbi;
 
@@ -197,87 +150,55 @@ enum class Mode {
 
 enum class Direction { put, get };
 
-// A copy of n bytes, with the sizes of scalars as one load and one store: GASNet clients move
-// single values this way, and a call to memcpy for 8 bytes cost more than all the checks.
-inline void copy(void *to, const void *from, std::size_t n) noexcept {
-  switch (n) {
-  case 1:
-    std::memcpy(to, from, 1);
-    return;
-  case 2:
-    std::memcpy(to, from, 2);
-    return;
-  case 4:
-    std::memcpy(to, from, 4);
-    return;
-  case 8:
-    std::memcpy(to, from, 8);
-    return;
-  default:
-    std::memcpy(to, from, n);
-  }
-}
-
 // Moves [remote, +n) of node's segment from or to `local`; what remains to complete goes to
 // `pending` (nullptr: Mode::blocking).
 void transfer(const char *call, Direction dir, gasnet_node_t node, const void *remote, void *local, std::size_t n,
-              Mode mode, Pending *pending) {
+              Mode mode, Completion *pending) {
   require_attached(call);
   require_may_communicate(call);
   if (n == 0)
     return;
   const std::uint64_t offset = segment_offset(call, node, remote, n);
-  if (char *mapped = state().segments[node].mapped) { // a node peer, or this rank: a copy
-    copy(dir == Direction::put ? mapped + offset : local, dir == Direction::put ? local : mapped + offset, n);
-    return;
-  }
-  const Peer &peer = rt().peers[GlobalRank{node}];
-  if (!g_window.active())
-    fatal(call, "node %u is on another node, but no MPI window is open", node);
-  const int rank = peer.mpi.value();
+  Completion *rest = mode == Mode::blocking ? nullptr : pending;
   gaspi_return_t rc;
   if (dir == Direction::put) {
-    const Complete complete = mode == Mode::blocking      ? Complete::remote
-                              : mode == Mode::source_free ? Complete::local
-                                                          : Complete::none;
-    std::uint64_t ticket = 0;
-    rc = g_window.put(rank, offset, local, n, complete, ticket);
-    if (rc == GASPI_SUCCESS && mode != Mode::blocking)
-      pending->add_put(rank, ticket);
+    const engine::Complete complete = mode == Mode::blocking      ? engine::Complete::remote
+                                      : mode == Mode::source_free ? engine::Complete::local
+                                                                  : engine::Complete::none;
+    rc = engine::put(GlobalRank{node}, limits::kGasnetSegment, offset, local, n, complete, rest);
   } else {
-    rc = mode == Mode::blocking ? g_window.get(local, rank, offset, n)
-                                : g_window.rget(local, rank, offset, n, pending->gets);
+    rc = engine::get(local, GlobalRank{node}, limits::kGasnetSegment, offset, n, rest);
   }
   if (rc != GASPI_SUCCESS)
-    fatal(call, "%s node %u failed", dir == Direction::put ? "MPI_Put to" : "MPI_Get from", node);
+    fatal(call, "%s node %u failed", dir == Direction::put ? "a put to" : "a get from", node);
 }
 
 void put_bytes(const char *call, gasnet_node_t node, void *dest, const void *src, std::size_t n, Mode mode,
-               Pending *pending = nullptr) {
+               Completion *pending = nullptr) {
   transfer(call, Direction::put, node, dest, const_cast<void *>(src), n, mode, pending);
 }
 
 void get_bytes(const char *call, void *dest, gasnet_node_t node, const void *src, std::size_t n, Mode mode,
-               Pending *pending = nullptr) {
+               Completion *pending = nullptr) {
   transfer(call, Direction::get, node, src, dest, n, mode, pending);
 }
 
 // `pending` nullptr: blocking; else the remote completion goes there (the source is freed here).
 void memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std::size_t n,
-                  Pending *pending = nullptr) {
+                  Completion *pending = nullptr) {
   require_attached(call);
   require_may_communicate(call);
   if (n == 0)
     return;
   const std::uint64_t offset = segment_offset(call, node, dest, n);
-  if (rt().peers[GlobalRank{node}].on_node()) {
-    std::memset(state().segments[node].mapped + offset, val, n);
+  if (char *mapped = engine::mapping(GlobalRank{node}, limits::kGasnetSegment)) {
+    std::memset(mapped + offset, val, n);
     return;
   }
   // No MPI memset: put a pattern, a chunk at a time. The pattern never changes, so every chunk
   // may read it at once; the last put completes them all (locally before it is freed).
   std::vector<char> pattern(std::min<std::size_t>(n, 1u << 16), static_cast<char>(val));
-  Pending earlier; // the chunks before the last, which the last one's completion covers
+  Completion earlier; // the chunks before the last, which the last one's completion covers
   for (std::size_t done = 0; done < n; done += pattern.size()) {
     const bool last = done + pattern.size() >= n;
     const Mode mode = !last ? Mode::at_sync : pending == nullptr ? Mode::blocking : Mode::source_free;
@@ -287,17 +208,17 @@ void memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std
 }
 
 // An NBI operation goes to the open access region, or to the thread's NBI set.
-Pending &nbi(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? t_nbi.puts : t_nbi.gets; }
+Completion &nbi(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? t_nbi.puts : t_nbi.gets; }
 
 void no_region(const char *call) {
   if (t_nbi.in_region)
     fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");
 }
 
-// Syncs the thread's NBI puts or gets; false (nothing synchronised) when a try finds one under way.
-bool sync_nbi(const char *call, bool gets, bool block) {
+// Syncs the thread's NBI puts or gets.
+void sync_nbi(const char *call, bool gets) {
   no_region(call);
-  return settle(call, gets ? t_nbi.gets : t_nbi.puts, block);
+  settle(call, gets ? t_nbi.gets : t_nbi.puts);
 }
 
 std::uint64_t value_bytes(gasnet_register_value_t v, std::size_t n, const char *call) {
@@ -321,7 +242,7 @@ struct gasnet_hyg_valget {
   static constexpr std::uint32_t kLive = 0x76616c21; // "val!"
   gasnet_register_value_t value = 0;
   std::uint32_t state = 0; // kLive while in flight
-  Pending pending;
+  Completion pending;
 };
 
 namespace {
@@ -335,14 +256,8 @@ thread_local ValgetPool t_valgets;
 namespace hygaspi::gasnet {
 
 bool window_open(void *base, std::uint64_t size) {
-  Runtime &r = rt();
-  if (!r.peers.spans_nodes())
-    return true;
-  const auto kind = r.knobs.gasnet_dynamic_window ? mpi::Window::Kind::dynamic : mpi::Window::Kind::regular;
-  return g_window.open(r.mpi, kind, base, size) == GASPI_SUCCESS;
+  return engine::open_window(limits::kGasnetSegment, base, size) == GASPI_SUCCESS;
 }
-
-void window_close() noexcept { g_window.close(); }
 
 } // namespace hygaspi::gasnet
 
@@ -366,38 +281,40 @@ void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes) {
 
 gasnet_handle_t gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
   return with_handle("gasnet_put_nb",
-                     [&](Pending *p) { put_bytes("gasnet_put_nb", node, dest, src, nbytes, Mode::source_free, p); });
+                     [&](Completion *p) { put_bytes("gasnet_put_nb", node, dest, src, nbytes, Mode::source_free, p); });
 }
 gasnet_handle_t gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  return with_handle("gasnet_put_nb_bulk",
-                     [&](Pending *p) { put_bytes("gasnet_put_nb_bulk", node, dest, src, nbytes, Mode::at_sync, p); });
+  return with_handle("gasnet_put_nb_bulk", [&](Completion *p) {
+    put_bytes("gasnet_put_nb_bulk", node, dest, src, nbytes, Mode::at_sync, p);
+  });
 }
 gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
   return with_handle("gasnet_get_nb",
-                     [&](Pending *p) { get_bytes("gasnet_get_nb", dest, node, src, nbytes, Mode::at_sync, p); });
+                     [&](Completion *p) { get_bytes("gasnet_get_nb", dest, node, src, nbytes, Mode::at_sync, p); });
 }
 gasnet_handle_t gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  return with_handle("gasnet_get_nb_bulk",
-                     [&](Pending *p) { get_bytes("gasnet_get_nb_bulk", dest, node, src, nbytes, Mode::at_sync, p); });
+  return with_handle("gasnet_get_nb_bulk", [&](Completion *p) {
+    get_bytes("gasnet_get_nb_bulk", dest, node, src, nbytes, Mode::at_sync, p);
+  });
 }
 gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes) {
   return with_handle("gasnet_memset_nb",
-                     [&](Pending *p) { memset_bytes("gasnet_memset_nb", node, dest, val, nbytes, p); });
+                     [&](Completion *p) { memset_bytes("gasnet_memset_nb", node, dest, val, nbytes, p); });
 }
 
-void gasnet_wait_syncnb(gasnet_handle_t handle) { sync_one("gasnet_wait_syncnb", handle, true); }
+void gasnet_wait_syncnb(gasnet_handle_t handle) { sync_one("gasnet_wait_syncnb", handle); }
 int gasnet_try_syncnb(gasnet_handle_t handle) {
-  return sync_one("gasnet_try_syncnb", handle, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return sync_one("gasnet_try_syncnb", handle) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gasnet_wait_syncnb_all(gasnet_handle_t *phandle, size_t numhandles) {
-  sync_array("gasnet_wait_syncnb_all", phandle, numhandles, true);
+  sync_array("gasnet_wait_syncnb_all", phandle, numhandles);
 }
 int gasnet_try_syncnb_all(gasnet_handle_t *phandle, size_t numhandles) {
-  return sync_array("gasnet_try_syncnb_all", phandle, numhandles, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return sync_array("gasnet_try_syncnb_all", phandle, numhandles) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 void gasnet_wait_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
-  sync_array("gasnet_wait_syncnb_some", phandle, numhandles, true); // every one completes: "at least one" holds
+  sync_array("gasnet_wait_syncnb_some", phandle, numhandles); // every one completes: "at least one" holds
 }
 int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
   // OK when at least one valid handle completed, or none was valid [G1 §3.3.3.3].
@@ -406,7 +323,7 @@ int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
     if (phandle[i] == GASNET_INVALID_HANDLE)
       continue;
     any_valid = true;
-    if (sync_one("gasnet_try_syncnb_some", phandle[i], false)) {
+    if (sync_one("gasnet_try_syncnb_some", phandle[i])) {
       phandle[i] = GASNET_INVALID_HANDLE;
       any_done = true;
     }
@@ -430,23 +347,24 @@ void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes) {
   memset_bytes("gasnet_memset_nbi", node, dest, val, nbytes, &nbi(true));
 }
 
-void gasnet_wait_syncnbi_gets(void) { sync_nbi("gasnet_wait_syncnbi_gets", true, true); }
-void gasnet_wait_syncnbi_puts(void) { sync_nbi("gasnet_wait_syncnbi_puts", false, true); }
+void gasnet_wait_syncnbi_gets(void) { sync_nbi("gasnet_wait_syncnbi_gets", true); }
+void gasnet_wait_syncnbi_puts(void) { sync_nbi("gasnet_wait_syncnbi_puts", false); }
 void gasnet_wait_syncnbi_all(void) {
-  sync_nbi("gasnet_wait_syncnbi_all", true, true);
-  sync_nbi("gasnet_wait_syncnbi_all", false, true);
+  sync_nbi("gasnet_wait_syncnbi_all", true);
+  sync_nbi("gasnet_wait_syncnbi_all", false);
 }
 int gasnet_try_syncnbi_gets(void) {
-  return sync_nbi("gasnet_try_syncnbi_gets", true, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  sync_nbi("gasnet_try_syncnbi_gets", true);
+  return GASNET_OK;
 }
 int gasnet_try_syncnbi_puts(void) {
-  return sync_nbi("gasnet_try_syncnbi_puts", false, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  sync_nbi("gasnet_try_syncnbi_puts", false);
+  return GASNET_OK;
 }
 int gasnet_try_syncnbi_all(void) {
-  // The gets first: while one is under way, nothing is synchronised and no flush is spent.
-  return sync_nbi("gasnet_try_syncnbi_all", true, false) && sync_nbi("gasnet_try_syncnbi_all", false, false)
-             ? GASNET_OK
-             : GASNET_ERR_NOT_READY;
+  sync_nbi("gasnet_try_syncnbi_all", true);
+  sync_nbi("gasnet_try_syncnbi_all", false);
+  return GASNET_OK;
 }
 
 void gasnet_begin_nbi_accessregion(void) {
@@ -460,7 +378,7 @@ gasnet_handle_t gasnet_end_nbi_accessregion(void) {
   if (!t_nbi.in_region)
     fatal("gasnet_end_nbi_accessregion", "no access region is open");
   t_nbi.in_region = false;
-  return with_handle("gasnet_end_nbi_accessregion", [](Pending *p) { p->merge(t_nbi.region); });
+  return with_handle("gasnet_end_nbi_accessregion", [](Completion *p) { p->merge(t_nbi.region); });
 }
 
 void gasnet_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
@@ -469,7 +387,7 @@ void gasnet_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t valu
 }
 gasnet_handle_t gasnet_put_nb_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
   const std::uint64_t v = value_bytes(value, nbytes, "gasnet_put_nb_val");
-  return with_handle("gasnet_put_nb_val", [&](Pending *p) {
+  return with_handle("gasnet_put_nb_val", [&](Completion *p) {
     put_bytes("gasnet_put_nb_val", node, dest, &v, nbytes, Mode::source_free, p); // v is on this stack
   });
 }
@@ -504,7 +422,7 @@ gasnet_register_value_t gasnet_wait_syncnb_valget(gasnet_valget_handle_t handle)
   if (handle == nullptr || handle->state != gasnet_hyg_valget::kLive)
     fatal("gasnet_wait_syncnb_valget", "handle %p was already synchronized, or never issued [G1 section 3.4.2]",
           static_cast<void *>(handle));
-  settle("gasnet_wait_syncnb_valget", handle->pending, true);
+  settle("gasnet_wait_syncnb_valget", handle->pending);
   handle->state = 0;
   t_valgets.free.push_back(handle);
   return handle->value;

@@ -173,11 +173,9 @@ inline std::uint64_t segment_offset(const char *call, gasnet_node_t node, const 
   return a - seg.addr;
 }
 
-// The MPI window of puts and gets across nodes (extended.cpp), over every node's segment: opened
-// by gasnet_attach when the job spans nodes and closed by a gasnet_exit that every node joins.
-// Both are collective over all ranks.
+// The MPI window of puts and gets across nodes over every node's segment (the engine's, of the
+// GASNet segment): opened by gasnet_attach, collectively over all ranks, when the job spans nodes.
 bool window_open(void *base, std::uint64_t size);
-void window_close() noexcept;
 
 // gasnet_exit's path, also run when another rank's exit notice arrives (core.cpp).
 [[noreturn]] void exit_job(int code) noexcept;

@@ -41,8 +41,8 @@ void teardown(Runtime &r) {
   for (GroupRecord &g : r.groups.groups)
     if (g.state == GroupState::committed)
       collectives::drop(g);
-  engine_stop(r, kFrontGaspi); // the last front end tears the engine down
-  r.node.set_stopping(false);  // for the next life
+  engine_stop(kFrontGaspi);   // the last front end tears the engine down
+  r.node.set_stopping(false); // for the next life
 }
 
 // MPI_Finalize before gaspi_proc_term (bridge/lifecycle.hpp): GASPI is torn down
@@ -98,11 +98,11 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
     r.finalized_by_mpi = false;
     engine_on_mpi_finalize(kFrontGaspi, teardown_at_mpi_finalize);
-    gaspi_return_t rc = engine_start(r, kFrontGaspi, knobs, Deadline(wait_ms));
+    gaspi_return_t rc = engine_start(kFrontGaspi, knobs, Deadline(wait_ms));
     if (rc == GASPI_TIMEOUT && r.node.resumable())
       return rc; // spec §5.3.1: not initialised yet; the next gaspi_proc_init continues
     if (rc != GASPI_SUCCESS)
-      return engine_abandon(r, kFrontGaspi, rc);
+      return engine_abandon(kFrontGaspi, rc);
     if (!overruled.empty()) // one line, after set_rank so that it names the rank
       log::notice("configuration overruled (proposed -> granted): %s", overruled.c_str());
     r.queues.reset(r.config.queue_num, r.config.queue_size_max);
@@ -114,7 +114,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     all.tag = r.groups.next_tag(all.members);
     all.state = GroupState::committed;
     if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS)
-      return engine_abandon(r, kFrontGaspi, area);
+      return engine_abandon(kFrontGaspi, area);
     stats::start(r.nranks); // per-rank counter arrays, all counters zero
     r.initialized.store(true, std::memory_order_release);
     return GASPI_SUCCESS;

@@ -275,40 +275,13 @@ gaspi_return_t Window::get(void *dst, int rank, std::uint64_t offset, std::uint6
   return flush_locked(rank); // also completes the puts before it: count them
 }
 
-gaspi_return_t Window::rget(void *dst, int rank, std::uint64_t offset, std::uint64_t size, Requests &requests) {
+gaspi_return_t Window::get_nb(void *dst, int rank, std::uint64_t offset, std::uint64_t size, std::uint64_t &ticket) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
-  return in_chunks(size, [&](std::uint64_t done, int n) {
-    MPI_Request r = MPI_REQUEST_NULL;
-    HYGASPI_TRY(
-        HYGASPI_MPI(MPI_Rget(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_, &r)));
-    requests.push_back(r);
-    return GASPI_SUCCESS;
-  });
-}
-
-gaspi_return_t Window::test(Requests &requests, bool &done) {
-  done = true;
-  if (requests.empty())
-    return GASPI_SUCCESS;
-  int flag = 0;
-  {
-    auto lock = env_->lock();
-    HYGASPI_TRY(
-        HYGASPI_MPI(MPI_Testall(static_cast<int>(requests.size()), requests.data(), &flag, MPI_STATUSES_IGNORE)));
-  }
-  done = flag != 0;
-  if (done)
-    requests.clear();
-  return GASPI_SUCCESS;
-}
-
-gaspi_return_t Window::wait(Requests &requests) {
-  if (requests.empty())
-    return GASPI_SUCCESS;
-  auto lock = env_->lock();
-  HYGASPI_TRY(HYGASPI_MPI(MPI_Waitall(static_cast<int>(requests.size()), requests.data(), MPI_STATUSES_IGNORE)));
-  requests.clear();
+  HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
+    return HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_));
+  }));
+  ticket = targets_[static_cast<std::size_t>(rank)].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
   return GASPI_SUCCESS;
 }
 

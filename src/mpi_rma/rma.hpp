@@ -123,7 +123,6 @@ private:
 // Remote completion of puts is counted per target: put() returns a ticket, and flush(rank) completes
 // every put issued before it, so a sync of many handles to one target flushes it once and a put
 // that an earlier flush covered completes without an MPI call (docs/COMPATIBILITY.md, "GASNet-1").
-using Requests = std::vector<MPI_Request>;
 
 class Window {
 public:
@@ -143,12 +142,10 @@ public:
                      std::uint64_t &ticket);
   // A blocking get (MPI_Get + flush).
   gaspi_return_t get(void *dst, int rank, std::uint64_t offset, std::uint64_t size);
-  // A request-based get (MPI_Rget, one request per chunk), completed by test() or wait().
-  gaspi_return_t rget(void *dst, int rank, std::uint64_t offset, std::uint64_t size, Requests &requests);
-  // True when every request completed (they are then gone from `requests`); never blocks.
-  gaspi_return_t test(Requests &requests, bool &done);
-  gaspi_return_t wait(Requests &requests);
-  // Completes every put to rank issued so far (MPI_Win_flush), unless a flush already passed ticket.
+  // A get that completes at the next flush of `rank` (MPI_Get): the ticket that flush passes.
+  gaspi_return_t get_nb(void *dst, int rank, std::uint64_t offset, std::uint64_t size, std::uint64_t &ticket);
+  // Completes every put and get to rank issued so far (MPI_Win_flush), unless a flush already
+  // passed ticket.
   gaspi_return_t flush(int rank, std::uint64_t ticket = ~std::uint64_t{0});
   [[nodiscard]] bool flushed(int rank, std::uint64_t ticket) const noexcept {
     return targets_[static_cast<std::size_t>(rank)].completed.load(std::memory_order_acquire) >= ticket;

@@ -1,0 +1,72 @@
+// The front ends' view of the engine (bridge/engine.hpp), answered from the runtime.
+#include "bridge/engine.hpp"
+
+#include <cstdlib>
+#include <unordered_map>
+
+#include "bridge/lifecycle.hpp"
+#include "bridge/runtime.hpp"
+
+namespace hygaspi::engine {
+
+std::uint32_t rank() noexcept { return rt().rank; }
+std::uint32_t size() noexcept { return rt().nranks; }
+bool spans_nodes() noexcept { return rt().peers.spans_nodes(); }
+std::uint32_t node_size() noexcept { return rt().peers.node_size(); }
+bool mpi_job() noexcept { return rt().mpi.active(); }
+bool alive(GlobalRank r) noexcept { return rt().alive(r); }
+const WaitPolicy &wait_policy() noexcept { return rt().node.wait_policy(); }
+const Knobs &knobs() noexcept { return rt().knobs; }
+std::mutex &lifecycle() noexcept { return rt().lifecycle; }
+bool start_resumable() noexcept { return rt().node.resumable(); }
+
+std::vector<std::uint32_t> node_firsts() {
+  const Runtime &r = rt();
+  std::vector<std::uint32_t> out(r.nranks, 0);
+  if (!r.mpi.active()) // hygaspi-run, or alone: one node
+    return out;
+  std::unordered_map<int, std::uint32_t> first; // node id -> its lowest rank
+  for (std::uint32_t n = 0; n < r.nranks; ++n)
+    out[n] = first.try_emplace(r.mpi.node_of[n], n).first->second;
+  return out;
+}
+
+gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size) {
+  Runtime &r = rt();
+  if (const gaspi_return_t rc = r.segments.create(id, size, 0, nullptr, 0); rc != GASPI_SUCCESS)
+    return rc;
+  for (std::uint32_t n = 0; n < r.nranks; ++n)
+    if (const gaspi_return_t rc = r.segments.register_with(id, r.peers[GlobalRank{n}]); rc != GASPI_SUCCESS)
+      return rc;
+  return GASPI_SUCCESS;
+}
+
+char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noexcept {
+  Runtime &r = rt();
+  const Peer &p = r.peers[target];
+  const shm::MappedSegment *m = p.kind == PeerKind::self  ? r.segments.local(id)
+                                : p.kind == PeerKind::shm ? r.node.lookup(p.node, id)
+                                                          : nullptr;
+  if (m == nullptr || m->data == nullptr)
+    return nullptr;
+  if (size_out != nullptr)
+    *size_out = m->size;
+  return m->data;
+}
+
+void forget_segment_name(std::uint32_t id) noexcept { rt().node.unlink_segment_name(id); }
+
+void abort_job(int code, const std::function<bool(std::uint32_t)> &spare) noexcept {
+  Runtime &r = rt();
+  r.node.end_job(code);
+  if (!r.mpi.active())
+    for (std::uint32_t n = 0; n < r.nranks; ++n) {
+      const Peer &p = r.peers[GlobalRank{n}];
+      if (p.kind == PeerKind::shm && !spare(n))
+        (void)r.node.kill(p.node); // an intended death
+    }
+  engine_abort(code);
+  std::_Exit(code);
+}
+
+} // namespace hygaspi::engine

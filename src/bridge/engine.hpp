@@ -1,0 +1,58 @@
+// The engine as a front end sees it: the job, segments addressed by (rank, segment id), and the end
+// of the job. A front end (src/gasnet; src/gaspi is being moved over) includes this header and the
+// other bridge/ headers that name no transport, never shm/ or mpi_rma/ and never Runtime: which
+// transport reaches a rank is decided here, once, from the peer table (tests/lint/facade.py checks
+// the includes).
+#pragma once
+#include <GASPI.h>
+
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <vector>
+
+#include "core/knobs.hpp"
+#include "core/ranks.hpp"
+#include "core/wait.hpp"
+
+namespace hygaspi::engine {
+
+// ---- the job (valid once the engine started: engine_start)
+std::uint32_t rank() noexcept;
+std::uint32_t size() noexcept;
+// Some rank lives on another node (MPI carries part of the traffic).
+bool spans_nodes() noexcept;
+// The ranks of this rank's node (1 where every rank is a node of its own).
+std::uint32_t node_size() noexcept;
+// MPI runs (the job was started by mpirun, or the program started MPI itself).
+bool mpi_job() noexcept;
+// For every rank, its node, named by the node's lowest rank: all 0 on one node.
+std::vector<std::uint32_t> node_firsts();
+// What this rank knows of `r`'s life: a node peer's from the job block, another node's from what
+// this rank saw itself (a kill, a failed transfer).
+bool alive(GlobalRank r) noexcept;
+const WaitPolicy &wait_policy() noexcept;
+const Knobs &knobs() noexcept;
+// Serialises the front ends' init, attach and exit (Runtime::lifecycle).
+std::mutex &lifecycle() noexcept;
+// A start that returned GASPI_TIMEOUT may be called again (hygaspi-run: peers still arriving).
+bool start_resumable() noexcept;
+
+// ---- segments: an engine segment is named by its id (core/limits.hpp) on every rank.
+// Creates this rank's segment `id` of `size` bytes and registers it with every rank, so that any
+// rank may reach it (put, get, atomics, AM Long payloads).
+gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size);
+// Where this process maps rank `r`'s segment `id` (its own, or a node peer's, mapped here on first
+// use), or nullptr when `r` is reached over MPI or has no such segment. `size_out` gets its size.
+char *mapping(GlobalRank r, std::uint32_t id, std::uint64_t *size_out = nullptr) noexcept;
+// Every node peer has mapped this rank's segment `id` (after a barrier): its name can go, so that
+// a crash leaves nothing in /dev/shm.
+void forget_segment_name(std::uint32_t id) noexcept;
+
+// ---- the end of the job
+// Ends the job at once with `code`: written to this rank's job slot (hygaspi-run reports it), node
+// peers for which `spare(rank)` is false are killed where no MPI runs (under mpirun, MPI_Abort ends
+// every process), then the process ends with `code`.
+[[noreturn]] void abort_job(int code, const std::function<bool(std::uint32_t)> &spare) noexcept;
+
+} // namespace hygaspi::engine

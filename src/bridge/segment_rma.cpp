@@ -1,0 +1,131 @@
+// RMA on engine segments by (rank, segment id): a copy on a node, MPI on the segment's window
+// across nodes (bridge/segment_rma.hpp).
+#include "bridge/segment_rma.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <cstring>
+
+#include "bridge/engine.hpp"
+#include "bridge/runtime.hpp"
+
+namespace hygaspi::engine {
+
+namespace {
+
+using Window = mpi::Window;
+
+// One window per segment id, opened collectively and never destroyed: other threads may still
+// use it as the process exits (core/no_destroy.hpp explains why nothing is torn down then).
+std::array<std::atomic<Window *>, limits::kSegmentSlots> g_windows{};
+
+Window *window_of(std::uint32_t id) noexcept {
+  return id < g_windows.size() ? g_windows[id].load(std::memory_order_acquire) : nullptr;
+}
+
+// A copy of n bytes, scalars as one load and one store: clients move single values this way, and
+// a call to memcpy for 8 bytes costs more than the rest of the path.
+inline void copy(void *to, const void *from, std::size_t n) noexcept {
+  switch (n) {
+  case 1:
+    std::memcpy(to, from, 1);
+    return;
+  case 2:
+    std::memcpy(to, from, 2);
+    return;
+  case 4:
+    std::memcpy(to, from, 4);
+    return;
+  case 8:
+    std::memcpy(to, from, 8);
+    return;
+  default:
+    std::memcpy(to, from, n);
+  }
+}
+
+} // namespace
+
+void Completion::add(std::uint32_t segment, GlobalRank target, std::uint64_t ticket) {
+  for (auto &p : pending_)
+    if (p.segment == segment && p.rank == target.value()) {
+      p.ticket = std::max(p.ticket, ticket); // tickets grow: the last one covers the earlier
+      return;
+    }
+  pending_.push_back(Pending{segment, target.value(), ticket});
+}
+
+void Completion::merge(Completion &other) {
+  for (const Pending &p : other.pending_)
+    add(p.segment, GlobalRank{p.rank}, p.ticket);
+  other.pending_.clear();
+}
+
+gaspi_return_t Completion::settle() {
+  gaspi_return_t rc = GASPI_SUCCESS;
+  for (const Pending &p : pending_) {
+    Window *w = window_of(p.segment);
+    if (w == nullptr || w->flush(rt().peers[GlobalRank{p.rank}].mpi.value(), p.ticket) != GASPI_SUCCESS)
+      rc = GASPI_ERROR;
+  }
+  pending_.clear();
+  return rc;
+}
+
+gaspi_return_t open_window(std::uint32_t id, void *base, std::uint64_t size) {
+  Runtime &r = rt();
+  if (!r.peers.spans_nodes() || id >= g_windows.size())
+    return r.peers.spans_nodes() ? GASPI_ERROR : GASPI_SUCCESS;
+  if (g_windows[id].load() != nullptr)
+    return GASPI_ERROR; // one window per segment id for the life of the process
+  auto *w = new Window;
+  const auto kind = r.knobs.gasnet_dynamic_window ? Window::Kind::dynamic : Window::Kind::regular;
+  if (w->open(r.mpi, kind, base, size) != GASPI_SUCCESS) {
+    delete w;
+    return GASPI_ERROR;
+  }
+  g_windows[id].store(w, std::memory_order_release);
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t put(GlobalRank target, std::uint32_t id, std::uint64_t offset, const void *local, std::size_t n,
+                   Complete complete, Completion *pending) {
+  if (char *mapped = mapping(target, id)) {
+    copy(mapped + offset, local, n);
+    return GASPI_SUCCESS;
+  }
+  Window *w = window_of(id);
+  if (w == nullptr)
+    return GASPI_ERROR;
+  const int mpi_rank = rt().peers[target].mpi.value();
+  const Window::Complete c = pending == nullptr || complete == Complete::remote ? Window::Complete::remote
+                             : complete == Complete::local                      ? Window::Complete::local
+                                                                                : Window::Complete::none;
+  std::uint64_t ticket = 0;
+  const gaspi_return_t rc = w->put(mpi_rank, offset, local, n, c, ticket);
+  if (rc == GASPI_SUCCESS && c != Window::Complete::remote)
+    pending->add(id, target, ticket);
+  return rc;
+}
+
+gaspi_return_t get(void *local, GlobalRank target, std::uint32_t id, std::uint64_t offset, std::size_t n,
+                   Completion *pending) {
+  if (const char *mapped = mapping(target, id)) {
+    copy(local, mapped + offset, n);
+    return GASPI_SUCCESS;
+  }
+  Window *w = window_of(id);
+  if (w == nullptr)
+    return GASPI_ERROR;
+  const int mpi_rank = rt().peers[target].mpi.value();
+  if (pending == nullptr)
+    return w->get(local, mpi_rank, offset, n);
+  std::uint64_t ticket = 0;
+  const gaspi_return_t rc = w->get_nb(local, mpi_rank, offset, n, ticket);
+  if (rc == GASPI_SUCCESS)
+    pending->add(id, target, ticket);
+  return rc;
+}
+
+} // namespace hygaspi::engine

@@ -1,0 +1,64 @@
+// RMA on engine segments addressed by (rank, segment id, offset), for the front ends whose segments
+// are made collectively (GASNet's attach; GASNet-EX's segment): one home for their MPI windows and
+// one completion object for what is still in flight.
+//
+// The route is decided here, per call, from the segment's mapping: a segment this process maps
+// (its own, a node peer's) is a copy that completes before the call returns; any other is reached
+// with MPI RMA on the segment's window, which open_window makes collectively: a regular window
+// (MPI_Win_create, far cheaper than a dynamic one across hosts: docs/PLATFORM.md), or a dynamic one
+// where the knob HYGASPI_GASNET_DYNAMIC_WINDOW asks for it.
+//
+// Completion: every MPI put and get takes a ticket of its target, and an MPI_Win_flush of the
+// target completes every ticket issued before it, at both ends (MPI-3.1 §11.5.4). A Completion
+// keeps the highest ticket per target; settling it flushes each target that no flush has passed
+// yet. So many transfers to one target cost one flush.
+#pragma once
+#include <GASPI.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/ranks.hpp"
+
+namespace hygaspi::engine {
+
+class Completion {
+public:
+  [[nodiscard]] bool empty() const noexcept { return pending_.empty(); }
+  void add(std::uint32_t segment, GlobalRank target, std::uint64_t ticket);
+  // Takes over what `other` waits for (`other` is then empty).
+  void merge(Completion &other);
+  // Completes everything this object waits for (flushes, each bounded by MPI progress here and at
+  // the target, never by the client). GASPI_ERROR when MPI failed; the object is then empty anyway.
+  gaspi_return_t settle();
+
+private:
+  struct Pending {
+    std::uint32_t segment; // whose window
+    std::uint32_t rank;    // global rank of the target
+    std::uint64_t ticket;  // the highest ticket to complete
+  };
+  std::vector<Pending> pending_;
+};
+
+// What a put completes before it returns (the rest: at settle).
+enum class Complete {
+  none,   // nothing: the source must stay untouched until settle
+  local,  // the source may be reused
+  remote, // the data is at the target
+};
+
+// Opens segment `id`'s window over every rank's segment `id` (collective over every rank of an
+// MPI job; nothing to do on one node). `base`, `size`: this rank's segment (size 0: none).
+gaspi_return_t open_window(std::uint32_t id, void *base, std::uint64_t size);
+
+// [offset, +n) of `target`'s segment `id` from or to `local`. `pending` nullptr: complete at return;
+// else what is left goes there (a get: all of it; a put: beyond `complete`). The caller checked the
+// range against the segment. GASPI_ERROR when MPI failed or no window reaches the target.
+gaspi_return_t put(GlobalRank target, std::uint32_t id, std::uint64_t offset, const void *local, std::size_t n,
+                   Complete complete, Completion *pending);
+gaspi_return_t get(void *local, GlobalRank target, std::uint32_t id, std::uint64_t offset, std::size_t n,
+                   Completion *pending);
+
+} // namespace hygaspi::engine
