@@ -4,7 +4,9 @@
  * signal in one message"). At the end rank 0 gathers every block with gex_RMA_GetNB and compares it,
  * bit for bit, with a serial run.
  * Run: hygaspi-run -n 4 ./ex_heat   (or mpirun -np 4 ./ex_heat, or ./ex_heat alone) */
-#define GASNET_PAR
+#if !defined(GASNET_SEQ) && !defined(GASNET_PARSYNC) && !defined(GASNET_PAR)
+#define GASNET_PAR /* unless the build names the mode, as GASNet's makefile fragments do */
+#endif
 #include <gasnetex.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -220,6 +220,25 @@ else
   ko "pkg-config --cflags --libs gasnet-hygaspi-par: build"
 fi
 
+# A GASNet-EX client (examples/ex_heat.c) with the same variables: gasnetex.h is installed beside
+# gasnet.h and needs nothing else.
+echo "== GASNet-EX client (examples/ex_heat.c) with the GASNET_* variables"
+# shellcheck disable=SC2046
+if $(gasnet_var GASNET_CC) $(gasnet_var GASNET_CPPFLAGS) $(gasnet_var GASNET_CFLAGS) "${gcflags[@]}" \
+     -c "$here/../../examples/ex_heat.c" -o "$tmp/ex_heat.o" &&
+   $(gasnet_var GASNET_LD) -o "$tmp/ex_heat" "$tmp/ex_heat.o" $(gasnet_var GASNET_LIBS); then
+  "$prefix/bin/hygaspi-run" -n 2 --timeout 60 -- "$tmp/ex_heat" >"$tmp/ex_heat.out" 2>&1
+  rc=$?
+  sed "s/^/    /" "$tmp/ex_heat.out"
+  if [ $rc -eq 0 ] && grep -q '^ex_heat: 2 ranks, 8192 cells, 500 steps: correct' "$tmp/ex_heat.out"; then
+    ok "GASNet-EX client: builds and runs on 2 ranks"
+  else
+    ko "GASNet-EX client: exited with $rc or computed a wrong result"
+  fi
+else
+  ko "GASNet-EX client: build"
+fi
+
 # A GASNet client's Makefile: only the fragment's variables. `make vars` shows what they became.
 mkdir -p "$tmp/mk"
 cat >"$tmp/mk/Makefile" <<'MAKEFILE'
