@@ -200,7 +200,8 @@ gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head
                static_cast<unsigned long long>(kRingMessageMax));
     return GASPI_ERR_INV_SIZE;
   }
-  for (std::uint64_t looks = 0;; ++looks) {
+  Backoff backoff;
+  for (;;) {
     if (push(peer, lane, head, head_size, body, body_size))
       return GASPI_SUCCESS;
     // Full (or not open yet): serve our own lanes, so that whoever fills ours can go on.
@@ -209,8 +210,7 @@ gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head
       log::error("rank %u died: an active message to it cannot be delivered", peer.global.value());
       return GASPI_ERROR;
     }
-    if (!served && looks > 256)
-      sched_yield();
+    backoff.pause(r.node.wait_policy(), served, sleep); // the receiver rings nothing when it frees room
   }
 }
 

@@ -1,12 +1,13 @@
-// The one wait engine (docs/DESIGN.md "Waits and timeouts"). Every GASPI call that waits with a
-// timeout waits here (notify_waitsome, passive send and receive, collectives, atomics and kills
-// over MPI, credit waits, the node handshake of gaspi_proc_init): spin briefly, then sched_yield,
-// then sleep, with a deadline (spec §3.9: GASPI_BLOCK waits forever, GASPI_TEST makes one step,
-// anything else is milliseconds) and a health check at a bounded interval (a dead partner,
-// gaspi_proc_term in another thread). The waits that have no GASPI timeout loop elsewhere, and
-// docs/DESIGN.md lists them: GASNet's GASNET_BLOCKUNTIL and internal waits (the same policy, in
-// gasnet_hyg_block_step), gaspi_wait's MPI_Win_flush_all, short lock waits, and term's wait for
-// the calls in flight.
+// The one wait engine (docs/DESIGN.md "Waits and timeouts"). Every wait of the library waits here
+// (notify_waitsome, passive send and receive, collectives, atomics and kills over MPI, credit
+// waits, the node handshake of init, term's wait for the calls in flight, GASNet's exit): spin
+// briefly, then sched_yield, then sleep, with a deadline (spec §3.9: GASPI_BLOCK waits forever,
+// GASPI_TEST makes one step, anything else is milliseconds) and a health check at a bounded
+// interval (a dead partner, gaspi_proc_term in another thread). A wait whose loop its caller owns
+// (a client's GASNET_BLOCKUNTIL, which loops in the client's code; an AM sender that keeps serving
+// while a lane is full) takes the same phases one look at a time from Backoff. What loops
+// elsewhere: the progress thread's service loop, short lock waits, and the GASPI threads barrier
+// (a futex wait among the threads of one process).
 //
 // core knows neither transport, so what a wait needs from them is passed in:
 //  - progress: one step of a transport that needs this CPU to move (MPI has no asynchronous
@@ -127,6 +128,33 @@ public:
 
 private:
   std::chrono::nanoseconds next_ = kFirstNap;
+};
+
+// wait_until's phases one look at a time, for a loop the caller owns: pause() after every look that
+// found nothing. `served` (the look did something: a peer is active) sends the wait back to
+// spinning, as in wait_until; past the spin and yield phases it naps `sleep(ns)`, kFirstNap doubling
+// to kLongestNap, since what it waits for may ring nothing. A new wait starts with restart().
+class Backoff {
+public:
+  void restart() noexcept { idle_ = 0; }
+  template <class Sleep> void pause(const WaitPolicy &policy, bool served, Sleep &&sleep) {
+    if (served) {
+      idle_ = 0;
+      return;
+    }
+    ++idle_;
+    if (idle_ <= policy.spin) {
+      cpu_relax();
+    } else if (idle_ <= policy.spin + policy.yields) {
+      sched_yield();
+    } else {
+      const std::int64_t doublings = std::min<std::int64_t>(idle_ - policy.spin - policy.yields - 1, 4);
+      sleep(std::min<std::chrono::nanoseconds>(kLongestNap, kFirstNap * (std::int64_t{1} << doublings)));
+    }
+  }
+
+private:
+  std::int64_t idle_ = 0;
 };
 
 // Waits until ready(). Returns GASPI_SUCCESS when ready() was true, GASPI_TIMEOUT at the deadline

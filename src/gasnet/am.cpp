@@ -357,25 +357,13 @@ int gasnet_AMPoll(void) {
 
 void gasnet_hyg_block_step(unsigned looks) {
   require_may_communicate("GASNET_BLOCKUNTIL");
-  // The engine's wait policy (core/wait.hpp): spin while a core is ours, then yield, then sleep on
-  // the inbox doorbell, which every node sender rings. A sleep is bounded (kLongestNap): the
-  // condition may also change by a put, and MPI traffic rings nothing.
-  HYG_FAST_TLS thread_local std::int64_t idle = 0;
+  // The engine's wait policy, one look at a time (core/wait.hpp Backoff): spin while a core is
+  // ours, then yield, then sleep on the inbox doorbell, which every node sender rings. A sleep is
+  // bounded: the condition may also change by a put, and MPI traffic rings nothing.
+  HYG_FAST_TLS thread_local Backoff backoff;
   if (looks <= 1)
-    idle = 0; // a new wait
-  if (poll()) {
-    idle = 0;
-    return;
-  }
-  const WaitPolicy &policy = engine::wait_policy();
-  if (++idle <= policy.spin)
-    cpu_relax();
-  else if (idle <= policy.spin + policy.yields)
-    sched_yield();
-  else // naps that grow from kFirstNap, as the engine's (messages over MPI ring no doorbell)
-    am::sleep(std::min<std::chrono::nanoseconds>(
-        kLongestNap,
-        kFirstNap * (std::int64_t{1} << std::min<std::int64_t>(idle - policy.spin - policy.yields - 1, 4))));
+    backoff.restart(); // a new wait
+  backoff.pause(engine::wait_policy(), poll(), am::sleep);
 }
 
 int gasnet_AMGetMsgSource(gasnet_token_t token, gasnet_node_t *srcindex) {

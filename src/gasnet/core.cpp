@@ -11,7 +11,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <thread>
 #include <unordered_map>
 
 #include "bridge/am_channel.hpp"
@@ -201,6 +200,9 @@ void follow_remote_exit() noexcept {
   exit_job(s.exit_code.load());
 }
 
+// How long gasnet_exit waits for every node to join its exit before it ends the job itself.
+constexpr std::uint64_t kExitJoinMs = 500;
+
 // gasnet_exit's work. Returns only when the job ended cleanly (every node exits): the caller then
 // ends the process with `code`, or, at process exit, lets it end.
 static void leave_job(int code) noexcept {
@@ -223,7 +225,6 @@ static void leave_job(int code) noexcept {
     // all of them to join (the usual barrier-then-exit), up to half a second.
     std::vector<bool> told(s.nodes, false);
     told[s.mynode] = true;
-    const auto give_up = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
     AmHead h{};
     h.category = kShort;
     h.handler = kHandlerExit;
@@ -231,19 +232,20 @@ static void leave_job(int code) noexcept {
     h.nargs = 1;
     const gasnet_handlerarg_t arg = code;
     const Wire notice = encode(h, &arg, 0);
-    for (;;) {
-      collective = true;
+    auto all_joined = [&] {
+      bool all = true;
       for (gasnet_node_t n = 0; n < s.nodes; ++n) {
         if (!told[n])
           told[n] = am::try_send(GlobalRank{n}, am::Lane::request, notice.bytes, notice.size) == GASPI_SUCCESS;
         const bool gone = !engine::alive(GlobalRank{n});
-        collective &= told[n] && (s.exiting_ranks[n].load() || gone);
+        all &= told[n] && (s.exiting_ranks[n].load() || gone);
       }
-      if (collective || std::chrono::steady_clock::now() > give_up)
-        break;
-      poll(); // exit notices of the others (client handlers no longer run: am.cpp)
-      std::this_thread::sleep_for(std::chrono::microseconds(100));
-    }
+      return all;
+    };
+    // Polling serves the others' exit notices (client handlers no longer run: am.cpp).
+    collective = wait_until(
+                     all_joined, Deadline(kExitJoinMs), engine::wait_policy(), [] { return poll(); }, Nap{},
+                     kAlwaysHealthy) == GASPI_SUCCESS;
   }
   if (collective) {
     // Every node exits: a clean end. Nothing is torn down: other threads of this node may still be

@@ -6,7 +6,6 @@
 #include <cstring>
 #include <numeric>
 #include <string>
-#include <thread>
 
 #include "bridge/failures.hpp"
 #include "bridge/progress.hpp"
@@ -34,10 +33,13 @@ void teardown(Runtime &r) {
   // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
   // counted call (InFlight) has left before anything is torn down.
   r.node.set_stopping(true);
-  while (r.in_flight.load(std::memory_order_seq_cst) != 0) {
+  auto none_in_flight = [&r] { return r.in_flight.load(std::memory_order_seq_cst) == 0; };
+  auto ring_and_nap = [&r, nap = Nap{}](auto &ready, std::chrono::nanoseconds ns) mutable {
     r.node.set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
-    std::this_thread::sleep_for(std::chrono::microseconds(200));
-  }
+    return nap(ready, ns);
+  };
+  (void)wait_until(none_in_flight, Deadline(GASPI_BLOCK), r.node.wait_policy(), NoProgress{}, ring_and_nap,
+                   kAlwaysHealthy);
   for (GroupRecord &g : r.groups.groups)
     if (g.state == GroupState::committed)
       collectives::drop(g);

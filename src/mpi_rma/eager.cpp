@@ -1,10 +1,9 @@
 #include "mpi_rma/eager.hpp"
 
-#include <sched.h>
-
 #include <algorithm>
 
 #include "core/log.hpp"
+#include "core/wait.hpp"
 #include "mpi_rma/mpi_call.hpp"
 #include "mpi_rma/mpi_env.hpp"
 
@@ -77,17 +76,16 @@ void EagerReceives::arrived(unsigned lane, Arrived a) {
 bool EagerReceives::take_large(unsigned lane, int from, std::vector<char> &body) {
   // Its sender started the large message before the announcement, so MPI has it or is receiving
   // it: this wait is short, and needs nothing of this rank but MPI's own progress.
-  for (;;) {
-    Probed p = env_->probe(from, tags_[lane].large);
-    if (p.failed)
-      return false;
-    if (!p.found) {
-      sched_yield();
-      continue;
-    }
-    body.resize(static_cast<std::size_t>(p.bytes));
-    return HYGASPI_MPI(MPI_Mrecv(body.data(), p.bytes, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) == GASPI_SUCCESS;
-  }
+  Probed p;
+  auto here = [&] {
+    p = env_->probe(from, tags_[lane].large);
+    return p.found || p.failed;
+  };
+  (void)wait_until(here, Deadline(GASPI_BLOCK), WaitPolicy{}, NoProgress{}, Nap{}, kAlwaysHealthy);
+  if (p.failed)
+    return false;
+  body.resize(static_cast<std::size_t>(p.bytes));
+  return HYGASPI_MPI(MPI_Mrecv(body.data(), p.bytes, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) == GASPI_SUCCESS;
 }
 
 bool EagerReceives::drain_unmatched(unsigned lane) {
