@@ -16,7 +16,6 @@ std::uint32_t node_size() noexcept { return rt().peers.node_size(); }
 bool mpi_job() noexcept { return rt().mpi.active(); }
 bool alive(GlobalRank r) noexcept { return rt().alive(r); }
 const WaitPolicy &wait_policy() noexcept { return rt().node.wait_policy(); }
-const Knobs &knobs() noexcept { return rt().knobs; }
 std::mutex &lifecycle() noexcept { return rt().lifecycle; }
 bool start_resumable() noexcept { return rt().node.resumable(); }
 

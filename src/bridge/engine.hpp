@@ -11,7 +11,6 @@
 #include <mutex>
 #include <vector>
 
-#include "core/knobs.hpp"
 #include "core/ranks.hpp"
 #include "core/wait.hpp"
 
@@ -32,7 +31,6 @@ std::vector<std::uint32_t> node_firsts();
 // this rank saw itself (a kill, a failed transfer).
 bool alive(GlobalRank r) noexcept;
 const WaitPolicy &wait_policy() noexcept;
-const Knobs &knobs() noexcept;
 // Serialises the front ends' init, attach and exit (Runtime::lifecycle).
 std::mutex &lifecycle() noexcept;
 // A start that returned GASPI_TIMEOUT may be called again (hygaspi-run: peers still arriving).
