@@ -23,6 +23,8 @@
 //   reduce area and leader exchange as a reduction of that size would.
 // - Bad input (root out of the team, a data type and operation that do not go together, a size
 //   that does not match the data type) is fatal, naming the rank and the call.
+#include <sched.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstring>
@@ -429,12 +431,27 @@ bool coll_test(const char *call, gex_Event_t e, bool block) {
   if (block) {
     wait_op(call, op);
   } else {
+    // A client loop `while (gex_Event_Test(e) != GASNET_OK) {}` is a wait the library cannot see:
+    // past the engine's spin phase each NOT_READY answer about one event yields the core, as
+    // gasnet_barrier_try does (barrier.cpp), or ranks oversubscribed on few cores starve the ones
+    // they wait for.
+    HYG_FAST_TLS thread_local const CollOp *t_tested = nullptr;
+    HYG_FAST_TLS thread_local std::int64_t t_not_ready = 0;
     require_may_communicate(call);
     (void)poll();
-    std::lock_guard lock(coll_lock());
-    advance_all();
-    if (!op->complete)
+    bool done = false;
+    {
+      std::lock_guard lock(coll_lock());
+      advance_all();
+      done = op->complete;
+    }
+    if (!done) {
+      t_not_ready = t_tested == op ? t_not_ready + 1 : 1;
+      t_tested = op;
+      if (t_not_ready > rt().node.wait_policy().spin)
+        sched_yield();
       return false;
+    }
   }
   release(op);
   return true;
