@@ -33,6 +33,7 @@
 
 #include "bridge/runtime.hpp"
 #include "core/wait.hpp"
+#include "shm/doorbell.hpp"
 #include "gasnet/ex_coll.hpp"
 
 using namespace hygaspi;
@@ -384,7 +385,11 @@ void wait_op(const char *call, CollOp *op) {
     return op->complete;
   };
   auto progress = [] { return poll(); }; // handlers run, MPI moves, a remote gasnet_exit is followed
-  (void)wait_until(ready, Deadline(kTimeoutBlock), rt().node.wait_policy(), progress, Nap{}, [] { return true; });
+  // Sleeps on this rank's doorbell, which node members ring at each collective signal; AMs and MPI
+  // traffic ring nothing there, and the engine bounds each sleep by a nap (kLongestNap) since it
+  // drives progress.
+  (void)wait_until(ready, Deadline(kTimeoutBlock), rt().node.wait_policy(), progress,
+                   shm::DoorbellSleep{rt().node.my_block().bell}, [] { return true; });
 }
 
 void release(CollOp *op) {
