@@ -8,7 +8,10 @@
  * non-blocking barrier. Its limits:
  *  - active messages and RMA need gex_Segment_Attach (or gasnet_attach) first: it opens the AM
  *    inbox, and a call made before fails fatally, naming the call;
- *  - the only team is the primordial one; one gex_Coll_BarrierNB is outstanding at a time;
+ *  - teams: the primordial one and those of gex_TM_Split (no client scratch is needed: the size
+ *    queries return 0); collectives (barrier, broadcast, reductions) run on the engine's
+ *    hierarchical collectives; GEX_DT_USER elements are at most 32 KiB (GEX_OP_USER_NC: 32 KiB
+ *    over the team's size);
  *  - GEX_FLAG_IMMEDIATE is accepted and never makes a call a "no op"; the flags marked
  *    [UNIMPLEMENTED] in [GEX] are refused;
  *  - a Medium or Long payload is locally complete when its call returns, whatever lc_opt asks.
@@ -104,6 +107,10 @@ typedef struct {
 #define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 21)
 #define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
 #define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 24)
+#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 25)
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 26)
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 27) /* deprecated [GEX]: warns once */
+#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 28)
 
 /* ---- the job [GEX "Job rank", "Neighborhood and Host"] */
 gex_Rank_t gex_System_QueryJobRank(void);
@@ -280,8 +287,65 @@ typedef gasnet_hsl_t gex_HSL_t;
 #define gex_HSL_Unlock gasnet_hsl_unlock
 #define gex_HSL_Trylock gasnet_hsl_trylock
 
-/* ---- collectives: the barrier (the GASNet-1 barrier, anonymous) */
+/* ---- teams [GEX "Operations on gex_TM_t"; gex_TM_Destroy from the "[PROPOSED]" section] */
+size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, void *scratch_addr, size_t scratch_size,
+                    gex_Flags_t flags);
+int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags);
+
+/* ---- data types and opcodes for reductions (and atomics) [GEX "Data types", "Operation codes"]:
+ * one bit each, so that any of them combine by bitwise OR without loss. */
+typedef uint32_t gex_DT_t;
+#define GEX_DT_I32 ((gex_DT_t)1u << 0)
+#define GEX_DT_U32 ((gex_DT_t)1u << 1)
+#define GEX_DT_I64 ((gex_DT_t)1u << 2)
+#define GEX_DT_U64 ((gex_DT_t)1u << 3)
+#define GEX_DT_FLT ((gex_DT_t)1u << 4)
+#define GEX_DT_DBL ((gex_DT_t)1u << 5)
+#define GEX_DT_USER ((gex_DT_t)1u << 6)
+/* A non-fetching opcode's fetching variant is the same bit 12 places up. */
+typedef uint32_t gex_OP_t;
+#define GEX_OP_ADD ((gex_OP_t)1u << 0)
+#define GEX_OP_SUB ((gex_OP_t)1u << 1)
+#define GEX_OP_MULT ((gex_OP_t)1u << 2)
+#define GEX_OP_MIN ((gex_OP_t)1u << 3)
+#define GEX_OP_MAX ((gex_OP_t)1u << 4)
+#define GEX_OP_INC ((gex_OP_t)1u << 5)
+#define GEX_OP_DEC ((gex_OP_t)1u << 6)
+#define GEX_OP_AND ((gex_OP_t)1u << 7)
+#define GEX_OP_OR ((gex_OP_t)1u << 8)
+#define GEX_OP_XOR ((gex_OP_t)1u << 9)
+#define GEX_OP_SET ((gex_OP_t)1u << 10)
+#define GEX_OP_CAS ((gex_OP_t)1u << 11)
+#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)((op) << 12))
+#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> 12))
+#define GEX_OP_FADD GEX_OP_TO_FETCHING(GEX_OP_ADD)
+#define GEX_OP_FSUB GEX_OP_TO_FETCHING(GEX_OP_SUB)
+#define GEX_OP_FMULT GEX_OP_TO_FETCHING(GEX_OP_MULT)
+#define GEX_OP_FMIN GEX_OP_TO_FETCHING(GEX_OP_MIN)
+#define GEX_OP_FMAX GEX_OP_TO_FETCHING(GEX_OP_MAX)
+#define GEX_OP_FINC GEX_OP_TO_FETCHING(GEX_OP_INC)
+#define GEX_OP_FDEC GEX_OP_TO_FETCHING(GEX_OP_DEC)
+#define GEX_OP_FAND GEX_OP_TO_FETCHING(GEX_OP_AND)
+#define GEX_OP_FOR GEX_OP_TO_FETCHING(GEX_OP_OR)
+#define GEX_OP_FXOR GEX_OP_TO_FETCHING(GEX_OP_XOR)
+#define GEX_OP_SWAP GEX_OP_TO_FETCHING(GEX_OP_SET)
+#define GEX_OP_FCAS GEX_OP_TO_FETCHING(GEX_OP_CAS)
+#define GEX_OP_CSWAP GEX_OP_FCAS /* deprecated alias [GEX] */
+#define GEX_OP_GET ((gex_OP_t)1u << 24)
+#define GEX_OP_USER ((gex_OP_t)1u << 25)
+#define GEX_OP_USER_NC ((gex_OP_t)1u << 26)
+
+/* ---- collectives [GEX "Collectives"]: non-blocking, each returns an event that gex_Event_Test/Wait
+ * synchronises; several may be outstanding over one team or several. */
+typedef void (*gex_Coll_ReduceFn_t)(const void *arg1, void *arg2_and_out, size_t count, const void *cdata);
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags);
+gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
+                                 gex_Flags_t flags);
+gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, gex_DT_t dt, size_t dt_sz,
+                                   size_t dt_cnt, gex_OP_t op, gex_Coll_ReduceFn_t user_op, void *user_cdata,
+                                   gex_Flags_t flags);
+gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_DT_t dt, size_t dt_sz, size_t dt_cnt,
+                                   gex_OP_t op, gex_Coll_ReduceFn_t user_op, void *user_cdata, gex_Flags_t flags);
 
 /* ---- the AM names, M = 0..16: each casts its arguments (gasnet.h's gasnet_hyg_A<M>) and counts
  * them. Without M, the count comes from the arguments. */

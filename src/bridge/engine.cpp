@@ -6,6 +6,7 @@
 
 #include "bridge/lifecycle.hpp"
 #include "bridge/runtime.hpp"
+#include "shm/doorbell.hpp"
 
 namespace hygaspi::engine {
 
@@ -16,6 +17,9 @@ std::uint32_t node_size() noexcept { return rt().peers.node_size(); }
 bool mpi_job() noexcept { return rt().mpi.active(); }
 bool alive(GlobalRank r) noexcept { return rt().alive(r); }
 const WaitPolicy &wait_policy() noexcept { return rt().node.wait_policy(); }
+bool doorbell_sleep(Step ready, std::chrono::nanoseconds ns) {
+  return shm::DoorbellSleep{rt().node.my_block().bell}(ready, ns);
+}
 std::mutex &lifecycle() noexcept { return rt().lifecycle; }
 bool start_resumable() noexcept { return rt().node.resumable(); }
 

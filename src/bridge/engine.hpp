@@ -6,6 +6,7 @@
 #pragma once
 #include <GASPI.h>
 
+#include <chrono>
 #include <cstdint>
 #include <functional>
 #include <mutex>
@@ -31,6 +32,14 @@ std::vector<std::uint32_t> node_firsts();
 // this rank saw itself (a kill, a failed transfer).
 bool alive(GlobalRank r) noexcept;
 const WaitPolicy &wait_policy() noexcept;
+// A sleeper for core/wait.hpp's wait_until: at most `ns` on this rank's doorbell, which node peers
+// ring at notifications and collective signals (AMs and MPI traffic ring nothing here).
+bool doorbell_sleep(Step ready, std::chrono::nanoseconds ns);
+struct DoorbellSleep {
+  template <class Ready> bool operator()(Ready &ready, std::chrono::nanoseconds ns) const {
+    return doorbell_sleep(Step(ready), ns);
+  }
+};
 // Serialises the front ends' init, attach and exit (Runtime::lifecycle).
 std::mutex &lifecycle() noexcept;
 // A start that returned GASPI_TIMEOUT may be called again (hygaspi-run: peers still arriving).

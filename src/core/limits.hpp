@@ -17,7 +17,12 @@ inline constexpr std::uint32_t kMaxSegments = 256; // gaspi_segment_id_t is unsi
 inline constexpr std::uint32_t kGasnetSegment = kMaxSegments;
 inline constexpr std::uint32_t kGasnetInbox = kMaxSegments + 1;
 inline constexpr std::uint32_t kSegmentSlots = kMaxSegments + 2;
-inline constexpr std::uint32_t kMaxGroups = 256;               // gaspi_group_t is unsigned char
+inline constexpr std::uint32_t kMaxGroups = 256; // gaspi_group_t is unsigned char
+// Group slots of the engine's own, beyond every gaspi_group_t (as kGasnetSegment is beyond every
+// segment id): the GASNet-EX front end's teams take slots kMaxGroups..kGroupSlots-1, so a GASPI
+// program's groups and EX teams live side by side in one process. Rank blocks hold kGroupSlots.
+inline constexpr std::uint32_t kFrontEndGroups = 64;
+inline constexpr std::uint32_t kGroupSlots = kMaxGroups + kFrontEndGroups;
 inline constexpr std::uint32_t kMaxQueues = 16;                // gaspi_queue_max, as GPI-2 (GASPI_MAX_QP)
 inline constexpr std::uint32_t kMaxQueueSize = UINT32_MAX;     // gaspi_number_t
 inline constexpr std::uint32_t kMaxNotifications = UINT32_MAX; // gaspi_notification_id_t

@@ -22,6 +22,10 @@ struct gex_hyg_Client {
 struct gex_hyg_EP {
   std::atomic<const void *> cdata{nullptr};
 };
+namespace hygaspi::gasnet::ex {
+struct Team; // its engine group and its collectives in flight (ex_coll.hpp)
+} // namespace hygaspi::gasnet::ex
+
 // A team: the primordial one (every rank, team rank = job rank, `jobranks` empty) or one that
 // gex_TM_Split made (`jobranks` lists the job rank of each team rank).
 struct gex_hyg_TM {
@@ -29,6 +33,7 @@ struct gex_hyg_TM {
   std::vector<gex_Rank_t> jobranks;
   gex_Rank_t rank = 0; // this process's rank in the team
   gex_Rank_t size = 0;
+  hygaspi::gasnet::ex::Team *coll = nullptr; // made at gex_TM_Split, or the primordial team's first collective
   [[nodiscard]] gex_Rank_t jobrank(gex_Rank_t r) const noexcept { return jobranks.empty() ? r : jobranks[r]; }
 };
 struct gex_hyg_Segment {
@@ -62,6 +67,14 @@ void require_ep(const char *call, gex_EP_t ep) noexcept;
 void require_segment(const char *call) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
+
+// Collective events (ex_coll.cpp): user-space addresses, which no GASNet-1 handle is (their bits
+// 48-63 hold a thread tag, never 0). coll_test is true (and the event consumed) once complete.
+inline bool is_coll_event(gex_Event_t e) noexcept {
+  const auto v = reinterpret_cast<std::uintptr_t>(e);
+  return v > 3 && (v >> 48) == 0;
+}
+bool coll_test(const char *call, gex_Event_t e, bool block);
 
 inline gex_Event_t to_event(gasnet_handle_t h) noexcept { return reinterpret_cast<gex_Event_t>(h); }
 inline gasnet_handle_t to_handle(gex_Event_t e) noexcept { return reinterpret_cast<gasnet_handle_t>(e); }

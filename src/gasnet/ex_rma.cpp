@@ -1,9 +1,9 @@
-// GASNet-EX RMA, events, NBI completion and access regions, and the non-blocking barrier, over the GASNet-1 extended
-// API (extended.cpp) and barrier (barrier.cpp). Every address range is checked against the
+// GASNet-EX RMA, events, NBI completion and access regions, over the GASNet-1 extended API
+// (extended.cpp); collective events are ex_coll.cpp's. Every address range is checked against the
 // target's segment here first, so that a bad one is fatal naming the gex_ call.
 //
-// Events: an RMA event is the GASNet-1 handle (the types are interoperable [GEX "Events"]); the
-// barrier's is kBarrierEvent, which no handle equals (a handle's generation bits are odd).
+// Events: an RMA event is the GASNet-1 handle (the types are interoperable [GEX "Events"]); a
+// collective's is its operation's address (is_coll_event), which no handle equals.
 #include "gasnet/ex_internal.hpp"
 
 using namespace hygaspi;
@@ -11,9 +11,6 @@ using namespace hygaspi::gasnet;
 using namespace hygaspi::gasnet::ex;
 
 namespace {
-
-const gex_Event_t kBarrierEvent = reinterpret_cast<gex_Event_t>(std::uintptr_t{2});
-std::atomic<bool> g_barrier_pending{false}; // a gex_Coll_BarrierNB not yet synchronised
 
 constexpr gex_Flags_t kRmaFlags = GEX_FLAG_IMMEDIATE | GEX_FLAG_LC_COPY_YES | GEX_FLAG_LC_COPY_NO;
 
@@ -42,22 +39,8 @@ bool test_one(const char *call, gex_Event_t e, bool block) {
     return true;
   if (e == GEX_EVENT_NO_OP)
     fatal(call, "GEX_EVENT_NO_OP cannot be tested or waited for");
-  if (e == kBarrierEvent) {
-    if (!g_barrier_pending.load(std::memory_order_acquire))
-      fatal(call, "the barrier event was synchronised already");
-    if (block) {
-      if (gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) != GASNET_OK)
-        fatal(call, "the barrier failed");
-    } else {
-      const int rc = gasnet_barrier_try(0, GASNET_BARRIERFLAG_ANONYMOUS);
-      if (rc == GASNET_ERR_NOT_READY)
-        return false;
-      if (rc != GASNET_OK)
-        fatal(call, "the barrier failed");
-    }
-    g_barrier_pending.store(false, std::memory_order_release);
-    return true;
-  }
+  if (is_coll_event(e))
+    return coll_test(call, e, block);
   if (block) {
     gasnet_wait_syncnb(to_handle(e));
     return true;
@@ -240,18 +223,6 @@ void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
 gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
   require_no_flags("gex_NBI_EndAccessRegion", flags);
   return to_event(gasnet_end_nbi_accessregion());
-}
-
-gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
-  const char *call = "gex_Coll_BarrierNB";
-  require_tm(call, tm);
-  require_segment(call);
-  require_no_flags(call, flags);
-  require_may_communicate(call);
-  if (g_barrier_pending.exchange(true, std::memory_order_acq_rel))
-    fatal(call, "a second barrier before the first one's event was synchronised (one at a time here)");
-  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
-  return kBarrierEvent;
 }
 
 } // extern "C"

@@ -14,7 +14,8 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    3; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments
+    4; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
+       // 4: engine group slots (limits::kGroupSlots)
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -147,8 +148,8 @@ struct RankBlock {
   RankHeader header;
   Doorbell bell; // rung by notifications and collective signals aimed at this rank
   SegmentEntry segments[limits::kSegmentSlots];
-  GroupFlags groups[limits::kMaxGroups]; // indexed by this rank's slot of the group
-  GroupSlot group_slots[limits::kMaxGroups];
+  GroupFlags groups[limits::kGroupSlots]; // indexed by this rank's slot of the group
+  GroupSlot group_slots[limits::kGroupSlots];
 };
 static_assert(offsetof(RankBlock, bell) == kCacheLine);
 static_assert(offsetof(RankBlock, segments) % kCacheLine == 0);

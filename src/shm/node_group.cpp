@@ -23,7 +23,7 @@ std::int32_t find_slot(Node &node, NodeGroup &g, std::uint32_t i) noexcept {
   if (cached >= 0 && slots[cached].tag.load(std::memory_order_acquire) == g.tag)
     return cached;
   cached = -1;
-  for (std::uint32_t s = 0; s < limits::kMaxGroups; ++s)
+  for (std::uint32_t s = 0; s < limits::kGroupSlots; ++s)
     if (slots[s].tag.load(std::memory_order_acquire) == g.tag) {
       cached = static_cast<std::int32_t>(s);
       break;

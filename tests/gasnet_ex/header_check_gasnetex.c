@@ -17,6 +17,12 @@ _Static_assert(GEX_AM_INDEX_BASE == 128, "client handler indices");
 _Static_assert((GEX_EC_ALL & (GEX_EC_GET | GEX_EC_PUT | GEX_EC_AM | GEX_EC_LC | GEX_EC_RMW)) ==
                    (GEX_EC_GET | GEX_EC_PUT | GEX_EC_AM | GEX_EC_LC | GEX_EC_RMW),
                "GEX_EC_ALL");
+_Static_assert((GEX_DT_I32 | GEX_DT_U32 | GEX_DT_I64 | GEX_DT_U64 | GEX_DT_FLT | GEX_DT_DBL | GEX_DT_USER) ==
+                   (GEX_DT_I32 ^ GEX_DT_U32 ^ GEX_DT_I64 ^ GEX_DT_U64 ^ GEX_DT_FLT ^ GEX_DT_DBL ^ GEX_DT_USER),
+               "GEX_DT_* combine by bitwise OR without loss");
+_Static_assert(GEX_OP_TO_FETCHING(GEX_OP_SET) == GEX_OP_SWAP && GEX_OP_TO_NONFETCHING(GEX_OP_FADD) == GEX_OP_ADD &&
+                   (GEX_OP_USER & GEX_OP_USER_NC) == 0 && (GEX_OP_GET & (GEX_OP_FXOR | GEX_OP_FCAS)) == 0,
+               "GEX_OP_* conversions");
 
 /* Every AM name expands to a well-formed call (never called: compile only). */
 void header_check_gasnetex(gex_TM_t tm, gex_Token_t t, void *p);
@@ -36,6 +42,15 @@ void header_check_gasnetex(gex_TM_t tm, gex_Token_t t, void *p) {
   (void)gex_AM_ReplyLong(t, 200, p, 4, p, &e, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16);
   e = gex_RMA_PutNB(tm, 0, p, p, 4, GEX_EVENT_DEFER, GEX_FLAG_IMMEDIATE);
   gex_Event_Wait(e);
+  gex_TM_t team = GEX_TM_INVALID;
+  (void)gex_TM_Split(&team, tm, 0, 0, NULL, 0, GEX_FLAG_TM_NO_SCRATCH);
+  (void)gex_TM_Split(NULL, tm, 0, 0, NULL, 0, GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED);
+  e = gex_Coll_BroadcastNB(team, 0, p, p, 4, 0);
+  e = gex_Coll_ReduceToOneNB(team, 0, p, p, GEX_DT_DBL, sizeof(double), 1, GEX_OP_ADD, NULL, NULL, 0);
+  e = gex_Coll_ReduceToAllNB(team, p, p, GEX_DT_USER, 3, 1, GEX_OP_USER_NC, (gex_Coll_ReduceFn_t)0, p, 0);
+  gex_Event_Wait(e);
+  gex_Memvec_t scratch;
+  (void)gex_TM_Destroy(team, &scratch, GEX_FLAG_GLOBALLY_QUIESCED);
   gex_HSL_t lock = GEX_HSL_INITIALIZER;
   gex_HSL_Lock(&lock);
   gex_HSL_Unlock(&lock);

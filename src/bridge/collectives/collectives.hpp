@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <vector>
 
 #include "bridge/collectives/group_record.hpp"
 #include "core/deadline.hpp"
@@ -29,6 +30,14 @@ gaspi_return_t publish(GroupRecord &g, std::uint64_t slot_bytes);
 void withdraw(GroupRecord &g);
 // gaspi_proc_term: drops the reduce area of a committed group.
 void drop(GroupRecord &g) noexcept;
+
+// A group of another front end (GASNet-EX teams), outside GASPI's group table: makes `g` a
+// committed group of `members` (global ranks, sorted, unique, this rank among them) in engine slot
+// `slot` (limits::kMaxGroups..kGroupSlots-1) under `tag` (the same on every member, never 0), then
+// plans and publishes it. Local: the members meet at its first collective, whose steps look again
+// until each member has published it. withdraw() closes it.
+gaspi_return_t open_group(GroupRecord &g, std::vector<gaspi_rank_t> members, std::uint32_t slot, std::uint32_t tag,
+                          std::uint64_t slot_bytes);
 
 // A collective of a broken group fails at once with GASPI_ERROR (logged).
 gaspi_return_t check_not_broken(const GroupRecord &g);

@@ -1,6 +1,7 @@
 // A group's life (commit, delete, term) and the release of its members after a failure.
 #include <algorithm>
 #include <string>
+#include <utility>
 
 #include "bridge/collectives/collective_wait.hpp"
 #include "bridge/collectives/collectives.hpp"
@@ -32,6 +33,18 @@ void plan(GroupRecord &g, std::uint32_t slot) {
       g.leaders.push_back(peer.mpi);
     }
   }
+}
+
+gaspi_return_t open_group(GroupRecord &g, std::vector<gaspi_rank_t> members, std::uint32_t slot, std::uint32_t tag,
+                          std::uint64_t slot_bytes) {
+  g.members = std::move(members);
+  const auto me = std::lower_bound(g.members.begin(), g.members.end(), static_cast<gaspi_rank_t>(rt().rank));
+  g.my_index = static_cast<std::uint32_t>(me - g.members.begin());
+  g.tag = tag;
+  g.state = GroupState::committed;
+  g.committing = false;
+  plan(g, slot);
+  return publish(g, slot_bytes);
 }
 
 gaspi_return_t publish(GroupRecord &g, std::uint64_t slot_bytes) {

@@ -1,0 +1,35 @@
+// Engine groups for the front ends that name their groups themselves (GASNet-EX teams): the
+// hierarchical barrier and allreduce of bridge/collectives/ behind an opaque handle, so that a
+// front end sees neither the group record nor the transports' step machines.
+#pragma once
+#include <GASPI.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "core/deadline.hpp"
+
+namespace hygaspi::engine {
+
+struct Group; // an engine group (bridge/collectives/group_record.hpp)
+
+// A group of `members` (global ranks, ascending, this rank among them) in engine group slot `slot`
+// (one beyond GASPI's ids: limits::kMaxGroups and up) under `tag`, which every member passes
+// alike; its reduce area holds `slot_bytes` per member. Not collective: members meet at the first
+// collective. nullptr when it cannot be made (logged).
+Group *open_group(std::vector<std::uint32_t> members, std::uint32_t slot, std::uint32_t tag, std::uint64_t slot_bytes);
+// Withdraws the group and frees it.
+void close_group(Group *g) noexcept;
+[[nodiscard]] std::uint32_t group_tag(const Group &g) noexcept;
+
+// The collectives, resumable as GASPI's (Deadline GASPI_TEST: one look; GASPI_TIMEOUT: not done
+// yet, call again). The caller serialises the collectives of one group. allreduce: acc = acc (op)
+// other by `combine`, the same function on a node and between node leaders; `bytes` at most the
+// group's slot_bytes.
+using Combine = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
+gaspi_return_t barrier(Group &g, const Deadline &deadline);
+gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
+                         const Deadline &deadline);
+
+} // namespace hygaspi::engine
