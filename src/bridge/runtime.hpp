@@ -110,4 +110,13 @@ inline gaspi_return_t route_notify(const Peer &peer, const RemoteRef &dst, std::
                       [&](auto &tx, auto to, const auto &seg) { return tx.notify(to, seg, id, value, queue); });
 }
 
+// The engine's atomic operation (core/atomic_op.hpp) on the word at `off`, aligned to its width
+// and inside `seg` (checked by the caller, as the segment's data being in shm): a CPU atomic on a
+// node peer's mapping, a request served by the target's progress on another node.
+inline gaspi_return_t route_atomic(const Peer &peer, const RemoteRef &seg, std::uint64_t off, const AtomicOp &op,
+                                   std::uint64_t &old, std::uint64_t timeout_ms) {
+  return on_transport(peer, seg,
+                      [&](auto &tx, auto to, const auto &s) { return tx.atomic(to, s, off, op, old, timeout_ms); });
+}
+
 } // namespace hygaspi

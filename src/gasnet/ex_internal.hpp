@@ -63,6 +63,14 @@ void require_segment(const char *call) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
 
+// Remote atomics (ex_ad.cpp). An atomic's event is none of the GASNet-1 handles (ad_event tells);
+// ad_event_test is test_one's for it (ex_rma.cpp). ad_nbi_test/wait complete this thread's NBI
+// atomics of the categories in `mask`: test is true once none is left.
+bool ad_event(gex_Event_t e) noexcept;
+bool ad_event_test(const char *call, gex_Event_t e, bool block);
+bool ad_nbi_test(const char *call, gex_EC_t mask);
+void ad_nbi_wait(const char *call, gex_EC_t mask);
+
 inline gex_Event_t to_event(gasnet_handle_t h) noexcept { return reinterpret_cast<gex_Event_t>(h); }
 inline gasnet_handle_t to_handle(gex_Event_t e) noexcept { return reinterpret_cast<gasnet_handle_t>(e); }
 

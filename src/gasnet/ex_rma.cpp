@@ -3,7 +3,8 @@
 // target's segment here first, so that a bad one is fatal naming the gex_ call.
 //
 // Events: an RMA event is the GASNet-1 handle (the types are interoperable [GEX "Events"]); the
-// barrier's is kBarrierEvent, which no handle equals (a handle's generation bits are odd).
+// barrier's is kBarrierEvent and an atomic's is ad_event's (ex_ad.cpp), which no handle equals (a
+// handle's generation bits are odd: bit 24 is set).
 #include "gasnet/ex_internal.hpp"
 
 using namespace hygaspi;
@@ -58,6 +59,8 @@ bool test_one(const char *call, gex_Event_t e, bool block) {
     g_barrier_pending.store(false, std::memory_order_release);
     return true;
   }
+  if (ad_event(e))
+    return ad_event_test(call, e, block);
   if (block) {
     gasnet_wait_syncnb(to_handle(e));
     return true;
@@ -209,11 +212,14 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
 }
 
 // GEX_EC_AM and GEX_EC_LC have nothing outstanding: every AM payload and every NBI put's source
-// is locally complete when its call returns. GEX_EC_RMW: no atomics yet.
+// is locally complete when its call returns. Atomics: GEX_EC_RMW, and SET and GET with the puts and
+// the gets (ex_ad.cpp).
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Test";
   require_no_flags(call, flags);
   require_may_communicate(call);
+  if (!ad_nbi_test(call, event_mask))
+    return GASNET_ERR_NOT_READY;
   const bool gets = (event_mask & GEX_EC_GET) != 0, puts = (event_mask & GEX_EC_PUT) != 0;
   if (gets && puts)
     return gasnet_try_syncnbi_all();
@@ -227,6 +233,7 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Wait";
   require_no_flags(call, flags);
   require_may_communicate(call);
+  ad_nbi_wait(call, event_mask);
   if ((event_mask & GEX_EC_GET) != 0)
     gasnet_wait_syncnbi_gets();
   if ((event_mask & GEX_EC_PUT) != 0)

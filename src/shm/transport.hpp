@@ -38,24 +38,16 @@ public:
     return GASPI_SUCCESS;
   }
   // The segment holds its data in shm (dst.data != nullptr; the caller rejects bound memory) and
-  // offset is 8-byte aligned and inside it (checked by the caller).
-  gaspi_return_t fetch_add(NodeIndex, const MappedSegment &dst, std::uint64_t offset, std::uint64_t add,
-                           std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
-    old = atomic_fetch_add(word(dst, offset), add);
-    return GASPI_SUCCESS;
-  }
-  gaspi_return_t compare_swap(NodeIndex, const MappedSegment &dst, std::uint64_t offset, std::uint64_t comparator,
-                              std::uint64_t replacement, std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
-    old = atomic_compare_swap(word(dst, offset), comparator, replacement);
+  // the word is aligned and inside it (checked by the caller).
+  gaspi_return_t atomic(NodeIndex, const MappedSegment &dst, std::uint64_t offset, const AtomicOp &op,
+                        std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
+    old = apply(dst.data + offset, op);
     return GASPI_SUCCESS;
   }
   // Node-local operations complete when they are posted.
   gaspi_return_t flush(std::uint32_t /*queue*/) noexcept { return GASPI_SUCCESS; }
 
 private:
-  static std::uint64_t *word(const MappedSegment &seg, std::uint64_t offset) noexcept {
-    return reinterpret_cast<std::uint64_t *>(seg.data + offset);
-  }
   Node *node_;
 };
 
