@@ -22,6 +22,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <type_traits>
 #include <vector>
 
 #include "bridge/runtime.hpp"
@@ -34,6 +35,7 @@ struct gex_hyg_AD {
   gex_DT_t dt = 0;
   gex_OP_t ops = 0;
   gex_Flags_t flags = 0;
+  bool identity = false; // team rank = job rank (the primordial team): the short path's case
   std::atomic<const void *> cdata{nullptr};
 };
 
@@ -58,26 +60,32 @@ constexpr gex_Flags_t kFastFlags = GEX_FLAG_IMMEDIATE | GEX_FLAG_AD_MY_NBRHD | G
 template <class T> struct Dt;
 template <> struct Dt<std::int32_t> {
   static constexpr gex_DT_t dt = GEX_DT_I32;
+  static constexpr const char *nb = "gex_AD_OpNB_I32", *nbi = "gex_AD_OpNBI_I32";
   static constexpr AtomicType type = AtomicType::i32;
 };
 template <> struct Dt<std::uint32_t> {
   static constexpr gex_DT_t dt = GEX_DT_U32;
+  static constexpr const char *nb = "gex_AD_OpNB_U32", *nbi = "gex_AD_OpNBI_U32";
   static constexpr AtomicType type = AtomicType::u32;
 };
 template <> struct Dt<std::int64_t> {
   static constexpr gex_DT_t dt = GEX_DT_I64;
+  static constexpr const char *nb = "gex_AD_OpNB_I64", *nbi = "gex_AD_OpNBI_I64";
   static constexpr AtomicType type = AtomicType::i64;
 };
 template <> struct Dt<std::uint64_t> {
   static constexpr gex_DT_t dt = GEX_DT_U64;
+  static constexpr const char *nb = "gex_AD_OpNB_U64", *nbi = "gex_AD_OpNBI_U64";
   static constexpr AtomicType type = AtomicType::u64;
 };
 template <> struct Dt<float> {
   static constexpr gex_DT_t dt = GEX_DT_FLT;
+  static constexpr const char *nb = "gex_AD_OpNB_FLT", *nbi = "gex_AD_OpNBI_FLT";
   static constexpr AtomicType type = AtomicType::f32;
 };
 template <> struct Dt<double> {
   static constexpr gex_DT_t dt = GEX_DT_DBL;
+  static constexpr const char *nb = "gex_AD_OpNB_DBL", *nbi = "gex_AD_OpNBI_DBL";
   static constexpr AtomicType type = AtomicType::f64;
 };
 
@@ -206,14 +214,15 @@ gex_Event_t new_event(std::unique_ptr<Flight> f) {
 // This thread's NBI atomics in flight.
 thread_local std::vector<std::unique_ptr<Flight>> t_nbi;
 
-// The short path: a node target and every argument valid. False: take the full path.
+// The short path: a node target and every argument valid. False: take the full path. Inlined
+// into the entry points, which then call nothing on it and build no frame.
 template <class T>
-bool node_op(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1, T op2,
-             gex_Flags_t flags) noexcept {
-  const gasnet_hyg_segment_t *table = __atomic_load_n(&gasnet_hyg_segments, __ATOMIC_ACQUIRE);
+[[gnu::always_inline]] inline bool node_op(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode,
+                                           T op1, T op2, gex_Flags_t flags) noexcept {
+  const gasnet_hyg_segment_t *table = __atomic_load_n(&gasnet_hyg_segments_here, __ATOMIC_ACQUIRE);
   if (ad == nullptr || table == nullptr || gasnet_hyg_busy != 0 || ad->magic != kLive || ad->dt != Dt<T>::dt ||
-      (opcode & (opcode - 1)) != 0 || (opcode & ad->ops) == 0 || (flags & ~kFastFlags) != 0 ||
-      !ad->tm->jobranks.empty() || rank >= gasnet_hyg_nnodes)
+      (opcode & (opcode - 1)) != 0 || (opcode & ad->ops) == 0 || (flags & ~kFastFlags) != 0 || !ad->identity ||
+      rank >= gasnet_hyg_nnodes)
     return false;
   const gasnet_hyg_segment_t &seg = table[rank];
   const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(addr) - seg.addr; // wraps below the segment
@@ -221,7 +230,16 @@ bool node_op(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opc
   if (seg.mapped == nullptr || offset > seg.size || sizeof(T) > seg.size - offset ||
       reinterpret_cast<std::uintptr_t>(addr) % sizeof(T) != 0 || (o.fetch && result_p == nullptr))
     return false;
-  const std::uint64_t old = shm::detail::apply<T>(seg.mapped + offset, engine_op(o, op1, op2));
+  // The operations that are one instruction; the compare-exchange loops (MULT, MIN, MAX, float
+  // arithmetic) take the full path, which applies every operation (shm::apply).
+  using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
+  const AtomicCode code = o.code;
+  const bool simple = code <= AtomicCode::cas || code >= AtomicCode::bit_and ||
+                      (std::is_integral_v<T> && (code == AtomicCode::add || code == AtomicCode::sub));
+  if (!simple)
+    return false;
+  Bits *word = reinterpret_cast<Bits *>(seg.mapped + offset);
+  const std::uint64_t old = shm::detail::apply<T>(word, engine_op(o, op1, op2));
   if (o.fetch)
     *result_p = shm::detail::from_bits<T>(old);
   return true;
@@ -282,21 +300,19 @@ std::unique_ptr<Flight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_
   return f;
 }
 
+// The entry points' full paths, out of line (see node_op), with the entry's own parameters, so that
+// the entry's call is a jump.
 template <class T>
-gex_Event_t op_nb(const char *call, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1,
-                  T op2, gex_Flags_t flags) {
-  if (node_op(ad, result_p, rank, addr, opcode, op1, op2, flags)) [[likely]]
-    return GEX_EVENT_INVALID;
-  std::unique_ptr<Flight> f = full_op(call, ad, result_p, rank, addr, opcode, op1, op2, flags);
+[[gnu::noinline]] gex_Event_t op_nb_full(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1,
+                                         T op2, gex_Flags_t flags) {
+  std::unique_ptr<Flight> f = full_op(Dt<T>::nb, ad, result_p, rank, addr, opcode, op1, op2, flags);
   return f == nullptr ? GEX_EVENT_INVALID : new_event(std::move(f));
 }
 
 template <class T>
-int op_nbi(const char *call, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1, T op2,
-           gex_Flags_t flags) {
-  if (node_op(ad, result_p, rank, addr, opcode, op1, op2, flags)) [[likely]]
-    return 0;
-  if (std::unique_ptr<Flight> f = full_op(call, ad, result_p, rank, addr, opcode, op1, op2, flags); f != nullptr)
+[[gnu::noinline]] int op_nbi_full(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1, T op2,
+                                  gex_Flags_t flags) {
+  if (std::unique_ptr<Flight> f = full_op(Dt<T>::nbi, ad, result_p, rank, addr, opcode, op1, op2, flags); f != nullptr)
     t_nbi.push_back(std::move(f));
   return 0;
 }
@@ -378,6 +394,7 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   ad->dt = dt;
   ad->ops = ops;
   ad->flags = flags;
+  ad->identity = tm->jobranks.empty();
   ad->cdata.store(nullptr);
   ad->magic = kLive;
   *ad_p = ad.release();
@@ -402,11 +419,15 @@ void *gex_AD_QueryCData(gex_AD_t ad) { return const_cast<void *>(domain("gex_AD_
 #define HYG_AD_DEFINE(NAME, TYPE)                                                                                      \
   gex_Event_t gex_AD_OpNB_##NAME(gex_AD_t ad, TYPE *result_p, gex_Rank_t tgt_rank, void *tgt_addr, gex_OP_t opcode,    \
                                  TYPE operand1, TYPE operand2, gex_Flags_t flags) {                                    \
-    return op_nb<TYPE>("gex_AD_OpNB_" #NAME, ad, result_p, tgt_rank, tgt_addr, opcode, operand1, operand2, flags);     \
+    if (node_op(ad, result_p, tgt_rank, tgt_addr, opcode, operand1, operand2, flags)) [[likely]]                       \
+      return GEX_EVENT_INVALID;                                                                                        \
+    return op_nb_full<TYPE>(ad, result_p, tgt_rank, tgt_addr, opcode, operand1, operand2, flags);                      \
   }                                                                                                                    \
   int gex_AD_OpNBI_##NAME(gex_AD_t ad, TYPE *result_p, gex_Rank_t tgt_rank, void *tgt_addr, gex_OP_t opcode,           \
                           TYPE operand1, TYPE operand2, gex_Flags_t flags) {                                           \
-    return op_nbi<TYPE>("gex_AD_OpNBI_" #NAME, ad, result_p, tgt_rank, tgt_addr, opcode, operand1, operand2, flags);   \
+    if (node_op(ad, result_p, tgt_rank, tgt_addr, opcode, operand1, operand2, flags)) [[likely]]                       \
+      return 0;                                                                                                        \
+    return op_nbi_full<TYPE>(ad, result_p, tgt_rank, tgt_addr, opcode, operand1, operand2, flags);                     \
   }
 HYG_AD_DEFINE(I32, std::int32_t)
 HYG_AD_DEFINE(U32, std::uint32_t)

@@ -39,7 +39,8 @@ template <class T> constexpr std::uint64_t to_bits(T v) noexcept {
 }
 
 // `T` the value type, `Bits` the unsigned integer of its width, on which the word is accessed.
-template <class T> std::uint64_t apply(void *at, const AtomicOp &op) noexcept {
+// Inlined everywhere: on a data path with a known type the switch is all that is left of it.
+template <class T> [[gnu::always_inline]] inline std::uint64_t apply(void *at, const AtomicOp &op) noexcept {
   using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
   constexpr auto order = std::memory_order_seq_cst;
   std::atomic_ref<Bits> word(*static_cast<Bits *>(at));
