@@ -340,7 +340,8 @@ typedef uint32_t gex_OP_t;
  * sequentially consistent, so GEX_FLAG_AD_ACQ and _REL always hold. An NBI operation completes at
  * gex_NBI_Test/Wait of GEX_EC_PUT (SET), GEX_EC_GET (GET) or GEX_EC_RMW (the others), not at an
  * access region's event. gex_AD_Create and gex_AD_Destroy are collective but need no
- * communication here. */
+ * communication here. A client compiled with GCC-compatible compilers applies the integer
+ * atomics on a node inline (gasnetex_inline.h). */
 typedef struct gex_hyg_AD *gex_AD_t;
 #define GEX_AD_INVALID ((gex_AD_t)0)
 void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_Flags_t flags);
@@ -359,6 +360,7 @@ void *gex_AD_QueryCData(gex_AD_t ad);
 gex_hyg_AD_DECLARE(I32, int32_t) gex_hyg_AD_DECLARE(U32, uint32_t) gex_hyg_AD_DECLARE(I64, int64_t)
     gex_hyg_AD_DECLARE(U64, uint64_t) gex_hyg_AD_DECLARE(FLT, float) gex_hyg_AD_DECLARE(DBL, double)
 #undef gex_hyg_AD_DECLARE
+#include "gasnetex_inline.h" /* the node path of the integer atomics, inlined into the client */
 
 /* ---- the AM names, M = 0..16: each casts its arguments (gasnet.h's gasnet_hyg_A<M>) and counts
  * them. Without M, the count comes from the arguments. */

@@ -19,6 +19,7 @@
 // one of the domain's, a data type other than the domain's, a target not aligned to its type or not
 // inside the target's segment, an unknown flag.
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -29,15 +30,16 @@
 #include "gasnet/ex_internal.hpp"
 #include "shm/atomics.hpp"
 
+// The head is what a client's inline path reads (gasnetex_inline.h): magic, dt, the opcodes it may
+// apply, and whether team rank = job rank (the primordial team), which the short paths need.
 struct gex_hyg_AD {
-  std::uint32_t magic = 0; // kLive while the domain exists
+  gex_hyg_AD_head_t head{};
   gex_TM_t tm = nullptr;
-  gex_DT_t dt = 0;
   gex_OP_t ops = 0;
   gex_Flags_t flags = 0;
-  bool identity = false; // team rank = job rank (the primordial team): the short path's case
   std::atomic<const void *> cdata{nullptr};
 };
+static_assert(offsetof(gex_hyg_AD, head) == 0);
 
 using namespace hygaspi;
 using namespace hygaspi::gasnet;
@@ -45,7 +47,7 @@ using namespace hygaspi::gasnet::ex;
 
 namespace {
 
-constexpr std::uint32_t kLive = 0x41444f4b;
+constexpr std::uint32_t kLive = GEX_HYG_AD_LIVE;
 
 // Every atomic opcode; the bit-wise ones, for integers only.
 constexpr gex_OP_t kAtomicOps = (GEX_OP_FXOR << 1) - 1;
@@ -156,7 +158,7 @@ std::vector<std::unique_ptr<gex_hyg_AD>> g_free_domains;
 gex_hyg_AD &domain(const char *call, gex_AD_t ad) {
   if (ad == nullptr)
     fatal(call, "a null atomic domain");
-  if (ad->magic != kLive)
+  if (ad->head.magic != kLive)
     fatal(call, "ad %p is not a live atomic domain (destroyed?)", static_cast<void *>(ad));
   return *ad;
 }
@@ -220,9 +222,9 @@ template <class T>
 [[gnu::always_inline]] inline bool node_op(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode,
                                            T op1, T op2, gex_Flags_t flags) noexcept {
   const gasnet_hyg_segment_t *table = __atomic_load_n(&gasnet_hyg_segments_here, __ATOMIC_ACQUIRE);
-  if (ad == nullptr || table == nullptr || gasnet_hyg_busy != 0 || ad->magic != kLive || ad->dt != Dt<T>::dt ||
-      (opcode & (opcode - 1)) != 0 || (opcode & ad->ops) == 0 || (flags & ~kFastFlags) != 0 || !ad->identity ||
-      rank >= gasnet_hyg_nnodes)
+  if (ad == nullptr || table == nullptr || gasnet_hyg_busy != 0 || ad->head.magic != kLive ||
+      ad->head.dt != Dt<T>::dt || (opcode & (opcode - 1)) != 0 || (opcode & ad->ops) == 0 ||
+      (flags & ~kFastFlags) != 0 || ad->head.identity == 0 || rank >= gasnet_hyg_nnodes_here)
     return false;
   const gasnet_hyg_segment_t &seg = table[rank];
   const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(addr) - seg.addr; // wraps below the segment
@@ -251,8 +253,8 @@ template <class T>
 std::unique_ptr<Flight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
                                 gex_OP_t opcode, T op1, T op2, gex_Flags_t flags) {
   const gex_hyg_AD &d = domain(call, ad);
-  if (d.dt != Dt<T>::dt)
-    fatal(call, "the atomic domain's data type is %s", dt_name(d.dt));
+  if (d.head.dt != Dt<T>::dt)
+    fatal(call, "the atomic domain's data type is %s", dt_name(d.head.dt));
   if (opcode == 0 || (opcode & (opcode - 1)) != 0 || (opcode & d.ops) == 0)
     fatal(call, "opcode %#x is not one of the atomic domain's operations (%#x)", static_cast<unsigned>(opcode),
           static_cast<unsigned>(d.ops));
@@ -391,12 +393,13 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   if (ad == nullptr)
     ad = std::make_unique<gex_hyg_AD>();
   ad->tm = tm;
-  ad->dt = dt;
   ad->ops = ops;
   ad->flags = flags;
-  ad->identity = tm->jobranks.empty();
   ad->cdata.store(nullptr);
-  ad->magic = kLive;
+  ad->head.dt = dt;
+  ad->head.inline_ops = dt == GEX_DT_FLT || dt == GEX_DT_DBL ? 0 : ops & GEX_HYG_AD_INLINE_OPS;
+  ad->head.identity = tm->jobranks.empty() ? 1 : 0;
+  ad->head.magic = kLive;
   *ad_p = ad.release();
 }
 
@@ -404,14 +407,14 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
 // waits for peers.
 void gex_AD_Destroy(gex_AD_t ad) {
   gex_hyg_AD &d = domain("gex_AD_Destroy", ad);
-  d.magic = 0;
+  d.head.magic = 0;
   std::lock_guard lock(g_domains_lock);
   g_free_domains.emplace_back(&d);
 }
 
 gex_Flags_t gex_AD_QueryFlags(gex_AD_t ad) { return domain("gex_AD_QueryFlags", ad).flags; }
 gex_TM_t gex_AD_QueryTM(gex_AD_t ad) { return domain("gex_AD_QueryTM", ad).tm; }
-gex_DT_t gex_AD_QueryDT(gex_AD_t ad) { return domain("gex_AD_QueryDT", ad).dt; }
+gex_DT_t gex_AD_QueryDT(gex_AD_t ad) { return domain("gex_AD_QueryDT", ad).head.dt; }
 gex_OP_t gex_AD_QueryOps(gex_AD_t ad) { return domain("gex_AD_QueryOps", ad).ops; }
 void gex_AD_SetCData(gex_AD_t ad, const void *val) { domain("gex_AD_SetCData", ad).cdata.store(val); }
 void *gex_AD_QueryCData(gex_AD_t ad) { return const_cast<void *>(domain("gex_AD_QueryCData", ad).cdata.load()); }

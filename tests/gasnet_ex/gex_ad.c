@@ -16,6 +16,9 @@
  * baddt (a data type other than the domain's), badcreate (GEX_DT_USER). */
 #define GASNET_PAR 1
 #include <gasnetex.h>
+#ifndef GEX_AD_NAME
+#define GEX_AD_NAME "gex_ad" /* gex_ad_lib: built with GASNET_HYG_NO_INLINE */
+#endif
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -409,7 +412,7 @@ int main(int argc, char **argv) {
   test_misc();
   barrier();
   if (me == 0) {
-    printf("SUCCESS gex_ad\n");
+    printf("SUCCESS %s\n", GEX_AD_NAME);
     fflush(stdout);
   }
   gasnet_exit(0);
