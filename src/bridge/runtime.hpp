@@ -33,6 +33,7 @@ namespace hygaspi {
 struct Runtime {
   std::mutex lifecycle; // serialises init and term
   std::atomic<bool> initialized{false};
+  std::atomic<std::uint32_t> life{0};       // +1 at every gaspi_proc_init: what a cache of one life keys on
   std::atomic<std::uint32_t> in_flight{0};  // blocking calls under way (InFlight); term waits for them
   bool finalized_by_mpi = false;            // MPI_Finalize ran the teardown; the next gaspi_proc_term succeeds
   gaspi_config_t config = default_config(); // proposed before init, granted after

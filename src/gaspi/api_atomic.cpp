@@ -41,6 +41,7 @@ gaspi_return_t atomic_done(gaspi_return_t rc, gaspi_segment_id_t seg, gaspi_offs
     const Peer *peer = nullptr;
     RemoteRef seg;
     HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, peer, seg));
+    fast::remember_atomic_target(rank, segment_id);
     stats::atomic_op(rank);
     return atomic_done(route_atomic(*peer, seg, offset, fetch_add_op(val_add), *val_old, timeout), segment_id, offset,
                        rank);
@@ -55,6 +56,7 @@ gaspi_return_t atomic_done(gaspi_return_t rc, gaspi_segment_id_t seg, gaspi_offs
     const Peer *peer = nullptr;
     RemoteRef seg;
     HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, peer, seg));
+    fast::remember_atomic_target(rank, segment_id);
     stats::atomic_op(rank);
     // spec §10.3: the value before the call, whether or not it was swapped.
     return atomic_done(route_atomic(*peer, seg, offset, compare_swap_op(comparator, val_new), *val_old, timeout),
@@ -69,8 +71,9 @@ extern "C" {
 gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
                                        const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
                                        gaspi_atomic_value_t *const val_old, const gaspi_timeout_t timeout) {
-  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr) [[likely]] {
-    stats::atomic_op(rank);
+  // With statistics on, the full path counts the call: no call here, so no frame to build.
+  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
+      [[likely]] {
     *val_old = shm::apply(word, fetch_add_op(val_add)); // the engine's CPU atomic, folded to one fetch_add
     return GASPI_SUCCESS;
   }
@@ -81,8 +84,9 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
                                           const gaspi_rank_t rank, const gaspi_atomic_value_t comparator,
                                           const gaspi_atomic_value_t val_new, gaspi_atomic_value_t *const val_old,
                                           const gaspi_timeout_t timeout) {
-  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr) [[likely]] {
-    stats::atomic_op(rank);
+  // With statistics on, the full path counts the call: no call here, so no frame to build.
+  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
+      [[likely]] {
     // The value before the call, whether or not it was swapped (spec §10.3).
     *val_old = shm::apply(word, compare_swap_op(comparator, val_new));
     return GASPI_SUCCESS;
