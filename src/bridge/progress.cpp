@@ -8,7 +8,7 @@
 
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
-#include "shm/atomics.hpp"
+#include "core/atomic_op.hpp"
 
 namespace hygaspi {
 
@@ -24,7 +24,7 @@ gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &ol
       id < limits::kMaxSegments || id == limits::kGasnetSegment ? rt().segments.local(id) : nullptr;
   if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
     return GASPI_ERROR;
-  old = shm::apply(seg->data + request.offset, request.op);
+  old = apply_atomic(seg->data + request.offset, request.op);
   return GASPI_SUCCESS;
 }
 

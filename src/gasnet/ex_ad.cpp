@@ -3,11 +3,11 @@
 // engine's one atomic operation (core/atomic_op.hpp), as GASPI's fetch_add and compare_swap are.
 //
 // - A target on this node (this rank included) is a word of a segment mapped here: the call applies
-//   the engine's CPU atomic (shm/atomics.hpp) on it and has completed when it returns, so an NB call
+//   the engine's CPU atomic (core/atomic_op.hpp) on it and has completed when it returns, so an NB call
 //   returns GEX_EVENT_INVALID ([GEX] allows it for an operation completed synchronously) and an NBI
 //   call leaves nothing to sync. The all-valid case takes a short path over the GASNet-1 inline
 //   table of mapped segments; anything else goes through every check, with its message.
-// - A target on another node gets a request (mpi::Transport::start_atomic) that its progress serves
+// - A target on another node gets a request (engine::start_atomic) that its progress serves
 //   with the same CPU atomic on its mapping (bridge/progress.cpp): one atomicity domain for node
 //   peers and remote ranks (docs/DESIGN.md "Atomicity"). The request stays in flight past the call:
 //   an NB call returns an event of this file (a slot of a process-wide table; see kEventKind), an
@@ -26,9 +26,10 @@
 #include <type_traits>
 #include <vector>
 
-#include "bridge/runtime.hpp"
+#include "bridge/segment_atomic.hpp"
+#include "core/atomic_op.hpp"
+#include "core/limits.hpp"
 #include "gasnet/ex_internal.hpp"
-#include "shm/atomics.hpp"
 
 // The head is what a client's inline path reads (gasnetex_inline.h): magic, dt, the opcodes it may
 // apply, and whether team rank = job rank (the primordial team), which the short paths need.
@@ -139,7 +140,7 @@ static_assert(GEX_OP_TO_FETCHING(GEX_OP_SET) == GEX_OP_SWAP && GEX_OP_TO_FETCHIN
 const Opcode &opcode_of(gex_OP_t opcode) noexcept { return kOpcodes[std::countr_zero(opcode)]; }
 
 template <class T> AtomicOp engine_op(const Opcode &o, T op1, T op2) noexcept {
-  return AtomicOp{Dt<T>::type, o.code, shm::detail::to_bits(o.one ? T{1} : op1), shm::detail::to_bits(op2)};
+  return AtomicOp{Dt<T>::type, o.code, atomic_detail::to_bits(o.one ? T{1} : op1), atomic_detail::to_bits(op2)};
 }
 
 // Writes a fetched value (bits) to the result of its type.
@@ -165,7 +166,7 @@ gex_hyg_AD &domain(const char *call, gex_AD_t ad) {
 
 // ---- operations in flight to another node.
 struct Flight {
-  mpi::Transport::Flight flight;
+  engine::AtomicFlightPtr flight;
   void *result = nullptr; // fetching: where the old value goes
   AtomicType type = AtomicType::u64;
   gex_EC_t category = GEX_EC_RMW;
@@ -176,7 +177,7 @@ struct Flight {
 bool settle(const char *call, Flight &f) {
   gaspi_return_t rc = GASPI_SUCCESS;
   std::uint64_t old = 0;
-  if (!rt().mpi_transport.test_atomic(f.flight, rc, old))
+  if (!engine::test_atomic(*f.flight, rc, old))
     return false;
   if (rc != GASPI_SUCCESS)
     fatal(call, "rank %u could not apply an atomic to its segment", f.rank);
@@ -233,7 +234,7 @@ template <class T>
       reinterpret_cast<std::uintptr_t>(addr) % sizeof(T) != 0 || (o.fetch && result_p == nullptr))
     return false;
   // The operations that are one instruction; the compare-exchange loops (MULT, MIN, MAX, float
-  // arithmetic) take the full path, which applies every operation (shm::apply).
+  // arithmetic) take the full path, which applies every operation (apply_atomic).
   using Bits = std::conditional_t<sizeof(T) == 4, std::uint32_t, std::uint64_t>;
   const AtomicCode code = o.code;
   const bool simple = code <= AtomicCode::cas || code >= AtomicCode::bit_and ||
@@ -241,9 +242,9 @@ template <class T>
   if (!simple)
     return false;
   Bits *word = reinterpret_cast<Bits *>(seg.mapped + offset);
-  const std::uint64_t old = shm::detail::apply<T>(word, engine_op(o, op1, op2));
+  const std::uint64_t old = atomic_detail::apply<T>(word, engine_op(o, op1, op2));
   if (o.fetch)
-    *result_p = shm::detail::from_bits<T>(old);
+    *result_p = atomic_detail::from_bits<T>(old);
   return true;
 }
 
@@ -282,23 +283,18 @@ std::unique_ptr<Flight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_
     fatal(call, "a fetching opcode (%#x) with a null result_p", static_cast<unsigned>(opcode));
   const AtomicOp op = engine_op(o, op1, op2);
   if (char *mapped = s.segments[rank].mapped; mapped != nullptr) {
-    const std::uint64_t old = shm::apply(mapped + offset, op);
+    const std::uint64_t old = apply_atomic(mapped + offset, op);
     if (o.fetch)
-      *result_p = shm::detail::from_bits<T>(old);
+      *result_p = atomic_detail::from_bits<T>(old);
     return nullptr;
   }
-  Runtime &r = rt();
-  const Peer &peer = r.peers[GlobalRank{rank}];
-  const mpi::RemoteSegment *seg = r.rma.remote(peer.mpi.value(), limits::kGasnetSegment);
-  if (seg == nullptr)
-    fatal(call, "rank %u's segment is not registered with this rank", rank);
   auto f = std::make_unique<Flight>();
   f->result = o.fetch ? result_p : nullptr;
   f->type = Dt<T>::type;
   f->category = o.category;
   f->rank = rank;
-  if (r.mpi_transport.start_atomic(peer.mpi, *seg, offset, op, f->flight) != GASPI_SUCCESS)
-    fatal(call, "MPI could not send the atomic to rank %u", rank);
+  if (engine::start_atomic(GlobalRank{rank}, limits::kGasnetSegment, offset, op, f->flight) != GASPI_SUCCESS)
+    fatal(call, "the atomic cannot be sent to rank %u", rank);
   return f;
 }
 

@@ -11,7 +11,7 @@ using namespace hygaspi;
 namespace {
 
 // Resolves the peer and its segment once. On a node peer the word is in its mapping (CPU atomics
-// of shm/atomics.hpp); on another node the atomic runs at the target with the same functions
+// of core/atomic_op.hpp); on another node the atomic runs at the target with the same functions
 // (mpi_rma/control.hpp).
 gaspi_return_t atomic_target(gaspi_segment_id_t seg_id, gaspi_offset_t offset, gaspi_rank_t rank,
                              gaspi_atomic_value_t *val_old, const Peer *&peer, RemoteRef &seg) {
@@ -74,7 +74,7 @@ gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, cons
   // With statistics on, the full path counts the call: no call here, so no frame to build.
   if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
       [[likely]] {
-    *val_old = shm::apply(word, fetch_add_op(val_add)); // the engine's CPU atomic, folded to one fetch_add
+    *val_old = apply_atomic(word, fetch_add_op(val_add)); // the engine's CPU atomic, folded to one fetch_add
     return GASPI_SUCCESS;
   }
   return fetch_add_full(segment_id, offset, rank, val_add, val_old, timeout);
@@ -88,7 +88,7 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
   if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
       [[likely]] {
     // The value before the call, whether or not it was swapped (spec §10.3).
-    *val_old = shm::apply(word, compare_swap_op(comparator, val_new));
+    *val_old = apply_atomic(word, compare_swap_op(comparator, val_new));
     return GASPI_SUCCESS;
   }
   return compare_swap_full(segment_id, offset, rank, comparator, val_new, val_old, timeout);

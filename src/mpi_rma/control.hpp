@@ -5,7 +5,7 @@
 // MPI_Compare_and_swap crashes here). The initiator sends a request and waits for the reply while
 // it drives progress itself (the `progress` step its caller passes in), so two ranks that target
 // each other cannot deadlock. The target's progress step (bridge/progress.hpp) pulls requests with
-// take_atomic(), applies them to its segment with shm/atomics.hpp, and answers with reply(): this
+// take_atomic(), applies them to its segment with core/atomic_op.hpp, and answers with reply(): this
 // layer knows no segments and calls nothing above it. With no asynchronous progress in MPI, a
 // target serves requests whenever it is inside a GASPI wait (or runs the progress thread).
 //

@@ -2,7 +2,7 @@
 //   put / get      MPI_Put / MPI_Get in the lock_all epoch; complete at flush(queue)
 //   notify         flush(target), then the notification word (spec §8.3.2: MPI orders two puts
 //                  to one target only across a flush)
-//   atomic         a request to the target, which applies shm/atomics.hpp's CPU atomic on its
+//   atomic         a request to the target, which applies core/atomic_op.hpp's CPU atomic on its
 //                  own mapping (mpi_rma/control.hpp; docs/DESIGN.md "Atomicity": CPU and MPI
 //                  atomics do not compose)
 //   flush(queue)   MPI_Win_flush_all when `queue` issued an MPI transfer since its last flush

@@ -1,6 +1,6 @@
 // The node transport (bridge/transport.hpp's concept): node peers' segments are mapped into this
 // process, so put and get are copies that complete before they return, notify is a seq_cst store
-// plus the owner's doorbell, and the atomics are the CPU atomics of shm/atomics.hpp on the mapped
+// plus the owner's doorbell, and the atomics are the CPU atomics of core/atomic_op.hpp on the mapped
 // word. Bound user memory, which is not in shm, is reached with CMA (process_vm_readv/writev,
 // inside Node::put/get). Everything is inline: this is the data path.
 #pragma once
@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
+#include "core/atomic_op.hpp"
 #include "core/deadline.hpp"
 #include "core/ranks.hpp"
-#include "shm/atomics.hpp"
 #include "shm/node.hpp"
 
 namespace hygaspi::shm {
@@ -41,7 +41,7 @@ public:
   // the word is aligned and inside it (checked by the caller).
   gaspi_return_t atomic(NodeIndex, const MappedSegment &dst, std::uint64_t offset, const AtomicOp &op,
                         std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
-    old = apply(dst.data + offset, op);
+    old = apply_atomic(dst.data + offset, op);
     return GASPI_SUCCESS;
   }
   // Node-local operations complete when they are posted.

@@ -4,7 +4,7 @@
 //
 // Input: the raw bytes of an AtomicRequest as MPI_Mrecv would leave them (short input: zero
 // padded, as the zero-initialised receive buffer), then 8 bytes of segment size. A request the
-// check accepts is executed the way serve_atomic executes it (shm::apply), on a heap buffer of exactly the
+// check accepts is executed the way serve_atomic executes it (apply_atomic), on a heap buffer of exactly the
 // segment's size (sizes up to 64 KiB are allocated; larger ones are checked arithmetically), so
 // ASan reports any word the check lets through outside the segment.
 #include "fuzz_check.hpp"
@@ -17,7 +17,6 @@
 #include <memory>
 
 #include "mpi_rma/control.hpp"
-#include "shm/atomics.hpp"
 
 using namespace hygaspi::mpi;
 
@@ -47,6 +46,6 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   // Exactly segment_size bytes, so that ASan sees the first byte past the end; operator new[]
   // aligns to 16, as a segment's data (page-aligned) is aligned.
   auto bytes = std::make_unique<char[]>(segment_size);
-  (void)hygaspi::shm::apply(bytes.get() + request.offset, request.op);
+  (void)hygaspi::apply_atomic(bytes.get() + request.offset, request.op);
   return 0;
 }
