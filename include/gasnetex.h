@@ -5,7 +5,7 @@
  * endpoint, its team of every rank in the job and the segment gex_Segment_Attach binds), the job
  * and neighbourhood queries, handler registration, the fixed-payload active messages, contiguous
  * RMA with events, NBI completion and access regions, handler-safe locks (GASNet-1's) and the
- * non-blocking barrier. Its limits:
+ * non-blocking barrier, and remote atomics (gex_AD_*). Its limits:
  *  - active messages and RMA need gex_Segment_Attach (or gasnet_attach) first: it opens the AM
  *    inbox, and a call made before fails fatally, naming the call;
  *  - teams: the primordial one and those of gex_TM_Split (no client scratch is needed: the size
@@ -107,10 +107,19 @@ typedef struct {
 #define GEX_FLAG_AM_REPLY ((gex_Flags_t)1u << 21)
 #define GEX_FLAG_AM_REQREP (GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_REPLY)
 #define GEX_FLAG_USES_GASNET1 ((gex_Flags_t)1u << 24)
-#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 25)
-#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 26)
-#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 27) /* deprecated [GEX]: warns once */
-#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 28)
+/* teams (gex_TM_Split, gex_TM_Destroy) */
+#define GEX_FLAG_TM_NO_SCRATCH ((gex_Flags_t)1u << 14)
+#define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 15)
+#define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 22) /* deprecated [GEX]: warns once */
+#define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 23)
+/* remote atomics: the target's locality (gex_AD_Op*), the creation's hint (gex_AD_Create), fences */
+#define GEX_FLAG_AD_MY_RANK ((gex_Flags_t)1u << 25)
+#define GEX_FLAG_AD_MY_NBRHD ((gex_Flags_t)1u << 26)
+#define GEX_FLAG_AD_FAVOR_MY_RANK ((gex_Flags_t)1u << 27)
+#define GEX_FLAG_AD_FAVOR_MY_NBRHD ((gex_Flags_t)1u << 28)
+#define GEX_FLAG_AD_FAVOR_REMOTE ((gex_Flags_t)1u << 29)
+#define GEX_FLAG_AD_ACQ ((gex_Flags_t)1u << 30)
+#define GEX_FLAG_AD_REL ((gex_Flags_t)1u << 31)
 
 /* ---- the job [GEX "Job rank", "Neighborhood and Host"] */
 gex_Rank_t gex_System_QueryJobRank(void);
@@ -292,8 +301,9 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, 
                     gex_Flags_t flags);
 int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags);
 
-/* ---- data types and opcodes for reductions (and atomics) [GEX "Data types", "Operation codes"]:
- * one bit each, so that any of them combine by bitwise OR without loss. */
+/* ---- data types and opcodes of reductions and atomics [GEX "Data types", "Operation codes"]: one
+ * bit each.
+ * A fetching opcode is its non-fetching partner shifted left by one (SET/SWAP are such a pair). */
 typedef uint32_t gex_DT_t;
 #define GEX_DT_I32 ((gex_DT_t)1u << 0)
 #define GEX_DT_U32 ((gex_DT_t)1u << 1)
@@ -302,38 +312,37 @@ typedef uint32_t gex_DT_t;
 #define GEX_DT_FLT ((gex_DT_t)1u << 4)
 #define GEX_DT_DBL ((gex_DT_t)1u << 5)
 #define GEX_DT_USER ((gex_DT_t)1u << 6)
-/* A non-fetching opcode's fetching variant is the same bit 12 places up. */
 typedef uint32_t gex_OP_t;
-#define GEX_OP_ADD ((gex_OP_t)1u << 0)
-#define GEX_OP_SUB ((gex_OP_t)1u << 1)
-#define GEX_OP_MULT ((gex_OP_t)1u << 2)
-#define GEX_OP_MIN ((gex_OP_t)1u << 3)
-#define GEX_OP_MAX ((gex_OP_t)1u << 4)
-#define GEX_OP_INC ((gex_OP_t)1u << 5)
-#define GEX_OP_DEC ((gex_OP_t)1u << 6)
-#define GEX_OP_AND ((gex_OP_t)1u << 7)
-#define GEX_OP_OR ((gex_OP_t)1u << 8)
-#define GEX_OP_XOR ((gex_OP_t)1u << 9)
-#define GEX_OP_SET ((gex_OP_t)1u << 10)
-#define GEX_OP_CAS ((gex_OP_t)1u << 11)
-#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)((op) << 12))
-#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> 12))
-#define GEX_OP_FADD GEX_OP_TO_FETCHING(GEX_OP_ADD)
-#define GEX_OP_FSUB GEX_OP_TO_FETCHING(GEX_OP_SUB)
-#define GEX_OP_FMULT GEX_OP_TO_FETCHING(GEX_OP_MULT)
-#define GEX_OP_FMIN GEX_OP_TO_FETCHING(GEX_OP_MIN)
-#define GEX_OP_FMAX GEX_OP_TO_FETCHING(GEX_OP_MAX)
-#define GEX_OP_FINC GEX_OP_TO_FETCHING(GEX_OP_INC)
-#define GEX_OP_FDEC GEX_OP_TO_FETCHING(GEX_OP_DEC)
-#define GEX_OP_FAND GEX_OP_TO_FETCHING(GEX_OP_AND)
-#define GEX_OP_FOR GEX_OP_TO_FETCHING(GEX_OP_OR)
-#define GEX_OP_FXOR GEX_OP_TO_FETCHING(GEX_OP_XOR)
-#define GEX_OP_SWAP GEX_OP_TO_FETCHING(GEX_OP_SET)
-#define GEX_OP_FCAS GEX_OP_TO_FETCHING(GEX_OP_CAS)
-#define GEX_OP_CSWAP GEX_OP_FCAS /* deprecated alias [GEX] */
-#define GEX_OP_GET ((gex_OP_t)1u << 24)
+#define GEX_OP_GET ((gex_OP_t)1u << 0)
+#define GEX_OP_SET ((gex_OP_t)1u << 1)
+#define GEX_OP_SWAP ((gex_OP_t)1u << 2)
+#define GEX_OP_CAS ((gex_OP_t)1u << 3)
+#define GEX_OP_FCAS ((gex_OP_t)1u << 4)
+#define GEX_OP_CSWAP GEX_OP_FCAS
+#define GEX_OP_ADD ((gex_OP_t)1u << 5)
+#define GEX_OP_FADD ((gex_OP_t)1u << 6)
+#define GEX_OP_SUB ((gex_OP_t)1u << 7)
+#define GEX_OP_FSUB ((gex_OP_t)1u << 8)
+#define GEX_OP_INC ((gex_OP_t)1u << 9)
+#define GEX_OP_FINC ((gex_OP_t)1u << 10)
+#define GEX_OP_DEC ((gex_OP_t)1u << 11)
+#define GEX_OP_FDEC ((gex_OP_t)1u << 12)
+#define GEX_OP_MULT ((gex_OP_t)1u << 13)
+#define GEX_OP_FMULT ((gex_OP_t)1u << 14)
+#define GEX_OP_MIN ((gex_OP_t)1u << 15)
+#define GEX_OP_FMIN ((gex_OP_t)1u << 16)
+#define GEX_OP_MAX ((gex_OP_t)1u << 17)
+#define GEX_OP_FMAX ((gex_OP_t)1u << 18)
+#define GEX_OP_AND ((gex_OP_t)1u << 19)
+#define GEX_OP_FAND ((gex_OP_t)1u << 20)
+#define GEX_OP_OR ((gex_OP_t)1u << 21)
+#define GEX_OP_FOR ((gex_OP_t)1u << 22)
+#define GEX_OP_XOR ((gex_OP_t)1u << 23)
+#define GEX_OP_FXOR ((gex_OP_t)1u << 24)
 #define GEX_OP_USER ((gex_OP_t)1u << 25)
 #define GEX_OP_USER_NC ((gex_OP_t)1u << 26)
+#define GEX_OP_TO_FETCHING(op) ((gex_OP_t)((op) << 1))
+#define GEX_OP_TO_NONFETCHING(op) ((gex_OP_t)((op) >> 1))
 
 /* ---- collectives [GEX "Collectives"]: non-blocking, each returns an event that gex_Event_Test/Wait
  * synchronises; several may be outstanding over one team or several. */
@@ -346,6 +355,35 @@ gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, cons
                                    gex_Flags_t flags);
 gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_DT_t dt, size_t dt_sz, size_t dt_cnt,
                                    gex_OP_t op, gex_Coll_ReduceFn_t user_op, void *user_cdata, gex_Flags_t flags);
+
+/* ---- remote atomics [GEX "Remote Atomic Operations"]. An operation on a node peer (or this
+ * rank) is a CPU atomic that has completed when its call returns (an NB call returns
+ * GEX_EVENT_INVALID); one on a rank of another node is served by that rank's progress (its GASNet
+ * calls: polls and waits), and the same CPU atomic there keeps one domain. Every operation is
+ * sequentially consistent, so GEX_FLAG_AD_ACQ and _REL always hold. An NBI operation completes at
+ * gex_NBI_Test/Wait of GEX_EC_PUT (SET), GEX_EC_GET (GET) or GEX_EC_RMW (the others), not at an
+ * access region's event. gex_AD_Create and gex_AD_Destroy are collective but need no
+ * communication here. A client compiled with GCC-compatible compilers applies the integer
+ * atomics on a node inline (gasnetex_inline.h). */
+typedef struct gex_hyg_AD *gex_AD_t;
+#define GEX_AD_INVALID ((gex_AD_t)0)
+void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_Flags_t flags);
+void gex_AD_Destroy(gex_AD_t ad);
+gex_Flags_t gex_AD_QueryFlags(gex_AD_t ad);
+gex_TM_t gex_AD_QueryTM(gex_AD_t ad);
+gex_DT_t gex_AD_QueryDT(gex_AD_t ad);
+gex_OP_t gex_AD_QueryOps(gex_AD_t ad);
+void gex_AD_SetCData(gex_AD_t ad, const void *val);
+void *gex_AD_QueryCData(gex_AD_t ad);
+#define gex_hyg_AD_DECLARE(NAME, TYPE)                                                                                 \
+  gex_Event_t gex_AD_OpNB_##NAME(gex_AD_t ad, TYPE *result_p, gex_Rank_t tgt_rank, void *tgt_addr, gex_OP_t opcode,    \
+                                 TYPE operand1, TYPE operand2, gex_Flags_t flags);                                     \
+  int gex_AD_OpNBI_##NAME(gex_AD_t ad, TYPE *result_p, gex_Rank_t tgt_rank, void *tgt_addr, gex_OP_t opcode,           \
+                          TYPE operand1, TYPE operand2, gex_Flags_t flags);
+gex_hyg_AD_DECLARE(I32, int32_t) gex_hyg_AD_DECLARE(U32, uint32_t) gex_hyg_AD_DECLARE(I64, int64_t)
+    gex_hyg_AD_DECLARE(U64, uint64_t) gex_hyg_AD_DECLARE(FLT, float) gex_hyg_AD_DECLARE(DBL, double)
+#undef gex_hyg_AD_DECLARE
+#include "gasnetex_inline.h" /* the node path of the integer atomics, inlined into the client */
 
 /* ---- the AM names, M = 0..16: each casts its arguments (gasnet.h's gasnet_hyg_A<M>) and counts
  * them. Without M, the count comes from the arguments. */

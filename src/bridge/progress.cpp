@@ -8,23 +8,23 @@
 
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
-#include "shm/atomics.hpp"
+#include "core/atomic_op.hpp"
 
 namespace hygaspi {
 
 namespace {
 
-// Runs a global atomic that another node asked for, on one of our segments. The request comes
-// from another process: mpi::valid_atomic_request checks the op and the word against the segment
-// as it is now (the initiator checked what it could; the segment may have gone since).
+// Runs an atomic that another node asked for, on one of our segments: a GASPI segment or the
+// GASNet segment (the engine's own ids beyond them are no atomic's target). The request comes from
+// another process: mpi::valid_atomic_request checks the op and the word against the segment as it
+// is now (the initiator checked what it could; the segment may have gone since).
 gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &old) {
+  const std::uint32_t id = request.segment;
   const shm::MappedSegment *seg =
-      request.segment < limits::kMaxSegments ? rt().segments.local(request.segment) : nullptr;
+      id < limits::kMaxSegments || id == limits::kGasnetSegment ? rt().segments.local(id) : nullptr;
   if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
     return GASPI_ERROR;
-  auto *word = reinterpret_cast<std::uint64_t *>(seg->data + request.offset);
-  old = request.op == mpi::AtomicOp::fetch_add ? shm::atomic_fetch_add(word, request.a)
-                                               : shm::atomic_compare_swap(word, request.a, request.b);
+  old = apply_atomic(seg->data + request.offset, request.op);
   return GASPI_SUCCESS;
 }
 

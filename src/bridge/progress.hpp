@@ -6,7 +6,7 @@
 //  - kill requests, passive messages (the mailbox of gaspi_passive_receive), credit messages and
 //    the eager receives of active messages (mpi::Control::progress, test_eager);
 //  - atomic requests of other nodes, pulled from MPI (mpi::Control::take_atomic) and applied to
-//    this rank's segment with the CPU atomics of shm/atomics.hpp, the same code node peers use.
+//    this rank's segment with the CPU atomics of core/atomic_op.hpp, the same code node peers use.
 #pragma once
 #include "core/wait.hpp"
 

@@ -33,6 +33,7 @@ namespace hygaspi {
 struct Runtime {
   std::mutex lifecycle; // serialises init and term
   std::atomic<bool> initialized{false};
+  std::atomic<std::uint32_t> life{0};       // +1 at every gaspi_proc_init: what a cache of one life keys on
   std::atomic<std::uint32_t> in_flight{0};  // blocking calls under way (InFlight); term waits for them
   bool finalized_by_mpi = false;            // MPI_Finalize ran the teardown; the next gaspi_proc_term succeeds
   gaspi_config_t config = default_config(); // proposed before init, granted after
@@ -108,6 +109,15 @@ inline gaspi_return_t route_notify(const Peer &peer, const RemoteRef &dst, std::
                                    std::uint32_t queue) {
   return on_transport(peer, dst,
                       [&](auto &tx, auto to, const auto &seg) { return tx.notify(to, seg, id, value, queue); });
+}
+
+// The engine's atomic operation (core/atomic_op.hpp) on the word at `off`, aligned to its width
+// and inside `seg` (checked by the caller, as the segment's data being in shm): a CPU atomic on a
+// node peer's mapping, a request served by the target's progress on another node.
+inline gaspi_return_t route_atomic(const Peer &peer, const RemoteRef &seg, std::uint64_t off, const AtomicOp &op,
+                                   std::uint64_t &old, std::uint64_t timeout_ms) {
+  return on_transport(peer, seg,
+                      [&](auto &tx, auto to, const auto &s) { return tx.atomic(to, s, off, op, old, timeout_ms); });
 }
 
 } // namespace hygaspi

@@ -9,11 +9,11 @@
 //   notify          writes a notification word; never overtakes the earlier puts of the same
 //                   queue to that peer (spec §8.3.2: "the notification ... is guaranteed to be
 //                   visible after the data of the previous write requests to the same rank")
-//   fetch_add, compare_swap
-//                   global atomics (spec §10), old value out; atomic with respect to every other
-//                   initiator, local or remote (docs/DESIGN.md "Atomicity")
+//   atomic          the engine's atomic operation (core/atomic_op.hpp: GASPI's fetch_add and
+//                   compare_swap, GASNet-EX's gex_AD_Op*), the word's old value out; atomic with
+//                   respect to every other initiator, local or remote (docs/DESIGN.md "Atomicity")
 //   flush(queue)    completes every put/get this process issued on `queue`
-// The atomics take the caller's timeout in ms (a Deadline reads the clock: only MPI needs it).
+// The atomic takes the caller's timeout in ms (a Deadline reads the clock: only MPI needs it).
 // Return values are status codes (gaspi_return_t: GASPI_SUCCESS, GASPI_TIMEOUT, GASPI_ERROR);
 // the engine knows no other GASPI type.
 #pragma once
@@ -22,6 +22,7 @@
 #include <concepts>
 #include <cstdint>
 
+#include "core/atomic_op.hpp"
 #include "core/deadline.hpp"
 
 namespace hygaspi {
@@ -29,12 +30,11 @@ namespace hygaspi {
 template <class T>
 concept Transport = requires(T &t, typename T::Peer peer, const typename T::Segment &segment, std::uint64_t offset,
                              const void *src, void *dst, std::uint64_t size, std::uint32_t queue, std::uint32_t id,
-                             std::uint32_t value, std::uint64_t operand, std::uint64_t &old, std::uint64_t timeout_ms) {
+                             std::uint32_t value, const AtomicOp &op, std::uint64_t &old, std::uint64_t timeout_ms) {
   { t.put(peer, segment, offset, src, size, queue) } -> std::same_as<gaspi_return_t>;
   { t.get(dst, peer, segment, offset, size, queue) } -> std::same_as<gaspi_return_t>;
   { t.notify(peer, segment, id, value, queue) } -> std::same_as<gaspi_return_t>;
-  { t.fetch_add(peer, segment, offset, operand, old, timeout_ms) } -> std::same_as<gaspi_return_t>;
-  { t.compare_swap(peer, segment, offset, operand, operand, old, timeout_ms) } -> std::same_as<gaspi_return_t>;
+  { t.atomic(peer, segment, offset, op, old, timeout_ms) } -> std::same_as<gaspi_return_t>;
   { t.flush(queue) } -> std::same_as<gaspi_return_t>;
 };
 

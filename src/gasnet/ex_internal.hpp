@@ -68,11 +68,20 @@ void require_segment(const char *call) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
 
-// Collective events (ex_coll.cpp): user-space addresses, which no GASNet-1 handle is (their bits
-// 48-63 hold a thread tag, never 0). coll_test is true (and the event consumed) once complete.
+// Events besides GASNet-1's handles (whose bits 48-63 hold a thread tag, never 0), each told by
+// its bits:
+// - remote atomics (ex_ad.cpp): ad_event tells (low byte 3, bit 24 clear); ad_event_test is
+//   test_one's for it (ex_rma.cpp). ad_nbi_test/wait complete this thread's NBI atomics of the
+//   categories in `mask`: test is true once none is left;
+// - collectives (ex_coll.cpp): the operation's address, aligned to 16 and below 2^48.
+//   coll_test is true (and the event consumed) once complete.
+bool ad_event(gex_Event_t e) noexcept;
+bool ad_event_test(const char *call, gex_Event_t e, bool block);
+bool ad_nbi_test(const char *call, gex_EC_t mask);
+void ad_nbi_wait(const char *call, gex_EC_t mask);
 inline bool is_coll_event(gex_Event_t e) noexcept {
   const auto v = reinterpret_cast<std::uintptr_t>(e);
-  return v > 3 && (v >> 48) == 0;
+  return v != 0 && (v & 15u) == 0 && (v >> 48) == 0;
 }
 bool coll_test(const char *call, gex_Event_t e, bool block);
 

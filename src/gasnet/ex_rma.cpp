@@ -2,8 +2,8 @@
 // (extended.cpp); collective events are ex_coll.cpp's. Every address range is checked against the
 // target's segment here first, so that a bad one is fatal naming the gex_ call.
 //
-// Events: an RMA event is the GASNet-1 handle (the types are interoperable [GEX "Events"]); a
-// collective's is its operation's address (is_coll_event), which no handle equals.
+// Events: an RMA event is the GASNet-1 handle (the types are interoperable [GEX "Events"]); an
+// atomic's and a collective's are told apart by their bits (ex_internal.hpp), which no handle has.
 #include "gasnet/ex_internal.hpp"
 
 using namespace hygaspi;
@@ -39,6 +39,8 @@ bool test_one(const char *call, gex_Event_t e, bool block) {
     return true;
   if (e == GEX_EVENT_NO_OP)
     fatal(call, "GEX_EVENT_NO_OP cannot be tested or waited for");
+  if (ad_event(e))
+    return ad_event_test(call, e, block);
   if (is_coll_event(e))
     return coll_test(call, e, block);
   if (block) {
@@ -192,11 +194,14 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
 }
 
 // GEX_EC_AM and GEX_EC_LC have nothing outstanding: every AM payload and every NBI put's source
-// is locally complete when its call returns. GEX_EC_RMW: no atomics yet.
+// is locally complete when its call returns. Atomics: GEX_EC_RMW, and SET and GET with the puts and
+// the gets (ex_ad.cpp).
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Test";
   require_no_flags(call, flags);
   require_may_communicate(call);
+  if (!ad_nbi_test(call, event_mask))
+    return GASNET_ERR_NOT_READY;
   const bool gets = (event_mask & GEX_EC_GET) != 0, puts = (event_mask & GEX_EC_PUT) != 0;
   if (gets && puts)
     return gasnet_try_syncnbi_all();
@@ -210,6 +215,7 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Wait";
   require_no_flags(call, flags);
   require_may_communicate(call);
+  ad_nbi_wait(call, event_mask);
   if ((event_mask & GEX_EC_GET) != 0)
     gasnet_wait_syncnbi_gets();
   if ((event_mask & GEX_EC_PUT) != 0)

@@ -1,5 +1,6 @@
-// Global atomics (spec §10) on node peers: CPU atomics on the 8-byte word in the target's
-// segment mapping, so node peers and the owner itself share one atomicity domain.
+// Global atomics (spec §10): two cases of the engine's atomic operation (core/atomic_op.hpp), a
+// CPU atomic on the 8-byte word in a node peer's segment mapping, or a request that a rank of
+// another node serves with the same CPU atomic, so every initiator shares one atomicity domain.
 #include "bridge/progress.hpp"
 #include "gaspi/checks.hpp"
 #include "gaspi/fast_path.hpp"
@@ -10,7 +11,7 @@ using namespace hygaspi;
 namespace {
 
 // Resolves the peer and its segment once. On a node peer the word is in its mapping (CPU atomics
-// of shm/atomics.hpp); on another node the atomic runs at the target with the same functions
+// of core/atomic_op.hpp); on another node the atomic runs at the target with the same functions
 // (mpi_rma/control.hpp).
 gaspi_return_t atomic_target(gaspi_segment_id_t seg_id, gaspi_offset_t offset, gaspi_rank_t rank,
                              gaspi_atomic_value_t *val_old, const Peer *&peer, RemoteRef &seg) {
@@ -40,12 +41,10 @@ gaspi_return_t atomic_done(gaspi_return_t rc, gaspi_segment_id_t seg, gaspi_offs
     const Peer *peer = nullptr;
     RemoteRef seg;
     HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, peer, seg));
+    fast::remember_atomic_target(rank, segment_id);
     stats::atomic_op(rank);
-    return atomic_done(on_transport(*peer, seg,
-                                    [&](auto &tx, auto to, const auto &s) {
-                                      return tx.fetch_add(to, s, offset, val_add, *val_old, timeout);
-                                    }),
-                       segment_id, offset, rank);
+    return atomic_done(route_atomic(*peer, seg, offset, fetch_add_op(val_add), *val_old, timeout), segment_id, offset,
+                       rank);
   });
 }
 
@@ -57,12 +56,10 @@ gaspi_return_t atomic_done(gaspi_return_t rc, gaspi_segment_id_t seg, gaspi_offs
     const Peer *peer = nullptr;
     RemoteRef seg;
     HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, peer, seg));
+    fast::remember_atomic_target(rank, segment_id);
     stats::atomic_op(rank);
     // spec §10.3: the value before the call, whether or not it was swapped.
-    return atomic_done(on_transport(*peer, seg,
-                                    [&](auto &tx, auto to, const auto &s) {
-                                      return tx.compare_swap(to, s, offset, comparator, val_new, *val_old, timeout);
-                                    }),
+    return atomic_done(route_atomic(*peer, seg, offset, compare_swap_op(comparator, val_new), *val_old, timeout),
                        segment_id, offset, rank);
   });
 }
@@ -74,9 +71,10 @@ extern "C" {
 gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
                                        const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
                                        gaspi_atomic_value_t *const val_old, const gaspi_timeout_t timeout) {
-  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr) [[likely]] {
-    stats::atomic_op(rank);
-    *val_old = std::atomic_ref<std::uint64_t>(*word).fetch_add(val_add, std::memory_order_seq_cst);
+  // With statistics on, the full path counts the call: no call here, so no frame to build.
+  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
+      [[likely]] {
+    *val_old = apply_atomic(word, fetch_add_op(val_add)); // the engine's CPU atomic, folded to one fetch_add
     return GASPI_SUCCESS;
   }
   return fetch_add_full(segment_id, offset, rank, val_add, val_old, timeout);
@@ -86,11 +84,11 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
                                           const gaspi_rank_t rank, const gaspi_atomic_value_t comparator,
                                           const gaspi_atomic_value_t val_new, gaspi_atomic_value_t *const val_old,
                                           const gaspi_timeout_t timeout) {
-  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr) [[likely]] {
-    stats::atomic_op(rank);
-    std::uint64_t expected = comparator;
-    std::atomic_ref<std::uint64_t>(*word).compare_exchange_strong(expected, val_new, std::memory_order_seq_cst);
-    *val_old = expected; // the value before the call, whether or not it was swapped
+  // With statistics on, the full path counts the call: no call here, so no frame to build.
+  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
+      [[likely]] {
+    // The value before the call, whether or not it was swapped (spec §10.3).
+    *val_old = apply_atomic(word, compare_swap_op(comparator, val_new));
     return GASPI_SUCCESS;
   }
   return compare_swap_full(segment_id, offset, rank, comparator, val_new, val_old, timeout);

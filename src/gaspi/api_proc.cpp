@@ -118,6 +118,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS)
       return engine_abandon(kFrontGaspi, area);
     stats::start(r.nranks); // per-rank counter arrays, all counters zero
+    r.life.fetch_add(1, std::memory_order_relaxed);
     r.initialized.store(true, std::memory_order_release);
     return GASPI_SUCCESS;
   });

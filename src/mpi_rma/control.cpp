@@ -208,7 +208,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
     if (auto it = pending_.find(self); it != pending_.end()) {
       Pending &p = it->second;
       if (p.rank == rank && p.request.op == request.op && p.request.segment == request.segment &&
-          p.request.offset == request.offset && p.request.a == request.a && p.request.b == request.b) {
+          p.request.offset == request.offset) {
         flight.emplace(std::move(p));
       } else {
         log::warn("an atomic on rank %d (segment %u, offset %lu) that returned GASPI_TIMEOUT was not retried; it "
@@ -247,6 +247,27 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
     return GASPI_ERROR; // MPI_Test said why; MPI will not complete the reply any more
   old = flight->flight.reply[1];
   return static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight->flight.reply[0]));
+}
+
+gaspi_return_t Control::start_atomic(int rank, AtomicRequest request, Flight &flight) {
+  auto lock = env_->lock();
+  CONTROL_TRY(post_reply(rank, flight.request, flight.reply, request.reply_tag));
+  if (const gaspi_return_t rc =
+          HYGASPI_MPI(MPI_Send(&request, sizeof request, MPI_BYTE, rank, kTagAtomicRequest, env_->comm()));
+      rc != GASPI_SUCCESS) {
+    cancel(flight.request);
+    return rc;
+  }
+  return GASPI_SUCCESS;
+}
+
+bool Control::test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {
+  bool failed = false;
+  if (!test(flight.request, failed))
+    return false;
+  rc = failed ? GASPI_ERROR : static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight.reply[0]));
+  old = flight.reply[1];
+  return true;
 }
 
 bool Control::test(MPI_Request &request, bool &failed) {

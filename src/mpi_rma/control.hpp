@@ -5,7 +5,7 @@
 // MPI_Compare_and_swap crashes here). The initiator sends a request and waits for the reply while
 // it drives progress itself (the `progress` step its caller passes in), so two ranks that target
 // each other cannot deadlock. The target's progress step (bridge/progress.hpp) pulls requests with
-// take_atomic(), applies them to its segment with shm/atomics.hpp, and answers with reply(): this
+// take_atomic(), applies them to its segment with core/atomic_op.hpp, and answers with reply(): this
 // layer knows no segments and calls nothing above it. With no asynchronous progress in MPI, a
 // target serves requests whenever it is inside a GASPI wait (or runs the progress thread).
 //
@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/atomic_op.hpp"
 #include "core/deadline.hpp"
 #include "core/wait.hpp"
 #include "mpi_rma/credits.hpp"
@@ -49,28 +50,27 @@ enum Tag : int {
 inline constexpr int kGroupTagStride = 32;
 inline constexpr int kReplyTags = 8192;
 
-enum class AtomicOp : std::uint32_t { fetch_add = 1, compare_swap = 2 };
-
+// The engine's atomic operation (core/atomic_op.hpp) on a word of `segment` at the target.
 struct AtomicRequest {
   AtomicOp op;
   std::uint32_t segment;
   std::uint64_t offset;
-  std::uint64_t a; // addend, or comparator
-  std::uint64_t b; // new value (compare_swap)
   std::int32_t reply_tag;
   std::int32_t reserved;
 };
 
-// A request comes from another process, so the target checks all of it before it acts: a known op
-// on an aligned 8-byte word inside a segment of `segment_size` bytes (the segment id is checked by
-// the lookup, serve_atomic in bridge/progress.cpp), and a reply tag that the initiator can have posted.
-// Fuzzed by tests/fuzz/fuzz_atomic_request.cpp.
+// A request comes from another process, so the target checks all of it before it acts: a valid op
+// on an aligned word of its width inside a segment of `segment_size` bytes (the segment id is
+// checked by the lookup, serve_atomic in bridge/progress.cpp), and a reply tag that the initiator
+// can have posted. Fuzzed by tests/fuzz/fuzz_atomic_request.cpp.
 [[nodiscard]] constexpr bool valid_reply_tag(std::int32_t tag) noexcept {
   return tag >= kTagReply && tag < kTagReply + kReplyTags;
 }
 [[nodiscard]] constexpr bool valid_atomic_request(const AtomicRequest &request, std::uint64_t segment_size) noexcept {
-  return (request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap) && segment_size >= 8 &&
-         request.offset % 8 == 0 && request.offset <= segment_size - 8;
+  if (!valid(request.op))
+    return false;
+  const std::uint64_t w = width(request.op.type);
+  return segment_size >= w && request.offset % w == 0 && request.offset <= segment_size - w;
 }
 
 // Where a message goes at its target. A message is taken out of MPI as soon as any wait of the
@@ -127,6 +127,17 @@ public:
   // the same rank and request adopts it instead of sending another (see control.cpp). `progress`
   // is the caller's progress step, driven while the reply is awaited.
   gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline, Step progress);
+  // The split phase of a remote atomic, for a front end that keeps several in flight (GASNet-EX's
+  // gex_AD_OpNB/NBI): start_atomic sends `request` to `rank` with a reply receive posted into
+  // `flight`, which must stay where it is until test_atomic returned true. test_atomic looks once
+  // (it drives no progress: the caller's wait does) and, when the reply is in, sets rc and old.
+  // No timeout: the flight is the caller's until it completes.
+  struct Flight {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::uint64_t reply[2] = {0, 0};
+  };
+  gaspi_return_t start_atomic(int rank, AtomicRequest request, Flight &flight);
+  bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old);
   // gaspi_proc_term: cancels the replies still awaited, so that nothing of this MPI session is
   // adopted after a later gaspi_proc_init.
   void term() noexcept;

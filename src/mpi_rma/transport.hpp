@@ -2,7 +2,7 @@
 //   put / get      MPI_Put / MPI_Get in the lock_all epoch; complete at flush(queue)
 //   notify         flush(target), then the notification word (spec §8.3.2: MPI orders two puts
 //                  to one target only across a flush)
-//   atomics        a request to the target, which applies shm/atomics.hpp's CPU atomics on its
+//   atomic         a request to the target, which applies core/atomic_op.hpp's CPU atomic on its
 //                  own mapping (mpi_rma/control.hpp; docs/DESIGN.md "Atomicity": CPU and MPI
 //                  atomics do not compose)
 //   flush(queue)   MPI_Win_flush_all when `queue` issued an MPI transfer since its last flush
@@ -56,14 +56,19 @@ public:
                         std::uint32_t /*queue: notify flushes `to` itself*/) {
     return rma_->notify(to.value(), dst, id, value);
   }
-  gaspi_return_t fetch_add(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, std::uint64_t add,
-                           std::uint64_t &old, std::uint64_t timeout_ms) {
-    return atomic(to, AtomicRequest{AtomicOp::fetch_add, dst.segment, offset, add, 0, 0, 0}, old, Deadline(timeout_ms));
+  gaspi_return_t atomic(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const AtomicOp &op,
+                        std::uint64_t &old, std::uint64_t timeout_ms) {
+    return atomic(to, AtomicRequest{op, dst.segment, offset, 0, 0}, old, Deadline(timeout_ms));
   }
-  gaspi_return_t compare_swap(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, std::uint64_t comparator,
-                              std::uint64_t replacement, std::uint64_t &old, std::uint64_t timeout_ms) {
-    return atomic(to, AtomicRequest{AtomicOp::compare_swap, dst.segment, offset, comparator, replacement, 0, 0}, old,
-                  Deadline(timeout_ms));
+  // The split phase of atomic (Control::start_atomic, test_atomic), for operations that a front end
+  // keeps in flight past their call (GASNet-EX's gex_AD_OpNB/NBI); `flight` stays put until done.
+  using Flight = Control::Flight;
+  gaspi_return_t start_atomic(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const AtomicOp &op,
+                              Flight &flight) {
+    return control_->start_atomic(to.value(), AtomicRequest{op, dst.segment, offset, 0, 0}, flight);
+  }
+  bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {
+    return control_->test_atomic(flight, rc, old);
   }
   gaspi_return_t flush(std::uint32_t queue);
   // Completes every transfer to `peer` (the local notification of the read variants).

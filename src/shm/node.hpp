@@ -106,6 +106,10 @@ public:
     return job_block_->slot(rank.value()).state.load(std::memory_order_acquire) !=
            static_cast<std::uint32_t>(RankState::dead);
   }
+  // The word alive() reads, for a cache that reads it again on every use (gaspi/fast_path.hpp).
+  [[nodiscard]] const std::atomic<std::uint32_t> &state_word(NodeIndex rank) const noexcept {
+    return job_block_->slot(rank.value()).state;
+  }
   // The global rank of node-local index `rank`, to name a peer in messages.
   [[nodiscard]] GlobalRank global_rank(NodeIndex rank) const noexcept {
     return rank.value() < global_ranks_.size() ? global_ranks_[rank.value()] : GlobalRank{rank.value()};

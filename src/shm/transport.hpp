@@ -1,6 +1,6 @@
 // The node transport (bridge/transport.hpp's concept): node peers' segments are mapped into this
 // process, so put and get are copies that complete before they return, notify is a seq_cst store
-// plus the owner's doorbell, and the atomics are the CPU atomics of shm/atomics.hpp on the mapped
+// plus the owner's doorbell, and the atomics are the CPU atomics of core/atomic_op.hpp on the mapped
 // word. Bound user memory, which is not in shm, is reached with CMA (process_vm_readv/writev,
 // inside Node::put/get). Everything is inline: this is the data path.
 #pragma once
@@ -8,9 +8,9 @@
 
 #include <cstdint>
 
+#include "core/atomic_op.hpp"
 #include "core/deadline.hpp"
 #include "core/ranks.hpp"
-#include "shm/atomics.hpp"
 #include "shm/node.hpp"
 
 namespace hygaspi::shm {
@@ -38,24 +38,16 @@ public:
     return GASPI_SUCCESS;
   }
   // The segment holds its data in shm (dst.data != nullptr; the caller rejects bound memory) and
-  // offset is 8-byte aligned and inside it (checked by the caller).
-  gaspi_return_t fetch_add(NodeIndex, const MappedSegment &dst, std::uint64_t offset, std::uint64_t add,
-                           std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
-    old = atomic_fetch_add(word(dst, offset), add);
-    return GASPI_SUCCESS;
-  }
-  gaspi_return_t compare_swap(NodeIndex, const MappedSegment &dst, std::uint64_t offset, std::uint64_t comparator,
-                              std::uint64_t replacement, std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
-    old = atomic_compare_swap(word(dst, offset), comparator, replacement);
+  // the word is aligned and inside it (checked by the caller).
+  gaspi_return_t atomic(NodeIndex, const MappedSegment &dst, std::uint64_t offset, const AtomicOp &op,
+                        std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
+    old = apply_atomic(dst.data + offset, op);
     return GASPI_SUCCESS;
   }
   // Node-local operations complete when they are posted.
   gaspi_return_t flush(std::uint32_t /*queue*/) noexcept { return GASPI_SUCCESS; }
 
 private:
-  static std::uint64_t *word(const MappedSegment &seg, std::uint64_t offset) noexcept {
-    return reinterpret_cast<std::uint64_t *>(seg.data + offset);
-  }
   Node *node_;
 };
 

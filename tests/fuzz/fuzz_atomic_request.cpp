@@ -4,7 +4,7 @@
 //
 // Input: the raw bytes of an AtomicRequest as MPI_Mrecv would leave them (short input: zero
 // padded, as the zero-initialised receive buffer), then 8 bytes of segment size. A request the
-// check accepts is executed the way serve_atomic executes it, on a heap buffer of exactly the
+// check accepts is executed the way serve_atomic executes it (apply_atomic), on a heap buffer of exactly the
 // segment's size (sizes up to 64 KiB are allocated; larger ones are checked arithmetically), so
 // ASan reports any word the check lets through outside the segment.
 #include "fuzz_check.hpp"
@@ -37,23 +37,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
     segment_size %= 65537;
   if (!valid_atomic_request(request, segment_size))
     return 0;
-  FUZZ_CHECK(request.op == AtomicOp::fetch_add || request.op == AtomicOp::compare_swap);
-  FUZZ_CHECK(request.offset % 8 == 0);
-  FUZZ_CHECK(segment_size >= 8 && request.offset <= segment_size - 8);
+  FUZZ_CHECK(hygaspi::valid(request.op));
+  const std::uint64_t w = hygaspi::width(request.op.type);
+  FUZZ_CHECK(request.offset % w == 0);
+  FUZZ_CHECK(segment_size >= w && request.offset <= segment_size - w);
   if (!allocate)
     return 0;
   // Exactly segment_size bytes, so that ASan sees the first byte past the end; operator new[]
   // aligns to 16, as a segment's data (page-aligned) is aligned.
   auto bytes = std::make_unique<char[]>(segment_size);
-  char *seg = bytes.get();
-  std::atomic_ref<std::uint64_t> word(*reinterpret_cast<std::uint64_t *>(seg + request.offset));
-  std::uint64_t old = 0;
-  if (request.op == AtomicOp::fetch_add) {
-    old = word.fetch_add(request.a, std::memory_order_seq_cst);
-  } else {
-    old = request.a;
-    word.compare_exchange_strong(old, request.b, std::memory_order_seq_cst);
-  }
-  (void)old;
+  (void)hygaspi::apply_atomic(bytes.get() + request.offset, request.op);
   return 0;
 }

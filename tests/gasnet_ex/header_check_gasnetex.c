@@ -51,6 +51,18 @@ void header_check_gasnetex(gex_TM_t tm, gex_Token_t t, void *p) {
   gex_Event_Wait(e);
   gex_Memvec_t scratch;
   (void)gex_TM_Destroy(team, &scratch, GEX_FLAG_GLOBALLY_QUIESCED);
+  {
+    gex_AD_t ad = GEX_AD_INVALID;
+    uint64_t u = 0;
+    int32_t i = 0;
+    double d = 0;
+    gex_AD_Create(&ad, tm, GEX_DT_U64, GEX_OP_FADD | GEX_OP_TO_FETCHING(GEX_OP_SET), GEX_FLAG_AD_FAVOR_MY_NBRHD);
+    gex_Event_Wait(gex_AD_OpNB_U64(ad, &u, 0, p, GEX_OP_FADD, 1, 0, GEX_FLAG_AD_ACQ | GEX_FLAG_AD_REL));
+    (void)gex_AD_OpNBI_I32(ad, &i, 0, p, GEX_OP_FCAS, 1, 2, GEX_FLAG_AD_MY_RANK);
+    (void)gex_AD_OpNB_DBL(ad, &d, 0, p, GEX_OP_FMIN, 1.5, 0, GEX_FLAG_RANK_IS_JOBRANK);
+    gex_NBI_Wait(GEX_EC_RMW, 0);
+    gex_AD_Destroy(ad);
+  }
   gex_HSL_t lock = GEX_HSL_INITIALIZER;
   gex_HSL_Lock(&lock);
   gex_HSL_Unlock(&lock);

@@ -1,7 +1,8 @@
 // Global atomics (spec §10): a counter hammered with fetch_add by every rank and several threads
 // per rank ends exact, with every returned old value distinct; a compare_swap lock protects a
 // non-atomic read-modify-write; the owner's own atomics share the atomicity domain; misaligned
-// offsets are rejected. Retried after GASPI_TIMEOUT (a GASPI_TEST loop), each atomic applies
+// offsets are rejected; an atomic after the target's segment was re-created reaches the new one.
+// Retried after GASPI_TIMEOUT (a GASPI_TEST loop), each atomic applies
 // exactly once (docs/DESIGN.md "Atomicity").
 #include <algorithm>
 #include <thread>
@@ -86,6 +87,27 @@ void retry_after_timeout(gaspi_rank_t me, gaspi_rank_t n) {
     MR_CHECK(give_up == 11ul * n);
   }
 }
+// An atomic after its target segment was deleted and created again reaches the new segment: a
+// thread's cached target (gaspi/fast_path.hpp) does not outlive the segment's generation. Every
+// rank adds 1 to rank 0's word in segment 2 (its first add fills the cache), every rank deletes
+// and re-creates segment 2 (zeroed), and every rank adds 1 again: the new word counts exactly n.
+void recreated_segment(gaspi_rank_t n) {
+  constexpr gaspi_segment_id_t kSeg2 = 2;
+  for (int round = 0; round < 3; ++round) {
+    MR_OK(gaspi_segment_create(kSeg2, 4096 * (round + 1), GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
+    gaspi_atomic_value_t old = 0;
+    for (int i = 0; i < 2; ++i)
+      MR_OK(gaspi_atomic_fetch_add(kSeg2, 64, 0, 1, &old, GASPI_BLOCK));
+    MR_CHECK(old < 2u * n); // the new segment's word: it started at 0
+    MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+    MR_OK(gaspi_atomic_fetch_add(kSeg2, 64, 0, 0, &old, GASPI_BLOCK));
+    MR_CHECK(old == 2u * n);
+    MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+    MR_OK(gaspi_segment_delete(kSeg2));
+    MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  }
+}
+
 } // namespace
 
 int main() {
@@ -185,6 +207,7 @@ int main() {
     MR_CHECK(old == 9);
   }
   retry_after_timeout(me, n);
+  recreated_segment(n);
   MR_EXPECT(GASPI_ERR_UNALIGN_OFF, gaspi_atomic_fetch_add(kSeg, 4, 0, 1, &old, GASPI_BLOCK));
   MR_EXPECT(GASPI_ERR_UNALIGN_OFF, gaspi_atomic_compare_swap(kSeg, 12, 0, 0, 1, &old, GASPI_BLOCK));
   MR_EXPECT(GASPI_ERR_INV_REM_OFF, gaspi_atomic_fetch_add(kSeg, 4096, 0, 1, &old, GASPI_BLOCK));
