@@ -1,20 +1,24 @@
 /* gasnetex.h: the GASNet-EX API (GASNet-EX specification 0.12, "[GEX]") on the HyGASPI engine,
- * a thin layer over the GASNet-1 front end (gasnet.h, which this header includes).
+ * beside the GASNet-1 front end (gasnet.h, which this header includes, and whose active messages
+ * and RMA it shares).
  *
- * This first layer covers the primordial objects that gex_Client_Init makes (one client, its
- * endpoint, its team of every rank in the job and the segment gex_Segment_Attach binds), the job
- * and neighbourhood queries, handler registration, the fixed-payload active messages, contiguous
- * RMA with events, NBI completion and access regions, handler-safe locks (GASNet-1's) and the
- * non-blocking barrier, and remote atomics (gex_AD_*). Its limits:
- *  - active messages and RMA need gex_Segment_Attach (or gasnet_attach) first: it opens the AM
- *    inbox, and a call made before fails fatally, naming the call;
- *  - teams: the primordial one and those of gex_TM_Split (no client scratch is needed: the size
- *    queries return 0); collectives (barrier, broadcast, reductions) run on the engine's
- *    hierarchical collectives; GEX_DT_USER elements are at most 32 KiB (GEX_OP_USER_NC: 32 KiB
- *    over the team's size);
+ * It covers the primordial objects that gex_Client_Init makes (one client, its endpoint, its team
+ * of every rank in the job and the segment gex_Segment_Attach binds), the job and neighbourhood
+ * queries, handler registration, the fixed-payload and negotiated-payload active messages,
+ * contiguous RMA with events, NBI completion and access regions, teams (gex_TM_Split,
+ * gex_TM_Destroy), the collectives (barrier, broadcast, reductions to one and to all), remote
+ * atomics (gex_AD_*) and handler-safe locks (GASNet-1's). Its limits:
+ *  - active messages, RMA, collectives and gex_TM_Split need gex_Segment_Attach (or
+ *    gasnet_attach) first: it opens the AM inbox, and a call made before fails fatally, naming
+ *    the call;
+ *  - teams need no client scratch (the size queries return 0); GEX_DT_USER elements are at most
+ *    32 KiB (GEX_OP_USER_NC: 32 KiB over the team's size);
  *  - GEX_FLAG_IMMEDIATE is accepted and never makes a call a "no op"; the flags marked
  *    [UNIMPLEMENTED] in [GEX] are refused;
- *  - a Medium or Long payload is locally complete when its call returns, whatever lc_opt asks.
+ *  - a Medium or Long payload is locally complete when its call returns, whatever lc_opt asks;
+ *  - one endpoint and one segment per process (no gex_EP_Create, gex_Segment_Create), no VIS.
+ * On a node, contiguous puts and gets on the primordial team and the integer atomics run inline in
+ * the client (below, and gasnetex_inline.h); GASNET_HYG_NO_INLINE turns that off.
  *
  * A client defines exactly one of GASNET_SEQ, GASNET_PARSYNC or GASNET_PAR and links the library
  * of that mode (pkg-config gasnet-hygaspi-<mode>), as for gasnet.h: gex_Client_Init names the
