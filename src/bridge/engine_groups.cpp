@@ -9,6 +9,7 @@ namespace hygaspi::engine {
 struct Group {
   GroupRecord record;
   std::uint64_t slot_bytes = 0;
+  bool area_named = true; // the reduce area's name exists until the first allreduce completed
 };
 
 Group *open_group(std::vector<std::uint32_t> members, std::uint32_t slot, std::uint32_t tag, std::uint64_t slot_bytes) {
@@ -35,7 +36,13 @@ gaspi_return_t barrier(Group &g, const Deadline &deadline) { return collectives:
 
 gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
                          const Deadline &deadline) {
-  return collectives::allreduce(g.record, send, receive, bytes, combine, ctx, g.slot_bytes, deadline);
+  const gaspi_return_t rc =
+      collectives::allreduce(g.record, send, receive, bytes, combine, ctx, g.slot_bytes, deadline);
+  if (rc == GASPI_SUCCESS && g.area_named) {
+    collectives::forget_area_name(g.record); // every node member has it mapped now
+    g.area_named = false;
+  }
+  return rc;
 }
 
 } // namespace hygaspi::engine

@@ -10,6 +10,7 @@
 #include "bridge/progress.hpp"
 #include "bridge/segment_rma.hpp"
 #include "core/limits.hpp"
+#include "gasnet/ex_coll.hpp"
 #include "gasnet/internal.hpp"
 
 using namespace hygaspi;
@@ -203,7 +204,7 @@ bool poll(bool replies_only) {
   }
   if (!replies_only) {
     any |= poll_lane(am::Lane::request);
-    any |= barrier_progress();
+    any |= ex::collectives_progress(); // GASNet-1's barrier among them
   }
   return any;
 }

@@ -119,9 +119,6 @@ void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_
       s.seginfo_got.fetch_add(1, std::memory_order_acq_rel);
     }
     return;
-  case kHandlerBarrier:
-    barrier_handler(token, args, nargs);
-    return;
   case kHandlerExit:
     if (nargs == 1 && token.source < s.nodes) {
       s.exiting_ranks[token.source].store(true, std::memory_order_release);

@@ -26,6 +26,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
@@ -45,7 +46,8 @@ std::unordered_set<CollOp *> &live() { // events not yet synchronised; under col
   static auto *set = new std::unordered_set<CollOp *>;
   return *set;
 }
-std::vector<Team *> &busy() { // teams with a non-empty queue; under coll_lock
+std::atomic<std::uint32_t> g_busy_teams{0}; // busy().size(), which poll reads without coll_lock
+std::vector<Team *> &busy() {               // teams with a non-empty queue; under coll_lock
   static auto *teams = new std::vector<Team *>;
   return *teams;
 }
@@ -105,6 +107,8 @@ constexpr gex_DT_t kBytes = 0; // Combiner::dt of broadcast and gather: OR of by
 // acc = acc (op) other, acc holding the lower ranks' part (bridge/collectives Combine).
 gaspi_return_t combine(void *ctx, void *acc, const void *other) {
   Combiner &c = *static_cast<Combiner *>(ctx);
+  if (c.custom != nullptr)
+    return c.custom(nullptr, acc, other);
   const std::size_t n = c.count;
   if (c.op == GEX_OP_USER) { // [GEX]: y[i] = x[i] (+) y[i], x the left operand: y is a copy of other
     const auto *o = static_cast<const char *>(other);
@@ -182,6 +186,7 @@ void advance_all() {
     if (t.pending.empty()) {
       teams[i] = teams.back();
       teams.pop_back();
+      g_busy_teams.store(static_cast<std::uint32_t>(teams.size()), std::memory_order_release);
     } else {
       ++i;
     }
@@ -367,8 +372,10 @@ gex_Event_t start(const char *call, gex_hyg_TM &tm, CollOp *op) {
   }
   std::lock_guard lock(coll_lock());
   Team &t = team_of(call, tm);
-  if (t.pending.empty())
+  if (t.pending.empty()) {
     busy().push_back(&t);
+    g_busy_teams.store(static_cast<std::uint32_t>(busy().size()), std::memory_order_release);
+  }
   t.pending.push_back(op);
   live().insert(op);
   advance_all(); // one look: this call waits for no other rank
@@ -394,6 +401,41 @@ void release(CollOp *op) {
   std::lock_guard lock(coll_lock());
   live().erase(op);
   delete op;
+}
+
+CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Combine fold) {
+  auto *op = new CollOp;
+  op->total = op->chunk = bytes;
+  op->combiner.custom = fold;
+  op->prepare = [send, receive](CollOp &o, std::size_t, std::size_t b) {
+    o.send = send;
+    o.receive = receive;
+    o.bytes = b;
+  };
+  return op;
+}
+
+bool test_op(CollOp *op) {
+  std::lock_guard lock(coll_lock());
+  advance_all();
+  return op->complete;
+}
+
+gex_hyg_TM &primordial_team() {
+  gex_TM_t tm = nullptr;
+  gasnet_QueryGexObjects(nullptr, nullptr, &tm, nullptr); // the client objects exist from here on
+  return *tm;
+}
+
+bool collectives_progress() noexcept {
+  if (g_busy_teams.load(std::memory_order_acquire) == 0)
+    return false;
+  std::unique_lock lock(coll_lock(), std::try_to_lock); // a poll inside a collective's step skips
+  if (!lock.owns_lock())
+    return false;
+  const std::uint32_t before = g_busy_teams.load(std::memory_order_relaxed);
+  advance_all();
+  return g_busy_teams.load(std::memory_order_relaxed) != before;
 }
 
 CollOp *gather_op(const char *call, gex_hyg_TM &tm, const void *mine, std::size_t bytes) {

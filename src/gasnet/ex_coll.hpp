@@ -24,6 +24,7 @@ struct Combiner {
   std::size_t elem = 1;  // bytes per element
   std::size_t count = 0; // elements in the current chunk
   gex_Coll_ReduceFn_t user_op = nullptr;
+  engine::Combine custom = nullptr; // a front end's own fold of one element (GASNet-1's barrier)
   const void *user_cdata = nullptr;
   std::vector<char> scratch; // the right-hand operand for user_op, which writes into it
 };
@@ -72,6 +73,17 @@ gex_Event_t start(const char *call, gex_hyg_TM &tm, CollOp *op);
 // Waits until `op` (an event of start) is complete; release() then frees it.
 void wait_op(const char *call, CollOp *op);
 void release(CollOp *op);
+
+// An allreduce of one element of `bytes` by `fold` (acc = acc (op) other), from `send` into
+// `receive`; both stay where they are until the op completes. GASNet-1's barrier is one.
+CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Combine fold);
+// One look: true once `op` (an event of start) is complete; release() then frees it.
+bool test_op(CollOp *op);
+// The primordial team, made ready for collectives (a GASNet-1 client has no gex_Client_Init).
+gex_hyg_TM &primordial_team();
+// GASNet's poll moves every team's initiated collectives on (a rank that initiated one and then
+// waits in GASNET_BLOCKUNTIL, or computes and polls, must still do its part). True when one moved.
+bool collectives_progress() noexcept;
 
 // A gather over the team (every member's `bytes` at its team rank) as an OR-allreduce of zeros.
 CollOp *gather_op(const char *call, gex_hyg_TM &tm, const void *mine, std::size_t bytes);

@@ -31,7 +31,6 @@ namespace hygaspi::gasnet {
 // in their head (which no gasnet_AM* call sets), and their handler field picks one of these.
 enum InternalHandler : gasnet_handler_t {
   kHandlerSeginfo = 1, // attach: a rank's segment base and size
-  kHandlerBarrier = 2, // barrier.cpp: one dissemination round
   kHandlerExit = 3,    // gasnet_exit of another rank: its code
 };
 inline constexpr unsigned kFirstClientHandler = 128;
@@ -157,11 +156,8 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
             const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args);
 // An internal Short request (handlers below 128); `args` has nargs entries.
 void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs);
-// The internal handlers' dispatch (core.cpp, barrier.cpp).
+// The internal handlers' dispatch (core.cpp).
 void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs);
-void barrier_handler(const Token &token, const gasnet_handlerarg_t *args, int nargs);
-// Moves the barrier state machine on (barrier.cpp); called by poll().
-bool barrier_progress();
 
 // The segment of `node` as this rank reaches it: checks that [addr, addr + n) lies in it (fatal
 // otherwise) and returns the offset. Inline: every put and get starts here.

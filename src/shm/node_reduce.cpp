@@ -33,6 +33,11 @@ gaspi_return_t reduce_area_create(Node &node, const NodeGroup &group, ReduceArea
   return GASPI_SUCCESS;
 }
 
+void reduce_area_forget_name(Node &node, const ReduceArea &area) noexcept {
+  if (area.tag != 0 && !node.solo())
+    ShmObject::unlink(node.object_name("c", node.rank().value(), area.tag, 0, area.nonce));
+}
+
 void reduce_area_drop(Node &node, ReduceArea &area, bool leader) noexcept {
   if (leader && area.tag != 0 && !node.solo())
     ShmObject::unlink(node.object_name("c", node.rank().value(), area.tag, 0, area.nonce));

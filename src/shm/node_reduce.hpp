@@ -55,6 +55,9 @@ gaspi_return_t reduce_area_create(Node &node, const NodeGroup &group, ReduceArea
 gaspi_return_t reduce_area_attach_step(Node &node, NodeGroup &group, ReduceArea &area, std::uint64_t slot_bytes);
 // Drops this rank's mapping (group deleted, or term); the leader also removes the name.
 void reduce_area_drop(Node &node, ReduceArea &area, bool leader) noexcept;
+// The leader removes the area's name once every node member has mapped it (after a completed
+// allreduce): a crash then leaves nothing of it in /dev/shm. The mappings stay.
+void reduce_area_forget_name(Node &node, const ReduceArea &area) noexcept;
 
 // Starts allreduce state.seq + 1: copies `send` into this member's slot and tells the leader.
 void reduce_contribute(Node &node, const NodeGroup &group, ReduceArea &area, NodeReduceState &state, const void *send,

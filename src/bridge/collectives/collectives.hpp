@@ -30,6 +30,9 @@ gaspi_return_t publish(GroupRecord &g, std::uint64_t slot_bytes);
 void withdraw(GroupRecord &g);
 // gaspi_proc_term: drops the reduce area of a committed group.
 void drop(GroupRecord &g) noexcept;
+// After an allreduce of the group completed, every node member has mapped its reduce area: the
+// leader removes the area's name (shm::reduce_area_forget_name).
+void forget_area_name(GroupRecord &g) noexcept;
 
 // A group of another front end (GASNet-EX teams), outside GASPI's group table: makes `g` a
 // committed group of `members` (global ranks, sorted, unique, this rank among them) in engine slot

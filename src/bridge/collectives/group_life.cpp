@@ -60,6 +60,11 @@ void withdraw(GroupRecord &g) {
   drop(g);
 }
 
+void forget_area_name(GroupRecord &g) noexcept {
+  if (g.leads_node())
+    shm::reduce_area_forget_name(rt().node, g.reduce_area);
+}
+
 void drop(GroupRecord &g) noexcept { shm::reduce_area_drop(rt().node, g.reduce_area, g.leads_node()); }
 
 gaspi_return_t check_not_broken(const GroupRecord &g) {
