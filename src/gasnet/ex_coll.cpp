@@ -384,7 +384,11 @@ gex_Event_t start(const char *call, gex_hyg_TM &tm, CollOp *op) {
 
 void wait_op(const char *call, CollOp *op) {
   require_may_communicate(call);
+  // Every look polls: a rank in a collective serves the active messages of ranks that are not in it
+  // yet (wait_until alone would poll every kSpinsPerProgress looks while it spins, which made an
+  // AM round trip to a rank in gasnet_barrier 8x the raw flag round trip).
   auto ready = [op] {
+    (void)poll();
     std::lock_guard lock(coll_lock());
     advance_all();
     return op->complete;
