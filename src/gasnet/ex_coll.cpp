@@ -31,6 +31,7 @@
 #include <cstring>
 #include <type_traits>
 #include <unordered_set>
+#include <utility>
 
 #include "bridge/engine.hpp"
 #include "core/wait.hpp"
@@ -386,17 +387,22 @@ void wait_op(const char *call, CollOp *op) {
   require_may_communicate(call);
   // Every look polls: a rank in a collective serves the active messages of ranks that are not in it
   // yet (wait_until alone would poll every kSpinsPerProgress looks while it spins, which made an
-  // AM round trip to a rank in gasnet_barrier 8x the raw flag round trip).
-  auto ready = [op] {
-    (void)poll();
+  // AM round trip to a rank in gasnet_barrier 8x the raw flag round trip). What a look served is
+  // reported by the next progress step, so that the wait stays hot while messages come. The
+  // collective itself moves at every kCollectiveEvery-th look: across nodes its step costs MPI calls
+  // of its own, and an AM that arrives meanwhile waits for the loop to come round.
+  constexpr unsigned kCollectiveEvery = 4;
+  bool served = false;
+  auto ready = [op, &served, looks = 0u]() mutable {
+    served |= poll();
+    if (looks++ % kCollectiveEvery != 0)
+      return false;
     std::lock_guard lock(coll_lock());
     advance_all();
     return op->complete;
   };
-  auto progress = [] { return poll(); }; // handlers run, MPI moves, a remote gasnet_exit is followed
-  // Sleeps on this rank's doorbell, which node members ring at each collective signal; AMs and MPI
-  // traffic ring nothing there, and the engine bounds each sleep by a nap (kLongestNap) since it
-  // drives progress.
+  // Handlers run, MPI moves, a remote gasnet_exit is followed.
+  auto progress = [&served] { return std::exchange(served, false) | poll(); };
   (void)wait_until(ready, Deadline(kTimeoutBlock), engine::wait_policy(), progress, engine::DoorbellSleep{},
                    kAlwaysHealthy);
 }
