@@ -92,25 +92,6 @@ template <> struct Dt<double> {
   static constexpr AtomicType type = AtomicType::f64;
 };
 
-const char *dt_name(gex_DT_t dt) {
-  switch (dt) {
-  case GEX_DT_I32:
-    return "GEX_DT_I32";
-  case GEX_DT_U32:
-    return "GEX_DT_U32";
-  case GEX_DT_I64:
-    return "GEX_DT_I64";
-  case GEX_DT_U64:
-    return "GEX_DT_U64";
-  case GEX_DT_FLT:
-    return "GEX_DT_FLT";
-  case GEX_DT_DBL:
-    return "GEX_DT_DBL";
-  default:
-    return nullptr;
-  }
-}
-
 // An opcode (one bit) as the engine's operation: its code, whether it fetches, whether its operand
 // is 1 (INC, DEC), and the NBI category that completes it.
 struct Opcode {
@@ -369,7 +350,7 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   require_tm(call, tm);
   if (ad_p == nullptr)
     fatal(call, "a null ad_p");
-  if (dt_name(dt) == nullptr)
+  if (dt_name(dt) == nullptr || dt == GEX_DT_USER) // atomics take the built-in types only
     fatal(call, "dt %#x is not one of GEX_DT_I32, _U32, _I64, _U64, _FLT, _DBL", static_cast<unsigned>(dt));
   if (ops == 0 || (ops & ~kAtomicOps) != 0)
     fatal(call, "ops %#x is not a non-empty set of atomic GEX_OP_* opcodes", static_cast<unsigned>(ops));

@@ -215,26 +215,6 @@ void require_root(const char *call, const gex_hyg_TM &tm, gex_Rank_t root) {
     fatal(call, "root %u is not in the team (%u ranks)", root, tm.size);
 }
 
-const char *dt_name(gex_DT_t dt) {
-  switch (dt) {
-  case GEX_DT_I32:
-    return "GEX_DT_I32";
-  case GEX_DT_U32:
-    return "GEX_DT_U32";
-  case GEX_DT_I64:
-    return "GEX_DT_I64";
-  case GEX_DT_U64:
-    return "GEX_DT_U64";
-  case GEX_DT_FLT:
-    return "GEX_DT_FLT";
-  case GEX_DT_DBL:
-    return "GEX_DT_DBL";
-  case GEX_DT_USER:
-    return "GEX_DT_USER";
-  default:
-    return nullptr;
-  }
-}
 std::size_t dt_size(gex_DT_t dt) {
   switch (dt) {
   case GEX_DT_I32:

@@ -57,6 +57,27 @@ void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noe
     fatal(call, "unsupported flags %#x", static_cast<unsigned>(flags & ~allowed));
 }
 
+const char *dt_name(gex_DT_t dt) noexcept {
+  switch (dt) {
+  case GEX_DT_I32:
+    return "GEX_DT_I32";
+  case GEX_DT_U32:
+    return "GEX_DT_U32";
+  case GEX_DT_I64:
+    return "GEX_DT_I64";
+  case GEX_DT_U64:
+    return "GEX_DT_U64";
+  case GEX_DT_FLT:
+    return "GEX_DT_FLT";
+  case GEX_DT_DBL:
+    return "GEX_DT_DBL";
+  case GEX_DT_USER:
+    return "GEX_DT_USER";
+  default:
+    return nullptr;
+  }
+}
+
 } // namespace hygaspi::gasnet::ex
 
 namespace {

@@ -65,6 +65,8 @@ void require_tm(const char *call, gex_TM_t tm) noexcept;
 gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept;
 void require_ep(const char *call, gex_EP_t ep) noexcept;
 void require_segment(const char *call) noexcept;
+// The name of a GEX_DT_* for messages; nullptr for no data type.
+const char *dt_name(gex_DT_t dt) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
 

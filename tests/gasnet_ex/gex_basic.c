@@ -13,16 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                                                                    \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      fprintf(stderr, "[%u] %s:%d: check failed: %s\n", (unsigned)gex_System_QueryJobRank(), __FILE__, __LINE__,       \
-              #cond);                                                                                                  \
-      fflush(stderr);                                                                                                  \
-      abort();                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
-#define OK(call) CHECK((call) == GASNET_OK)
+#include "gex_check.h"
 
 #define MAXR 16
 #define SLOT 65536u            /* per peer: its Long requests and our replies (AM phase), its puts (RMA phase) */

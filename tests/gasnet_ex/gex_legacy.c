@@ -6,13 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond)                                                                                                    \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      fprintf(stderr, "[%u] %s:%d: check failed: %s\n", (unsigned)gasnet_mynode(), __FILE__, __LINE__, #cond);         \
-      abort();                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
+#include "gex_check.h"
 
 static volatile int pongs;
 static void pong(gex_Token_t t, gex_AM_Arg_t v) {

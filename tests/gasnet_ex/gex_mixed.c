@@ -9,15 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond)                                                                                                    \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      fprintf(stderr, "[%u] %s:%d: check failed: %s\n", (unsigned)gex_System_QueryJobRank(), __FILE__, __LINE__,       \
-              #cond);                                                                                                  \
-      fflush(stderr);                                                                                                  \
-      abort();                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
+#include "gex_check.h"
 #define GOK(call) CHECK((call) == GASPI_SUCCESS)
 
 int main(int argc, char **argv) {

@@ -18,16 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CHECK(cond)                                                                                                    \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      fprintf(stderr, "[%u] %s:%d: check failed: %s\n", (unsigned)gex_System_QueryJobRank(), __FILE__, __LINE__,       \
-              #cond);                                                                                                  \
-      fflush(stderr);                                                                                                  \
-      abort();                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
-#define OK(call) CHECK((call) == GASNET_OK)
+#include "gex_check.h"
 
 #define MAXR 16
 /* Per sender and owner: four request regions (one per Long "salt", see region()), then four for

@@ -9,14 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define CHECK(cond)                                                                                                    \
-  do {                                                                                                                 \
-    if (!(cond)) {                                                                                                     \
-      fprintf(stderr, "[%u] %s:%d: check failed: %s\n", (unsigned)gex_System_QueryJobRank(), __FILE__, __LINE__,       \
-              #cond);                                                                                                  \
-      abort();                                                                                                         \
-    }                                                                                                                  \
-  } while (0)
+#include "gex_check.h"
 
 static volatile int arrived;
 static void on_done(gex_Token_t t) {
