@@ -382,7 +382,10 @@ void wait_op(const char *call, CollOp *op) {
     return op->complete;
   };
   // Handlers run, MPI moves, a remote gasnet_exit is followed.
-  auto progress = [&served] { return std::exchange(served, false) | poll(); };
+  auto progress = [&served] {
+    const bool earlier = std::exchange(served, false);
+    return poll() || earlier; // poll() first: it must run whatever the looks served
+  };
   (void)wait_until(ready, Deadline(kTimeoutBlock), engine::wait_policy(), progress, engine::DoorbellSleep{},
                    kAlwaysHealthy);
 }
