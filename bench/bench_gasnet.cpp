@@ -374,8 +374,8 @@ int main(int argc, char **argv) {
     });
     char name[64];
     std::snprintf(name, sizeof name, "EX PutBlocking %zu KiB", bytes >> 10);
-    row(name, gb / ex_put_us, gb / raw_put, "GB/s", g_node ? "memcpy" : "MPI_Put+flush, alloc win",
-        g_node ? 0.9 : 0, true);
+    row(name, gb / ex_put_us, gb / raw_put, "GB/s", g_node ? "memcpy" : "MPI_Put+flush, alloc win", g_node ? 0.9 : 0,
+        true);
   }
 
   // Barrier.

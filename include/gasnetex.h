@@ -829,9 +829,9 @@ gex_hyg_AD_DECLARE(I32, int32_t) gex_hyg_AD_DECLARE(U32, uint32_t) gex_hyg_AD_DE
   gex_hyg_AMCommit(2, 0, (sd), (h), (n), (daddr),                                                                      \
                    16 gasnet_hyg_A16(a0, a1, a2, a3, a4, a5, a6, a7, a8, a9, a10, a11, a12, a13, a14, a15))
 
-/* The primordial team once the client exists (the inline path below compares with it). Not an
- * interface. */
-extern gex_TM_t gex_hyg_tm0;
+    /* The primordial team once the client exists (the inline path below compares with it). Not an
+     * interface. */
+    extern gex_TM_t gex_hyg_tm0;
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
