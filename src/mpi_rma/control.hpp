@@ -44,7 +44,7 @@ enum Tag : int {
   kTagAmReplyEager = 7,
   kTagCredit = 8,    // what a receiver handled: a Box and a running total of units (credits.hpp)
   kTagReply = 100,   // + request number % kReplyTags
-  kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride (mpi_rma/leaders.cpp)
+  kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride, on Env::collective_comm() (leaders.cpp)
 };
 // Per group bucket: [0, 16) leader barrier rounds, 16 leader allreduce, 17 abort notice.
 inline constexpr int kGroupTagStride = 32;

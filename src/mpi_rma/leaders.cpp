@@ -29,7 +29,7 @@ int group_mpi_tag(Env &env, std::uint32_t group_tag) {
     int flag = 0;
     {
       auto lock = env.lock();
-      if (HYGASPI_MPI(MPI_Comm_get_attr(env.comm(), MPI_TAG_UB, &ub, &flag)) != GASPI_SUCCESS)
+      if (HYGASPI_MPI(MPI_Comm_get_attr(env.collective_comm(), MPI_TAG_UB, &ub, &flag)) != GASPI_SUCCESS)
         flag = 0; // logged; the guaranteed 32767 still holds
     }
     const long top = flag != 0 && ub != nullptr ? *ub : 32767;
@@ -79,7 +79,7 @@ bool abort_notice(Env &env, std::uint32_t group_tag) {
   const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
   auto lock = env.lock();
   for (bool found = false;;) {
-    Probed p = env.probe(MPI_ANY_SOURCE, tag);
+    Probed p = env.probe(env.collective_comm(), MPI_ANY_SOURCE, tag);
     if (p.failed)
       return true; // MPI failed under this group's feet: treat it as broken (logged)
     if (!p.found)
@@ -106,7 +106,7 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> le
       continue;
     MPI_Request request = MPI_REQUEST_NULL;
     // Best effort: a leader that does not get it fails at its own deadline or on its own error.
-    if (HYGASPI_MPI(MPI_Isend(&notice, 1, MPI_UINT32_T, leaders[i].value(), tag, env.comm(), &request)) ==
+    if (HYGASPI_MPI(MPI_Isend(&notice, 1, MPI_UINT32_T, leaders[i].value(), tag, env.collective_comm(), &request)) ==
         GASPI_SUCCESS)
       (void)HYGASPI_MPI(MPI_Request_free(&request));
   }
@@ -122,9 +122,9 @@ gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<
     if (!state.posted) {
       auto lock = env.lock();
       HYGASPI_TRY(HYGASPI_MPI(MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n].value(), tag,
-                                        env.comm(), &state.requests[0])));
+                                        env.collective_comm(), &state.requests[0])));
       HYGASPI_TRY(HYGASPI_MPI(MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n].value(), tag,
-                                        env.comm(), &state.requests[1])));
+                                        env.collective_comm(), &state.requests[1])));
       state.posted = true;
     }
     HYGASPI_TRY(test_both(env, state.requests));
@@ -164,12 +164,12 @@ gaspi_return_t leader_allreduce_step(Env &env, std::uint32_t group_tag, std::spa
       state.requests[0] = state.requests[1] = MPI_REQUEST_NULL;
       state.posted = true; // from here on, abandon() looks after whatever was posted
       if (receive_from != nullptr)
-        HYGASPI_TRY(HYGASPI_MPI(MPI_Irecv(state.receive.data(), count, MPI_BYTE, receive_from->value(), tag, env.comm(),
-                                          &state.requests[0])));
+        HYGASPI_TRY(HYGASPI_MPI(MPI_Irecv(state.receive.data(), count, MPI_BYTE, receive_from->value(), tag,
+                                          env.collective_comm(), &state.requests[0])));
       if (send_to != nullptr) {
         std::memcpy(state.send.data(), value, bytes);
-        HYGASPI_TRY(HYGASPI_MPI(
-            MPI_Isend(state.send.data(), count, MPI_BYTE, send_to->value(), tag, env.comm(), &state.requests[1])));
+        HYGASPI_TRY(HYGASPI_MPI(MPI_Isend(state.send.data(), count, MPI_BYTE, send_to->value(), tag,
+                                          env.collective_comm(), &state.requests[1])));
       }
     }
     HYGASPI_TRY(test_both(env, state.requests));

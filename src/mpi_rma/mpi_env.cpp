@@ -134,6 +134,7 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   // From here on a failure leaves comm_ for term() to free (the caller unwinds with term()).
   HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm_)));
   HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN)));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_dup(comm_, &collective_comm_)));
   HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_rank(comm_, &rank_)));
   HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_size(comm_, &size_)));
   if (size_ > 65535) {
@@ -231,11 +232,11 @@ int Env::on_finalize(MPI_Comm, int, void *env, void *) noexcept {
   return MPI_SUCCESS;
 }
 
-Probed Env::probe(int source, int tag) const noexcept {
+Probed Env::probe(MPI_Comm on, int source, int tag) const noexcept {
   Probed p;
   int pending = 0;
   MPI_Status status;
-  if (HYGASPI_MPI(MPI_Improbe(source, tag, comm_, &pending, &p.handle, &status)) != GASPI_SUCCESS) {
+  if (HYGASPI_MPI(MPI_Improbe(source, tag, on, &pending, &p.handle, &status)) != GASPI_SUCCESS) {
     p.failed = true;
     return p;
   }
@@ -255,6 +256,8 @@ void Env::term() noexcept {
   }
   hooked_ = false;
   // Also after a failed init(), which may have duplicated the communicator before it failed.
+  if (collective_comm_ != MPI_COMM_NULL)
+    (void)HYGASPI_MPI(MPI_Comm_free(&collective_comm_));
   if (comm_ != MPI_COMM_NULL)
     (void)HYGASPI_MPI(MPI_Comm_free(&comm_));
   active_ = false;

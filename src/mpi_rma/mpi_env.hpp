@@ -58,6 +58,13 @@ public:
   [[nodiscard]] int rank() const noexcept { return rank_; }
   [[nodiscard]] int size() const noexcept { return size_; }
   [[nodiscard]] MPI_Comm comm() const noexcept { return comm_; } // private duplicate of the world
+  // A second duplicate, for the leaders' collective traffic alone (mpi_rma/leaders.cpp). A leader
+  // that reached a barrier before its partner leaves a message that MPI holds unmatched until the
+  // partner gets there; on comm() it would be what every progress step's MPI_Iprobe for any tag
+  // finds first (mpi::Control::incoming), so the step would fall back to probing each of its tags
+  // for as long as the partner computes: an AM round trip over MPI took 1.9x MPI_Send/Recv
+  // instead of 1.3-1.5x while the partner sat in a barrier (bench_gasnet).
+  [[nodiscard]] MPI_Comm collective_comm() const noexcept { return collective_comm_; }
   [[nodiscard]] bool thread_multiple() const noexcept { return thread_multiple_; }
   [[nodiscard]] bool progress_thread_allowed() const noexcept { return progress_thread_allowed_; }
   [[nodiscard]] const char *osc() const noexcept { return osc_.c_str(); }
@@ -65,7 +72,8 @@ public:
   // A matched probe of a message of `tag` from `source` on comm(); the caller holds lock(). With a
   // progress thread two threads may probe at once, and a plain Iprobe + Recv pair could hand one
   // thread's message to the other.
-  [[nodiscard]] Probed probe(int source, int tag) const noexcept;
+  [[nodiscard]] Probed probe(int source, int tag) const noexcept { return probe(comm_, source, tag); }
+  [[nodiscard]] Probed probe(MPI_Comm on, int source, int tag) const noexcept;
 
   // Node map: node_of[r] is the node id of global rank r; node_ranks are my node's global ranks.
   std::vector<int> node_of;
@@ -109,6 +117,7 @@ private:
   int rank_ = 0;
   int size_ = 1;
   MPI_Comm comm_ = MPI_COMM_NULL;
+  MPI_Comm collective_comm_ = MPI_COMM_NULL;
   std::string osc_;
   std::mutex mutex_;
 };
