@@ -1,11 +1,15 @@
 // The front ends' view of the engine (bridge/engine.hpp), answered from the runtime.
 #include "bridge/engine.hpp"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <unordered_map>
 
 #include "bridge/lifecycle.hpp"
+#include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
+#include "core/log.hpp"
 #include "shm/doorbell.hpp"
 
 namespace hygaspi::engine {
@@ -21,6 +25,7 @@ bool doorbell_sleep(Step ready, std::chrono::nanoseconds ns) {
   return shm::DoorbellSleep{rt().node.my_block().bell}(ready, ns);
 }
 std::mutex &lifecycle() noexcept { return rt().lifecycle; }
+bool stopping() noexcept { return rt().node.stopping(); }
 bool start_resumable() noexcept { return rt().node.resumable(); }
 
 std::vector<std::uint32_t> node_firsts() {
@@ -39,9 +44,13 @@ gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size) {
   if (const gaspi_return_t rc = r.segments.create(id, size, 0, nullptr, 0); rc != GASPI_SUCCESS)
     return rc;
   for (std::uint32_t n = 0; n < r.nranks; ++n)
-    if (const gaspi_return_t rc = r.segments.register_with(id, r.peers[GlobalRank{n}]); rc != GASPI_SUCCESS)
+    if (const gaspi_return_t rc = register_segment(id, GlobalRank{n}); rc != GASPI_SUCCESS)
       return rc;
   return GASPI_SUCCESS;
+}
+
+gaspi_return_t register_segment(std::uint32_t id, GlobalRank with) {
+  return rt().segments.register_with(id, rt().peers[with]);
 }
 
 char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noexcept {
@@ -58,6 +67,22 @@ char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noex
 }
 
 void forget_segment_name(std::uint32_t id) noexcept { rt().node.unlink_segment_name(id); }
+
+gaspi_return_t kill(GlobalRank target, gaspi_timeout_t timeout) {
+  Runtime &r = rt();
+  const Peer &peer = r.peers[target];
+  if (!peer.on_node()) {
+    const gaspi_return_t rc = r.control.kill(peer.mpi.value(), Deadline(timeout), progress());
+    if (rc == GASPI_SUCCESS)
+      r.known_dead[target.value()].store(true, std::memory_order_release);
+    return rc;
+  }
+  if (!r.node.kill(peer.node)) {
+    log::error("cannot kill rank %u (pid %d): %s", target.print(), r.node.pid_of(peer.node), std::strerror(errno));
+    return GASPI_ERROR;
+  }
+  return GASPI_SUCCESS;
+}
 
 void abort_job(int code, const std::function<bool(std::uint32_t)> &spare) noexcept {
   Runtime &r = rt();

@@ -1,8 +1,8 @@
-// The engine as a front end sees it: the job, segments addressed by (rank, segment id), and the end
-// of the job. A front end (src/gasnet; src/gaspi is being moved over) includes this header and the
-// other bridge/ headers that name no transport, never shm/ or mpi_rma/ and never Runtime: which
-// transport reaches a rank is decided here, once, from the peer table (tests/lint/facade.py checks
-// the includes).
+// The engine as a front end sees it: the job, segments addressed by (rank, segment id), kills, and
+// the end of the job. A front end (src/gasnet; src/gaspi is being moved over) includes this header
+// and the other bridge/ headers that name no transport (target.hpp, passive.hpp, ...), never shm/
+// or mpi_rma/ and never Runtime: which transport reaches a rank is decided here, once, from the
+// peer table (tests/lint/facade.py checks the includes).
 #pragma once
 #include <GASPI.h>
 
@@ -42,6 +42,9 @@ struct DoorbellSleep {
 };
 // Serialises the front ends' init, attach and exit (Runtime::lifecycle).
 std::mutex &lifecycle() noexcept;
+// gaspi_proc_term (or the end of the job) is tearing this rank down: a wait that ended with an
+// error ended for that reason.
+bool stopping() noexcept;
 // A start that returned GASPI_TIMEOUT may be called again (hygaspi-run: peers still arriving).
 bool start_resumable() noexcept;
 
@@ -49,12 +52,23 @@ bool start_resumable() noexcept;
 // Creates this rank's segment `id` of `size` bytes and registers it with every rank, so that any
 // rank may reach it (put, get, atomics, AM Long payloads).
 gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size);
+// Registers this rank's segment `id` with rank `with`, which may then reach it (GASPI's
+// gaspi_segment_register: a node peer finds it by itself; another node needs its address).
+gaspi_return_t register_segment(std::uint32_t id, GlobalRank with);
 // Where this process maps rank `r`'s segment `id` (its own, or a node peer's, mapped here on first
 // use), or nullptr when `r` is reached over MPI or has no such segment. `size_out` gets its size.
 char *mapping(GlobalRank r, std::uint32_t id, std::uint64_t *size_out = nullptr) noexcept;
 // Every node peer has mapped this rank's segment `id` (after a barrier): its name can go, so that
 // a crash leaves nothing in /dev/shm.
 void forget_segment_name(std::uint32_t id) noexcept;
+
+// ---- the end of a rank
+// Kills rank `r` (not this one). A node peer gets SIGKILL from us, an intended death: the
+// launcher lets the job go on, and the survivors see the rank GASPI_STATE_CORRUPT. A rank of
+// another node, whose pid means nothing here, is asked over MPI to SIGKILL itself
+// (mpi_rma/control.hpp), which it does when it next makes progress; GASPI_TIMEOUT: it has not
+// taken the request by the deadline. GASPI_SUCCESS: it is dead (spec §5.3.5).
+gaspi_return_t kill(GlobalRank r, gaspi_timeout_t timeout);
 
 // ---- the end of the job
 // Ends the job at once with `code`: written to this rank's job slot (hygaspi-run reports it), node

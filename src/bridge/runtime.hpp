@@ -20,6 +20,7 @@
 #include "core/ranks.hpp"
 #include "bridge/peers.hpp"
 #include "bridge/segments.hpp"
+#include "bridge/target.hpp"
 #include "bridge/transport.hpp"
 #include "mpi_rma/control.hpp"
 #include "mpi_rma/mpi_env.hpp"
@@ -71,53 +72,5 @@ inline Runtime &rt() noexcept { return g_runtime.value; }
 
 static_assert(Transport<shm::Transport>);
 static_assert(Transport<mpi::Transport>);
-
-// A segment of another rank, reached through shm (a node peer) or MPI (another node): the one
-// its peer's kind selects is set.
-struct RemoteRef {
-  const shm::MappedSegment *shm = nullptr;
-  const mpi::RemoteSegment *mpi = nullptr;
-  std::uint64_t size = 0;
-  std::uint32_t notification_num = 0;
-};
-
-// ---- data movement, routed by the peer's kind, decided once per call: `fn(transport, target,
-// segment)` runs with the peer's transport, its rank in that transport's space, and the segment's
-// description for that transport (docs/DESIGN.md "Code conventions": "is the peer on my node?" is
-// asked once).
-template <class Fn> gaspi_return_t on_transport(const Peer &peer, const RemoteRef &seg, Fn &&fn) {
-  if (peer.on_node())
-    return fn(rt().shm_transport, peer.node, *seg.shm);
-  return fn(rt().mpi_transport, peer.mpi, *seg.mpi);
-}
-
-inline gaspi_return_t route_put(const Peer &peer, const RemoteRef &dst, std::uint64_t off, const void *src,
-                                std::uint64_t size, std::uint32_t queue) {
-  return on_transport(peer, dst,
-                      [&](auto &tx, auto to, const auto &seg) { return tx.put(to, seg, off, src, size, queue); });
-}
-
-inline gaspi_return_t route_get(void *dst, const Peer &peer, const RemoteRef &src, std::uint64_t off,
-                                std::uint64_t size, std::uint32_t queue) {
-  return on_transport(peer, src,
-                      [&](auto &tx, auto from, const auto &seg) { return tx.get(dst, from, seg, off, size, queue); });
-}
-
-// spec §8.3.2: never overtakes earlier writes of this queue to the peer (shm: same thread,
-// seq_cst store; MPI: flush first).
-inline gaspi_return_t route_notify(const Peer &peer, const RemoteRef &dst, std::uint32_t id, std::uint32_t value,
-                                   std::uint32_t queue) {
-  return on_transport(peer, dst,
-                      [&](auto &tx, auto to, const auto &seg) { return tx.notify(to, seg, id, value, queue); });
-}
-
-// The engine's atomic operation (core/atomic_op.hpp) on the word at `off`, aligned to its width
-// and inside `seg` (checked by the caller, as the segment's data being in shm): a CPU atomic on a
-// node peer's mapping, a request served by the target's progress on another node.
-inline gaspi_return_t route_atomic(const Peer &peer, const RemoteRef &seg, std::uint64_t off, const AtomicOp &op,
-                                   std::uint64_t &old, std::uint64_t timeout_ms) {
-  return on_transport(peer, seg,
-                      [&](auto &tx, auto to, const auto &s) { return tx.atomic(to, s, off, op, old, timeout_ms); });
-}
 
 } // namespace hygaspi

@@ -14,14 +14,14 @@ namespace {
 // of core/atomic_op.hpp); on another node the atomic runs at the target with the same functions
 // (mpi_rma/control.hpp).
 gaspi_return_t atomic_target(gaspi_segment_id_t seg_id, gaspi_offset_t offset, gaspi_rank_t rank,
-                             gaspi_atomic_value_t *val_old, const Peer *&peer, RemoteRef &seg) {
+                             gaspi_atomic_value_t *val_old, engine::Target &seg) {
   HYGASPI_TRY(check::init());
   HYGASPI_TRY(check::not_null(val_old, "val_old"));
-  HYGASPI_TRY(check::peer(rank, peer));
-  HYGASPI_TRY(check::remote_segment(*peer, seg_id, offset, sizeof(gaspi_atomic_value_t), seg));
+  HYGASPI_TRY(check::rank(rank));
+  HYGASPI_TRY(check::remote_segment(rank, seg_id, offset, sizeof(gaspi_atomic_value_t), seg));
   HYGASPI_CHECK(offset % sizeof(gaspi_atomic_value_t) == 0, GASPI_ERR_UNALIGN_OFF, "offset %lu is not 8-byte aligned",
                 offset);
-  HYGASPI_CHECK(seg.shm == nullptr || seg.shm->data != nullptr, GASPI_ERROR,
+  HYGASPI_CHECK(seg.atomics(), GASPI_ERROR,
                 "segment %u of rank %u is bound user memory, which global atomics cannot reach", seg_id, rank);
   return GASPI_SUCCESS;
 }
@@ -38,13 +38,11 @@ gaspi_return_t atomic_done(gaspi_return_t rc, gaspi_segment_id_t seg, gaspi_offs
                                                 gaspi_atomic_value_t val_add, gaspi_atomic_value_t *val_old,
                                                 gaspi_timeout_t timeout) noexcept {
   return guarded("gaspi_atomic_fetch_add", [&] {
-    const Peer *peer = nullptr;
-    RemoteRef seg;
-    HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, peer, seg));
+    engine::Target seg;
+    HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, seg));
     fast::remember_atomic_target(rank, segment_id);
     stats::atomic_op(rank);
-    return atomic_done(route_atomic(*peer, seg, offset, fetch_add_op(val_add), *val_old, timeout), segment_id, offset,
-                       rank);
+    return atomic_done(engine::atomic(seg, offset, fetch_add_op(val_add), *val_old, timeout), segment_id, offset, rank);
   });
 }
 
@@ -53,14 +51,13 @@ gaspi_return_t atomic_done(gaspi_return_t rc, gaspi_segment_id_t seg, gaspi_offs
                                                    gaspi_atomic_value_t val_new, gaspi_atomic_value_t *val_old,
                                                    gaspi_timeout_t timeout) noexcept {
   return guarded("gaspi_atomic_compare_swap", [&] {
-    const Peer *peer = nullptr;
-    RemoteRef seg;
-    HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, peer, seg));
+    engine::Target seg;
+    HYGASPI_TRY(atomic_target(segment_id, offset, rank, val_old, seg));
     fast::remember_atomic_target(rank, segment_id);
     stats::atomic_op(rank);
     // spec §10.3: the value before the call, whether or not it was swapped.
-    return atomic_done(route_atomic(*peer, seg, offset, compare_swap_op(comparator, val_new), *val_old, timeout),
-                       segment_id, offset, rank);
+    return atomic_done(engine::atomic(seg, offset, compare_swap_op(comparator, val_new), *val_old, timeout), segment_id,
+                       offset, rank);
   });
 }
 

@@ -159,26 +159,13 @@ gaspi_return_t pgaspi_proc_rank(gaspi_rank_t *const rank) {
   });
 }
 
-// spec §5.3.5: GASPI_SUCCESS means "the remote GASPI process has been terminated". A node peer
-// gets SIGKILL from us; a rank of another node (whose pid means nothing here) is asked over MPI to
-// SIGKILL itself (mpi_rma/control.hpp), which it does when it next makes progress.
+// spec §5.3.5: GASPI_SUCCESS means "the remote GASPI process has been terminated" (engine::kill).
 gaspi_return_t pgaspi_proc_kill(const gaspi_rank_t rank, const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_kill", [&] {
     HYGASPI_TRY(check::init());
-    const Peer *peer = nullptr;
-    HYGASPI_TRY(check::peer(rank, peer));
-    HYGASPI_CHECK(peer->kind != PeerKind::self, GASPI_ERR_INV_RANK, "a rank cannot kill itself");
-    if (!peer->on_node()) {
-      const gaspi_return_t rc = rt().control.kill(peer->mpi.value(), Deadline(timeout), progress());
-      if (rc == GASPI_SUCCESS)
-        rt().known_dead[peer->global.value()].store(true, std::memory_order_release);
-      return rc;
-    }
-    // An intended death: Node::kill marks it so, and the launcher lets the job
-    // go on, as GPI-2 does; the survivors see the rank GASPI_STATE_CORRUPT.
-    HYGASPI_CHECK(rt().node.kill(peer->node), GASPI_ERROR, "cannot kill rank %u (pid %d): %s", rank,
-                  rt().node.pid_of(peer->node), std::strerror(errno));
-    return GASPI_SUCCESS;
+    HYGASPI_TRY(check::rank(rank));
+    HYGASPI_CHECK(rank != engine::rank(), GASPI_ERR_INV_RANK, "a rank cannot kill itself");
+    return engine::kill(GlobalRank{rank}, timeout);
   });
 }
 

@@ -25,9 +25,7 @@ gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout, bool purge) {
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
-  HYGASPI_TRY(rt().shm_transport.flush(q));
-  if (rt().rma.active())
-    HYGASPI_TRY(rt().mpi_transport.flush(q)); // a plain load first: a queue of node-local posts skips the RMW
+  HYGASPI_TRY(engine::flush(q));
   rt().queues.release_to(q, posted);
   if (const std::uint32_t dead = queue.dead_target.exchange(0, std::memory_order_acq_rel); dead != 0 && !purge) {
     log::error("queue %u held a request to rank %u, which is dead: it was not carried out", static_cast<unsigned>(q),

@@ -14,17 +14,16 @@ namespace {
 
 struct Transfer {
   const shm::MappedSegment *local = nullptr;
-  RemoteRef remote;
+  engine::Target remote;
 };
 
 // Resolves the target of a post of `entries` queue entries. Whether a post to a rank known dead
 // fails at once or at gaspi_wait is left open by the spec; GPI-2 accepts the post and fails the
 // wait, and its fault-tolerance tests rely on that. So such a post takes its entries, moves
 // nothing, marks the queue (Queue::dead_target) and sets `dead`: the caller returns success.
-gaspi_return_t post_target(gaspi_rank_t rank, gaspi_queue_id_t queue, std::uint64_t entries, const Peer *&peer,
-                           bool &dead) {
-  HYGASPI_TRY(check::resolve(rank, peer));
-  dead = !rt().alive(*peer);
+gaspi_return_t post_target(gaspi_rank_t rank, gaspi_queue_id_t queue, std::uint64_t entries, bool &dead) {
+  HYGASPI_TRY(check::rank_range(rank));
+  dead = !engine::alive(GlobalRank{rank});
   if (!dead)
     return GASPI_SUCCESS;
   HYGASPI_TRY(rt().queues.reserve(queue, entries));
@@ -32,12 +31,11 @@ gaspi_return_t post_target(gaspi_rank_t rank, gaspi_queue_id_t queue, std::uint6
   return GASPI_SUCCESS;
 }
 
-// `peer` was resolved once by the caller (check::peer).
-gaspi_return_t check_transfer(gaspi_segment_id_t seg_l, gaspi_offset_t off_l, const Peer &peer,
+gaspi_return_t check_transfer(gaspi_segment_id_t seg_l, gaspi_offset_t off_l, gaspi_rank_t rank,
                               gaspi_segment_id_t seg_r, gaspi_offset_t off_r, gaspi_size_t size, Transfer &t) {
   HYGASPI_TRY(check::size(size));
   HYGASPI_TRY(check::local_segment(seg_l, off_l, size, t.local));
-  return check::remote_segment(peer, seg_r, off_r, size, t.remote);
+  return check::remote_segment(rank, seg_r, off_r, size, t.remote);
 }
 
 gaspi_return_t check_list(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l,
@@ -54,17 +52,15 @@ gaspi_return_t check_list(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_o
 struct Mover {
   gaspi_queue_id_t queue;
   bool read;
-  gaspi_return_t operator()(const Transfer &t, gaspi_offset_t off_l, const Peer &peer, gaspi_offset_t off_r,
-                            gaspi_size_t size) const {
-    return read ? route_get(t.local->data + off_l, peer, t.remote, off_r, size, queue)
-                : route_put(peer, t.remote, off_r, t.local->data + off_l, size, queue);
+  gaspi_return_t operator()(const Transfer &t, gaspi_offset_t off_l, gaspi_offset_t off_r, gaspi_size_t size) const {
+    return read ? engine::get(t.local->data + off_l, t.remote, off_r, size, queue)
+                : engine::put(t.remote, off_r, t.local->data + off_l, size, queue);
   }
 };
 
 // The local notification of the read variants: the data must have arrived first.
-gaspi_return_t notify_after_read(const Peer &from, const shm::MappedSegment &seg, gaspi_notification_id_t id) {
-  if (!from.on_node())
-    HYGASPI_TRY(rt().mpi_transport.flush_peer(from.mpi));
+gaspi_return_t notify_after_read(gaspi_rank_t from, const shm::MappedSegment &seg, gaspi_notification_id_t id) {
+  HYGASPI_TRY(engine::gets_landed(GlobalRank{from}));
   rt().node.notify(seg, rt().node.rank(), id, 1);
   return GASPI_SUCCESS;
 }
@@ -72,7 +68,7 @@ gaspi_return_t notify_after_read(const Peer &from, const shm::MappedSegment &seg
 // A list operation: every element is checked before the queue is touched and anything moves.
 class ListPlan {
 public:
-  gaspi_return_t check(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l, const Peer &peer,
+  gaspi_return_t check(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_offset_t *off_l, gaspi_rank_t rank,
                        gaspi_segment_id_t *seg_r, gaspi_offset_t *off_r, gaspi_size_t *size) {
     HYGASPI_TRY(check_list(num, seg_l, off_l, seg_r, off_r, size));
     if (num > kOnStack) {
@@ -80,15 +76,15 @@ public:
       t_ = heap_.get();
     }
     for (gaspi_number_t i = 0; i < num; ++i)
-      HYGASPI_TRY(check_transfer(seg_l[i], off_l[i], peer, seg_r[i], off_r[i], size[i], t_[i]));
+      HYGASPI_TRY(check_transfer(seg_l[i], off_l[i], rank, seg_r[i], off_r[i], size[i], t_[i]));
     return GASPI_SUCCESS;
   }
 
   template <class Move>
-  gaspi_return_t run(gaspi_number_t num, gaspi_offset_t *off_l, const Peer &peer, gaspi_offset_t *off_r,
-                     gaspi_size_t *size, Move &&move) const {
+  gaspi_return_t run(gaspi_number_t num, gaspi_offset_t *off_l, gaspi_offset_t *off_r, gaspi_size_t *size,
+                     Move &&move) const {
     for (gaspi_number_t i = 0; i < num; ++i)
-      HYGASPI_TRY(move(t_[i], off_l[i], peer, off_r[i], size[i]));
+      HYGASPI_TRY(move(t_[i], off_l[i], off_r[i], size[i]));
     return GASPI_SUCCESS;
   }
 
@@ -107,15 +103,14 @@ private:
   return guarded("gaspi_write", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, 1, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, 1, dead));
     if (dead)
       return GASPI_SUCCESS;
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, *peer, offset_remote, size));
+    return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, offset_remote, size));
   });
 }
 
@@ -129,22 +124,19 @@ private:
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
-    const Peer *peer = nullptr;
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, 2, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, 2, dead));
     if (dead)
       return GASPI_SUCCESS;
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
-    HYGASPI_TRY(check::notification(t.remote.notification_num, notification_id));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check::notification(t.remote.notification_num(), notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    // One dispatch on the peer's kind for both halves. spec §8.4.1: the notification becomes
+    // One choice of transport for both halves. spec §8.4.1: the notification becomes
     // visible only after the data.
-    return on_transport(*peer, t.remote, [&](auto &tx, auto to, const auto &seg) {
-      HYGASPI_TRY(tx.put(to, seg, offset_remote, t.local->data + offset_local, size, queue));
-      stats::posted(rank, size, stats::write);
-      return tx.notify(to, seg, notification_id, notification_value, queue);
-    });
+    return stats::posted(rank, size, stats::write,
+                         engine::put_notify(t.remote, offset_remote, t.local->data + offset_local, size,
+                                            notification_id, notification_value, queue));
   });
 }
 
@@ -176,15 +168,14 @@ gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gasp
   return guarded("gaspi_read", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, 1, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, 1, dead));
     if (dead)
       return GASPI_SUCCESS;
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, *peer, offset_remote, size));
+    return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, offset_remote, size));
   });
 }
 
@@ -195,17 +186,16 @@ gaspi_return_t pgaspi_notify(const gaspi_segment_id_t segment_id_remote, const g
   return guarded("gaspi_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, 1, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, 1, dead));
     if (dead)
       return GASPI_SUCCESS;
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
-    RemoteRef seg;
-    HYGASPI_TRY(check::remote_segment(*peer, segment_id_remote, 0, 0, seg));
-    HYGASPI_TRY(check::notification(seg.notification_num, notification_id));
+    engine::Target seg;
+    HYGASPI_TRY(check::remote_segment(rank, segment_id_remote, 0, 0, seg));
+    HYGASPI_TRY(check::notification(seg.notification_num(), notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 1));
-    return stats::posted(rank, 0, stats::notify, route_notify(*peer, seg, notification_id, notification_value, queue));
+    return stats::posted(rank, 0, stats::notify, engine::notify(seg, notification_id, notification_value, queue));
   });
 }
 
@@ -238,16 +228,15 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *c
   return guarded("gaspi_write_list", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     HYGASPI_TRY(check::list_num(num));
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, num, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, num, dead));
     if (dead)
       return GASPI_SUCCESS;
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, false}));
+    HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, false}));
     return stats::posted_list(rank, num, size, stats::write);
   });
 }
@@ -263,22 +252,21 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
   return guarded("gaspi_write_list_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     HYGASPI_TRY(check::list_num(num));
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, std::uint64_t{num} + 1, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, std::uint64_t{num} + 1, dead));
     if (dead)
       return GASPI_SUCCESS;
     HYGASPI_CHECK(notification_value != 0, GASPI_ERR_INV_NOTIF_VAL, "notification value 0");
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
-    RemoteRef nseg;
-    HYGASPI_TRY(check::remote_segment(*peer, segment_id_notification, 0, 0, nseg));
-    HYGASPI_TRY(check::notification(nseg.notification_num, notification_id));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
+    engine::Target nseg;
+    HYGASPI_TRY(check::remote_segment(rank, segment_id_notification, 0, 0, nseg));
+    HYGASPI_TRY(check::notification(nseg.notification_num(), notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
-    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, false}));
+    HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, false}));
     stats::posted_list(rank, num, size, stats::write);
-    return route_notify(*peer, nseg, notification_id, notification_value, queue);
+    return engine::notify(nseg, notification_id, notification_value, queue);
   });
 }
 
@@ -290,19 +278,18 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
   return guarded("gaspi_read_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, 2, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, 2, dead));
     if (dead)
       return GASPI_SUCCESS;
     Transfer t;
-    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size, t));
+    HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(check::notification(t.local->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, 2));
-    HYGASPI_TRY((Mover{queue, true}(t, offset_local, *peer, offset_remote, size)));
+    HYGASPI_TRY((Mover{queue, true}(t, offset_local, offset_remote, size)));
     stats::posted(rank, size, stats::read);
     // The notification is local and carries the value 1 (read_list_notify proposal).
-    return notify_after_read(*peer, *t.local, notification_id);
+    return notify_after_read(rank, *t.local, notification_id);
   });
 }
 
@@ -313,16 +300,15 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t *co
   return guarded("gaspi_read_list", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     HYGASPI_TRY(check::list_num(num));
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, num, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, num, dead));
     if (dead)
       return GASPI_SUCCESS;
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     HYGASPI_TRY(rt().queues.reserve(queue, num));
-    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, true}));
+    HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, true}));
     return stats::posted_list(rank, num, size, stats::read);
   });
 }
@@ -336,21 +322,20 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
   return guarded("gaspi_read_list_notify", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    const Peer *peer = nullptr;
     HYGASPI_TRY(check::list_num(num));
     bool dead = false;
-    HYGASPI_TRY(post_target(rank, queue, std::uint64_t{num} + 1, peer, dead));
+    HYGASPI_TRY(post_target(rank, queue, std::uint64_t{num} + 1, dead));
     if (dead)
       return GASPI_SUCCESS;
     ListPlan plan;
-    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, *peer, segment_id_remote, offset_remote, size));
+    HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
     const shm::MappedSegment *nseg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(nseg->notification_num, notification_id));
     HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
-    HYGASPI_TRY(plan.run(num, offset_local, *peer, offset_remote, size, Mover{queue, true}));
+    HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, true}));
     stats::posted_list(rank, num, size, stats::read);
-    return notify_after_read(*peer, *nseg, notification_id);
+    return notify_after_read(rank, *nseg, notification_id);
   });
 }
 

@@ -72,11 +72,10 @@ gaspi_return_t pgaspi_segment_register(const gaspi_segment_id_t segment_id, cons
                                        const gaspi_timeout_t) {
   return guarded("gaspi_segment_register", [&] {
     HYGASPI_TRY(check::init());
-    const Peer *peer = nullptr;
-    HYGASPI_TRY(check::peer(rank, peer));
+    HYGASPI_TRY(check::rank(rank));
     const shm::MappedSegment *seg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id, 0, 0, seg));
-    return rt().segments.register_with(segment_id, *peer);
+    return engine::register_segment(segment_id, GlobalRank{rank});
   });
 }
 
@@ -169,11 +168,10 @@ gaspi_return_t pgaspi_segment_size(const gaspi_segment_id_t segment_id, const ga
   return guarded("gaspi_segment_size", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(size, "size"));
-    const Peer *peer = nullptr;
-    HYGASPI_TRY(check::peer(rank, peer));
-    RemoteRef seg;
-    HYGASPI_TRY(check::remote_segment(*peer, segment_id, 0, 0, seg));
-    *size = seg.size;
+    HYGASPI_TRY(check::rank(rank));
+    engine::Target seg;
+    HYGASPI_TRY(check::remote_segment(rank, segment_id, 0, 0, seg));
+    *size = seg.size();
     return GASPI_SUCCESS;
   });
 }

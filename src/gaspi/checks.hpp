@@ -10,7 +10,9 @@
 
 #include "core/status.hpp"
 
+#include "bridge/engine.hpp"
 #include "bridge/runtime.hpp"
+#include "bridge/target.hpp"
 #include "core/log.hpp"
 
 // Each gaspi_X is a weak alias of pgaspi_X (spec §14.2), so a tool library can define gaspi_X,
@@ -98,23 +100,17 @@ inline gaspi_return_t init() noexcept {
   return GASPI_SUCCESS;
 }
 
-// Resolves the peer once (bridge/peers.hpp): the call hands `out` down instead of its rank.
-// The rank's range and its peer entry only, dead or alive.
-inline gaspi_return_t resolve(std::uint32_t r, const Peer *&out) noexcept {
-  HYGASPI_CHECK(r < rt().nranks, GASPI_ERR_INV_RANK, "rank %u out of range (job has %u ranks)", r, rt().nranks);
-  out = &rt().peers[GlobalRank{r}];
+// The rank's range; dead or alive.
+inline gaspi_return_t rank_range(std::uint32_t r) noexcept {
+  HYGASPI_CHECK(r < engine::size(), GASPI_ERR_INV_RANK, "rank %u out of range (job has %u ranks)", r, engine::size());
   return GASPI_SUCCESS;
 }
 
-inline gaspi_return_t peer(std::uint32_t r, const Peer *&out) noexcept {
-  HYGASPI_TRY(resolve(r, out));
-  HYGASPI_CHECK(rt().alive(*out), GASPI_ERROR, "rank %u is dead", r);
-  return GASPI_SUCCESS;
-}
-
+// The rank's range, and that this rank does not know it dead.
 inline gaspi_return_t rank(std::uint32_t r) noexcept {
-  const Peer *p = nullptr;
-  return peer(r, p);
+  HYGASPI_TRY(rank_range(r));
+  HYGASPI_CHECK(engine::alive(GlobalRank{r}), GASPI_ERROR, "rank %u is dead", r);
+  return GASPI_SUCCESS;
 }
 
 inline gaspi_return_t queue(std::uint32_t q) noexcept {
@@ -151,26 +147,19 @@ inline gaspi_return_t local_segment(std::uint32_t seg, std::uint64_t off, std::u
 
 namespace check {
 
-inline gaspi_return_t remote_segment(const Peer &peer, std::uint32_t seg, std::uint64_t off, std::uint64_t size,
-                                     RemoteRef &out) noexcept {
+// Segment `seg` of rank `r` (range checked), resolved once for the call's data operations
+// (bridge/target.hpp), with [off, off + size) inside it.
+inline gaspi_return_t remote_segment(std::uint32_t r, std::uint32_t seg, std::uint64_t off, std::uint64_t size,
+                                     engine::Target &out) noexcept {
   HYGASPI_TRY(segment_id(seg));
-  const unsigned r = peer.global.print(); // for the messages
-  if (peer.on_node()) {
-    out.shm = rt().node.lookup(peer.node, seg);
-    HYGASPI_CHECK(out.shm != nullptr, GASPI_ERR_INV_SEG, "segment %u of rank %u does not exist", seg, r);
-    out.size = out.shm->size;
-    out.notification_num = out.shm->notification_num;
-  } else {
-    out.mpi = rt().rma.remote(peer.mpi.value(), seg);
-    HYGASPI_CHECK(out.mpi != nullptr, GASPI_ERR_INV_SEG, "segment %u of rank %u is not registered with this rank", seg,
-                  r);
-    out.size = out.mpi->size;
-    out.notification_num = out.mpi->notification_num;
-  }
-  HYGASPI_CHECK(off <= out.size && size <= out.size - off, GASPI_ERR_INV_REM_OFF,
+  const engine::Found found = engine::find(GlobalRank{r}, seg, out);
+  HYGASPI_CHECK(found != engine::Found::absent, GASPI_ERR_INV_SEG, "segment %u of rank %u does not exist", seg, r);
+  HYGASPI_CHECK(found != engine::Found::not_registered, GASPI_ERR_INV_SEG,
+                "segment %u of rank %u is not registered with this rank", seg, r);
+  HYGASPI_CHECK(off <= out.size() && size <= out.size() - off, GASPI_ERR_INV_REM_OFF,
                 "remote offset %lu + size %lu beyond segment %u of rank %u (%lu bytes)",
                 static_cast<unsigned long>(off), static_cast<unsigned long>(size), seg, r,
-                static_cast<unsigned long>(out.size));
+                static_cast<unsigned long>(out.size()));
   return GASPI_SUCCESS;
 }
 

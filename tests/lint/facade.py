@@ -6,9 +6,11 @@ transitively, must not reach src/shm/, src/mpi_rma/ or bridge/runtime.hpp (the r
 to the bridge), and the file itself must not ask a peer's kind (on_node(), PeerKind) or touch the
 runtime (rt()). Which transport reaches a rank is decided inside the bridge, once.
 
-Checked: src/gasnet (GASNet-1 and GASNet-EX). src/gaspi still reaches the runtime through
-gaspi/checks.hpp and gaspi/fast_path.hpp: it is listed in PENDING, and the test fails if a file of
-it stops needing the entry (so the list only shrinks).
+Checked: src/gasnet (GASNet-1 and GASNet-EX). src/gaspi is being moved over one concern at a
+time: PENDING holds, for each of its files, how many violations it still has. The test fails when a
+file has more than its entry allows, and also when it has fewer, so that whoever removes some
+lowers the entry in the same change: the counts only go down, and a file at 0 leaves the list. A
+new file is checked in full.
 
 Usage: facade.py <repository root>
 """
@@ -16,8 +18,21 @@ import pathlib
 import re
 import sys
 
-CHECKED = ["src/gasnet"]
-PENDING = ["src/gaspi"]
+CHECKED = ["src/gasnet", "src/gaspi"]  # every file of these, less the PENDING ones
+PENDING = {
+    "src/gaspi/api_atomic.cpp": 2,
+    "src/gaspi/api_collective.cpp": 11,
+    "src/gaspi/api_group.cpp": 34,
+    "src/gaspi/api_info.cpp": 21,
+    "src/gaspi/api_passive.cpp": 3,
+    "src/gaspi/api_proc.cpp": 17,
+    "src/gaspi/api_queue.cpp": 9,
+    "src/gaspi/api_rma.cpp": 23,
+    "src/gaspi/api_segment.cpp": 12,
+    "src/gaspi/api_threads.cpp": 1,
+    "src/gaspi/checks.hpp": 13,
+    "src/gaspi/fast_path.hpp": 8,
+}
 FORBIDDEN_HEADERS = re.compile(r"^(shm/|mpi_rma/|bridge/runtime\.hpp$)")
 FORBIDDEN_CODE = re.compile(r"\bon_node\s*\(|\bPeerKind\b|\brt\s*\(\s*\)")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
@@ -42,15 +57,19 @@ def reaches(src, path, seen):
     return bad
 
 
+def file_violations(root, path):
+    rel = path.relative_to(root)
+    found = [f"{rel}: includes {chain}" for chain in reaches(root / "src", path, set())]
+    for m in FORBIDDEN_CODE.finditer(strip_comments(path.read_text())):
+        found.append(f"{rel}: uses {m.group(0).strip()}")
+    return found
+
+
 def violations(root, directory):
-    src = root / "src"
     found = []
     for path in sorted((root / directory).glob("*.[ch]pp")):
-        rel = path.relative_to(root)
-        for chain in reaches(src, path, set()):
-            found.append(f"{rel}: includes {chain}")
-        for m in FORBIDDEN_CODE.finditer(strip_comments(path.read_text())):
-            found.append(f"{rel}: uses {m.group(0).strip()}")
+        if str(path.relative_to(root)) not in PENDING:
+            found += file_violations(root, path)
     return found
 
 
@@ -61,13 +80,22 @@ def main():
         for v in violations(root, directory):
             print(v)
             failed = True
-    for directory in PENDING:
-        if not violations(root, directory):
-            print(f"{directory} passes the facade check now: move it from PENDING to CHECKED")
+    for name, allowed in PENDING.items():
+        path = root / name
+        found = file_violations(root, path) if path.is_file() else []
+        if len(found) > allowed:
+            print("\n".join(found))
+            print(f"{name}: {len(found)} violations, PENDING allows {allowed}")
+            failed = True
+        elif len(found) < allowed:
+            print(f"{name}: {len(found)} violations left: lower its PENDING entry from {allowed} to {len(found)}"
+                  + (" (remove it)" if not found else ""))
             failed = True
     if failed:
         sys.exit(1)
-    print(f"facade: {', '.join(CHECKED)} reach the transports only through the bridge")
+    left = sum(PENDING.values())
+    print(f"facade: {', '.join(CHECKED)} reach the transports only through the bridge; "
+          f"{left} violations left in {len(PENDING)} pending files")
 
 
 if __name__ == "__main__":
