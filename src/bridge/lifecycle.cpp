@@ -109,7 +109,7 @@ bool takes_launcher_rank(const Knobs &knobs) {
 }
 
 // One node, started by hygaspi-run (or alone): global rank = node-local index.
-gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline) {
+gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline, const PassiveShape &passive) {
   if (!takes_launcher_rank(knobs)) {
     log::debug("HYGASPI_JOB is inherited from rank %lld (pid %lld) of another job: running as a standalone 1-rank job",
                static_cast<long long>(knobs.rank), static_cast<long long>(knobs.launched_pid));
@@ -127,14 +127,9 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline)
     members[i] = GlobalRank{i};
   r.peers.build(GlobalRank{r.rank}, r.nranks, members, false);
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
-  shm::NodeOptions options{knobs.job,
-                           r.rank,
-                           r.nranks,
-                           {effective_spin(knobs, r.nranks), knobs.yields},
-                           r.config.passive_queue_size_max,
-                           r.config.passive_transfer_size_max,
-                           members,
-                           true};
+  shm::NodeOptions options{
+      knobs.job,           r.rank,  r.nranks, {effective_spin(knobs, r.nranks), knobs.yields}, passive.slots,
+      passive.payload_max, members, true};
   return r.node.init(options, deadline);
 }
 
@@ -168,7 +163,7 @@ void at_mpi_finalize() {
 
 // Launched by mpirun, or inside an MPI program (spec §5.6): rank = MPI rank; node peers use shm,
 // other nodes MPI. The node's first rank creates the node's job block.
-gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
+gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline, const PassiveShape &passive) {
   HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, at_mpi_finalize}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
@@ -185,12 +180,9 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     rc = shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job);
   }
   HYGASPI_TRY(agree(r, rc)); // the job blocks exist
-  shm::NodeOptions options{r.mpi.node_job,
-                           static_cast<std::uint32_t>(r.mpi.local_rank),
-                           node_size,
-                           {effective_spin(knobs, node_size), knobs.yields},
-                           r.config.passive_queue_size_max,
-                           r.config.passive_transfer_size_max,
+  shm::NodeOptions options{r.mpi.node_job, static_cast<std::uint32_t>(r.mpi.local_rank),
+                           node_size,      {effective_spin(knobs, node_size), knobs.yields},
+                           passive.slots,  passive.payload_max,
                            members};
   rc = r.node.init(options, deadline);
   if (rc != GASPI_SUCCESS)
@@ -230,7 +222,7 @@ void teardown(Runtime &r) noexcept {
 
 } // namespace
 
-gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline) {
+gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline, const PassiveShape &passive) {
   Runtime &r = rt();
   if (g_users != 0) {
     g_users |= front;
@@ -239,7 +231,8 @@ gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &
   r.knobs = knobs;
   r.segments.bind(r.node, r.rma);
   r.mpi_transport.bind(r.rma, r.control, mpi_progress());
-  const gaspi_return_t rc = mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline) : start_node_job(r, knobs, deadline);
+  const gaspi_return_t rc =
+      mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline, passive) : start_node_job(r, knobs, deadline, passive);
   if (rc == GASPI_SUCCESS) {
     // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).
     r.node.refresh_liveness();

@@ -13,10 +13,8 @@
 #include <vector>
 
 #include "bridge/collectives/group_record.hpp"
-#include "core/config.hpp"
 #include "core/knobs.hpp"
 #include "core/no_destroy.hpp"
-#include "core/queues.hpp"
 #include "core/ranks.hpp"
 #include "bridge/peers.hpp"
 #include "bridge/segments.hpp"
@@ -33,11 +31,6 @@ namespace hygaspi {
 
 struct Runtime {
   std::mutex lifecycle; // serialises init and term
-  std::atomic<bool> initialized{false};
-  std::atomic<std::uint32_t> life{0};       // +1 at every gaspi_proc_init: what a cache of one life keys on
-  std::atomic<std::uint32_t> in_flight{0};  // blocking calls under way (InFlight); term waits for them
-  bool finalized_by_mpi = false;            // MPI_Finalize ran the teardown; the next gaspi_proc_term succeeds
-  gaspi_config_t config = default_config(); // proposed before init, granted after
   Knobs knobs;
   std::uint32_t rank = 0;
   std::uint32_t nranks = 1;
@@ -60,7 +53,6 @@ struct Runtime {
     return p.on_node() ? node.alive(p.node) : !known_dead[p.global.value()].load(std::memory_order_acquire);
   }
   [[nodiscard]] bool alive(GlobalRank r) const noexcept { return alive(peers[r]); }
-  QueueTable queues;
   GroupTable groups;
   SegmentTable segments; // every local segment: mapping, MPI attachment, registrations, pending
 };

@@ -16,6 +16,7 @@
 #include "bridge/am_channel.hpp"
 #include "bridge/engine.hpp"
 #include "bridge/lifecycle.hpp"
+#include "core/config.hpp"
 #include "bridge/progress.hpp"
 #include "core/limits.hpp"
 #include "core/log.hpp"
@@ -327,8 +328,11 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
     return error("gasnet_init", GASNET_ERR_BAD_ARG, "%s", message.c_str());
   log::set_level(static_cast<log::Level>(knobs.log_level));
   const Deadline deadline(static_cast<std::uint64_t>(knobs.init_timeout_ms));
+  // GASNet sends no passive messages; a GASPI front end that joins later gets GASPI's default ring.
+  const gaspi_config_t defaults = default_config();
+  const PassiveShape passive{defaults.passive_queue_size_max, defaults.passive_transfer_size_max};
   gaspi_return_t rc;
-  while ((rc = engine_start(kFrontGasnet, knobs, deadline)) == GASPI_TIMEOUT && engine::start_resumable() &&
+  while ((rc = engine_start(kFrontGasnet, knobs, deadline, passive)) == GASPI_TIMEOUT && engine::start_resumable() &&
          !deadline.expired()) {
   }
   if (rc != GASPI_SUCCESS) {

@@ -118,8 +118,8 @@ gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::si
 namespace hygaspi {
 // Both terms are at most INT_MAX (core/limits.hpp), so no product here can wrap.
 std::uint64_t allreduce_slot_bytes() noexcept {
-  return std::max<std::uint64_t>(std::uint64_t{rt().config.allreduce_elem_max} * sizeof(double),
-                                 rt().config.allreduce_buf_size);
+  return std::max<std::uint64_t>(std::uint64_t{gaspi::state().config.allreduce_elem_max} * sizeof(double),
+                                 gaspi::state().config.allreduce_buf_size);
 }
 } // namespace hygaspi
 
@@ -135,8 +135,8 @@ gaspi_return_t pgaspi_allreduce(gaspi_pointer_t const buffer_send, gaspi_pointer
     HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(buffer_send, "buffer_send"));
     HYGASPI_TRY(check::not_null(buffer_receive, "buffer_receive"));
-    HYGASPI_CHECK(num > 0 && num <= rt().config.allreduce_elem_max, GASPI_ERR_INV_NUM,
-                  "%u elements outside [1, allreduce_elem_max=%u]", num, rt().config.allreduce_elem_max);
+    HYGASPI_CHECK(num > 0 && num <= gaspi::state().config.allreduce_elem_max, GASPI_ERR_INV_NUM,
+                  "%u elements outside [1, allreduce_elem_max=%u]", num, gaspi::state().config.allreduce_elem_max);
     HYGASPI_CHECK(operation >= GASPI_OP_MIN && operation <= GASPI_OP_SUM, GASPI_ERROR, "unknown operation %d",
                   static_cast<int>(operation));
     HYGASPI_CHECK(datatype >= GASPI_TYPE_INT && datatype <= GASPI_TYPE_ULONG, GASPI_ERROR, "unknown datatype %d",
@@ -162,9 +162,9 @@ gaspi_return_t pgaspi_allreduce_user(gaspi_pointer_t const buffer_send, gaspi_po
     HYGASPI_CHECK(reduce_operation != nullptr, GASPI_ERR_NULLPTR, "reduce_operation is NULL");
     gaspi_size_t bytes = 0; // num * element_size may wrap around 2^64: checked, never assumed
     HYGASPI_CHECK(num > 0 && element_size > 0 && !__builtin_mul_overflow(gaspi_size_t{num}, element_size, &bytes) &&
-                      bytes <= rt().config.allreduce_buf_size,
+                      bytes <= gaspi::state().config.allreduce_buf_size,
                   GASPI_ERR_INV_SIZE, "%u elements of %lu bytes outside [1, allreduce_buf_size=%lu] bytes", num,
-                  element_size, rt().config.allreduce_buf_size);
+                  element_size, gaspi::state().config.allreduce_buf_size);
     User ctx{reduce_operation, reduce_state, num, element_size, timeout, std::vector<char>(bytes)};
     return run(group, buffer_send, buffer_receive, bytes, combine_user, &ctx, timeout);
   });

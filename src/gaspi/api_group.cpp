@@ -12,8 +12,8 @@ using namespace hygaspi;
 namespace hygaspi {
 
 gaspi_return_t check_committed_group(gaspi_group_t group) noexcept {
-  HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max %u", group,
-                rt().config.group_max);
+  HYGASPI_CHECK(group < gaspi::state().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max %u", group,
+                gaspi::state().config.group_max);
   HYGASPI_CHECK(rt().groups.groups[group].state == GroupState::committed, GASPI_ERR_INV_GROUP,
                 "group %u is not committed", group);
   return GASPI_SUCCESS;
@@ -45,7 +45,7 @@ gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
     HYGASPI_TRY(check::not_null(group, "group"));
     GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
-    for (std::uint32_t id = 0; id < rt().config.group_max; ++id) {
+    for (std::uint32_t id = 0; id < gaspi::state().config.group_max; ++id) {
       GroupRecord &g = t.groups[id];
       if (g.state != GroupState::free)
         continue;
@@ -55,7 +55,7 @@ gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
       *group = static_cast<gaspi_group_t>(id);
       return GASPI_SUCCESS;
     }
-    log::error("all %u groups are in use (group_max)", rt().config.group_max);
+    log::error("all %u groups are in use (group_max)", gaspi::state().config.group_max);
     return GASPI_ERR_MANY_GRP;
   });
 }
@@ -66,8 +66,8 @@ gaspi_return_t pgaspi_group_add(const gaspi_group_t group, const gaspi_rank_t ra
     HYGASPI_CHECK(rank < rt().nranks, GASPI_ERR_INV_RANK, "rank %u out of range", rank);
     GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
-    HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state == GroupState::created, GASPI_ERR_INV_GROUP,
-                  "group %u is not a created, uncommitted group", group);
+    HYGASPI_CHECK(group < gaspi::state().config.group_max && t.groups[group].state == GroupState::created,
+                  GASPI_ERR_INV_GROUP, "group %u is not a created, uncommitted group", group);
     auto &m = t.groups[group].members;
     auto at = std::lower_bound(m.begin(), m.end(), rank);
     HYGASPI_CHECK(at == m.end() || *at != rank, GASPI_ERROR, "rank %u is already in group %u", rank, group);
@@ -80,7 +80,7 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
   return guarded("gaspi_group_commit", [&] {
     InFlight call; // gaspi_proc_term in another thread wakes it
     HYGASPI_TRY(call.status());
-    HYGASPI_CHECK(group < rt().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max", group);
+    HYGASPI_CHECK(group < gaspi::state().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max", group);
     GroupTable &t = rt().groups;
     GroupRecord &g = t.groups[group];
     {
@@ -121,8 +121,8 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
     HYGASPI_CHECK(group != GASPI_GROUP_ALL, GASPI_ERR_INV_GROUP, "GASPI_GROUP_ALL cannot be deleted");
     GroupTable &t = rt().groups;
     std::lock_guard lock(t.mutex);
-    HYGASPI_CHECK(group < rt().config.group_max && t.groups[group].state != GroupState::free, GASPI_ERR_INV_GROUP,
-                  "group %u does not exist", group);
+    HYGASPI_CHECK(group < gaspi::state().config.group_max && t.groups[group].state != GroupState::free,
+                  GASPI_ERR_INV_GROUP, "group %u does not exist", group);
     GroupRecord &g = t.groups[group];
     std::lock_guard busy(g.collective);
     std::lock_guard reducing(g.reducing);
@@ -154,7 +154,7 @@ gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t *cons
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(group_size, "group_size"));
     std::lock_guard lock(rt().groups.mutex);
-    HYGASPI_CHECK(group < rt().config.group_max && rt().groups.groups[group].state != GroupState::free,
+    HYGASPI_CHECK(group < gaspi::state().config.group_max && rt().groups.groups[group].state != GroupState::free,
                   GASPI_ERR_INV_GROUP, "group %u does not exist", group);
     *group_size = static_cast<gaspi_number_t>(rt().groups.groups[group].members.size());
     return GASPI_SUCCESS;
@@ -166,7 +166,7 @@ gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t *const
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(group_ranks, "group_ranks"));
     std::lock_guard lock(rt().groups.mutex);
-    HYGASPI_CHECK(group < rt().config.group_max && rt().groups.groups[group].state != GroupState::free,
+    HYGASPI_CHECK(group < gaspi::state().config.group_max && rt().groups.groups[group].state != GroupState::free,
                   GASPI_ERR_INV_GROUP, "group %u does not exist", group);
     std::copy(rt().groups.groups[group].members.begin(), rt().groups.groups[group].members.end(), group_ranks);
     return GASPI_SUCCESS;

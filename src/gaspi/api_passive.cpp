@@ -12,9 +12,9 @@ using namespace hygaspi;
 namespace {
 
 gaspi_return_t passive_size(std::uint64_t s) noexcept {
-  HYGASPI_CHECK(s > 0 && s <= rt().config.passive_transfer_size_max, GASPI_ERR_INV_COMMSIZE,
+  HYGASPI_CHECK(s > 0 && s <= gaspi::state().config.passive_transfer_size_max, GASPI_ERR_INV_COMMSIZE,
                 "size %lu outside [1, passive_transfer_size_max=%lu]", static_cast<unsigned long>(s),
-                static_cast<unsigned long>(rt().config.passive_transfer_size_max));
+                static_cast<unsigned long>(gaspi::state().config.passive_transfer_size_max));
   return GASPI_SUCCESS;
 }
 

@@ -10,6 +10,7 @@
 #include "bridge/failures.hpp"
 #include "bridge/progress.hpp"
 #include "gaspi/checks.hpp"
+#include "gaspi/state.hpp"
 #include "bridge/collectives/collectives.hpp"
 #include "bridge/group_ops.hpp"
 #include "bridge/lifecycle.hpp"
@@ -17,23 +18,24 @@
 
 using namespace hygaspi;
 
-namespace hygaspi {
-// One namespace-scope instance: rt() inlines to its address, with no static-guard check on the
+namespace hygaspi::gaspi {
+// One namespace-scope instance: state() inlines to its address, with no static-guard check on the
 // data path (callgrind showed ~25 instructions per call for the function-local static). It is
 // never destroyed.
-NoDestroy<Runtime> g_runtime;
-} // namespace hygaspi
+NoDestroy<State> g_state;
+} // namespace hygaspi::gaspi
 
 namespace {
 
 // gaspi_proc_term's work: caller holds r.lifecycle and has checked that GASPI is initialised.
 void teardown(Runtime &r) {
-  r.initialized.store(false, std::memory_order_seq_cst);
+  gaspi::State &gs = gaspi::state();
+  gs.initialized.store(false, std::memory_order_seq_cst);
   // Other threads may be blocked in this rank's waits: wake them, each returns
   // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
   // counted call (InFlight) has left before anything is torn down.
   r.node.set_stopping(true);
-  auto none_in_flight = [&r] { return r.in_flight.load(std::memory_order_seq_cst) == 0; };
+  auto none_in_flight = [&gs] { return gs.in_flight.load(std::memory_order_seq_cst) == 0; };
   auto ring_and_nap = [&r, nap = Nap{}](auto &ready, std::chrono::nanoseconds ns) mutable {
     r.node.set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
     return nap(ready, ns);
@@ -50,11 +52,10 @@ void teardown(Runtime &r) {
 // MPI_Finalize before gaspi_proc_term (bridge/lifecycle.hpp): GASPI is torn down
 // as gaspi_proc_term would, and the program's later gaspi_proc_term then succeeds.
 void teardown_at_mpi_finalize() {
-  Runtime &r = rt();
-  if (!r.initialized.load(std::memory_order_acquire))
+  if (!gaspi::state().initialized.load(std::memory_order_acquire))
     return;
-  teardown(r);
-  r.finalized_by_mpi = true;
+  teardown(rt());
+  gaspi::state().finalized_by_mpi = true;
 }
 
 } // namespace
@@ -64,7 +65,7 @@ extern "C" {
 gaspi_return_t pgaspi_config_get(gaspi_config_t *const config) {
   return guarded("gaspi_config_get", [&] {
     HYGASPI_TRY(check::not_null(config, "config"));
-    *config = rt().config;
+    *config = gaspi::state().config;
     return GASPI_SUCCESS;
   });
 }
@@ -72,14 +73,14 @@ gaspi_return_t pgaspi_config_get(gaspi_config_t *const config) {
 gaspi_return_t pgaspi_config_set(const gaspi_config_t new_config) {
   return guarded("gaspi_config_set", [&] {
     std::lock_guard lock(rt().lifecycle);
-    HYGASPI_CHECK(!rt().initialized.load(), GASPI_ERR_INITED,
+    HYGASPI_CHECK(!gaspi::state().initialized.load(), GASPI_ERR_INITED,
                   "the configuration is fixed once gaspi_proc_init has run");
     // spec §5.2.1: a proposal. Only an impossible value fails here; what the machine cannot give
     // is overruled by gaspi_proc_init, which says so, so the proposal is kept as it is.
     gaspi_config_t probe = new_config;
     std::string error;
     HYGASPI_CHECK(sanitize_config(probe, error), GASPI_ERR_CONFIG, "%s", error.c_str());
-    rt().config = new_config;
+    gaspi::state().config = new_config;
     return GASPI_SUCCESS;
   });
 }
@@ -87,27 +88,29 @@ gaspi_return_t pgaspi_config_set(const gaspi_config_t new_config) {
 gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_init", [&] {
     Runtime &r = rt();
+    gaspi::State &gs = gaspi::state();
     std::lock_guard lock(r.lifecycle);
-    HYGASPI_CHECK(!r.initialized.load(), GASPI_ERR_INITED, "already initialised");
+    HYGASPI_CHECK(!gs.initialized.load(), GASPI_ERR_INITED, "already initialised");
     Knobs knobs;
     std::string error;
     HYGASPI_CHECK(read_knobs(knobs, error), GASPI_ERR_ENV, "%s", error.c_str());
     log::set_level(static_cast<log::Level>(knobs.log_level));
     std::string overruled;
-    HYGASPI_CHECK(sanitize_config(r.config, error, &overruled), GASPI_ERR_CONFIG, "%s", error.c_str());
+    HYGASPI_CHECK(sanitize_config(gs.config, error, &overruled), GASPI_ERR_CONFIG, "%s", error.c_str());
     // GASPI_BLOCK would wait forever for a peer that never starts; cap it (HYGASPI_INIT_TIMEOUT_MS).
     const gaspi_timeout_t wait_ms =
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
-    r.finalized_by_mpi = false;
+    gs.finalized_by_mpi = false;
     engine_on_mpi_finalize(kFrontGaspi, teardown_at_mpi_finalize);
-    gaspi_return_t rc = engine_start(kFrontGaspi, knobs, Deadline(wait_ms));
+    gaspi_return_t rc = engine_start(kFrontGaspi, knobs, Deadline(wait_ms),
+                                     {gs.config.passive_queue_size_max, gs.config.passive_transfer_size_max});
     if (rc == GASPI_TIMEOUT && r.node.resumable())
       return rc; // spec §5.3.1: not initialised yet; the next gaspi_proc_init continues
     if (rc != GASPI_SUCCESS)
       return engine_abandon(kFrontGaspi, rc);
     if (!overruled.empty()) // one line, after set_rank so that it names the rank
       log::notice("configuration overruled (proposed -> granted): %s", overruled.c_str());
-    r.queues.reset(r.config.queue_num, r.config.queue_size_max);
+    gs.queues.reset(gs.config.queue_num, gs.config.queue_size_max);
     r.groups.clear();
     GroupRecord &all = r.groups.groups[GASPI_GROUP_ALL];
     all.members.resize(r.nranks);
@@ -118,8 +121,8 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS)
       return engine_abandon(kFrontGaspi, area);
     stats::start(r.nranks); // per-rank counter arrays, all counters zero
-    r.life.fetch_add(1, std::memory_order_relaxed);
-    r.initialized.store(true, std::memory_order_release);
+    gs.life.fetch_add(1, std::memory_order_relaxed);
+    gs.initialized.store(true, std::memory_order_release);
     return GASPI_SUCCESS;
   });
 }
@@ -128,11 +131,11 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
   return guarded("gaspi_proc_term", [&] {
     Runtime &r = rt();
     std::lock_guard lock(r.lifecycle);
-    if (r.finalized_by_mpi) {
+    if (gaspi::state().finalized_by_mpi) {
       // MPI_Finalize came first and ran the teardown (teardown_at_mpi_finalize): this call asks
       // for what is done already, so it succeeds, once; a further one is GASPI_ERR_NOINIT as
       // after any gaspi_proc_term.
-      r.finalized_by_mpi = false;
+      gaspi::state().finalized_by_mpi = false;
       return GASPI_SUCCESS;
     }
     HYGASPI_TRY(check::init());

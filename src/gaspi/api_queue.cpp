@@ -19,14 +19,14 @@ namespace {
 gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout, bool purge) {
   HYGASPI_TRY(check::init());
   HYGASPI_TRY(check::queue(q));
-  Queue &queue = rt().queues[q];
+  Queue &queue = gaspi::state().queues[q];
   std::unique_lock lock(queue.waiting, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
   // Node-local operations completed when posted; MPI ones complete at a flush.
   HYGASPI_TRY(engine::flush(q));
-  rt().queues.release_to(q, posted);
+  gaspi::state().queues.release_to(q, posted);
   if (const std::uint32_t dead = queue.dead_target.exchange(0, std::memory_order_acq_rel); dead != 0 && !purge) {
     log::error("queue %u held a request to rank %u, which is dead: it was not carried out", static_cast<unsigned>(q),
                dead - 1);
@@ -60,7 +60,8 @@ gaspi_return_t pgaspi_queue_size(const gaspi_queue_id_t queue, gaspi_number_t *c
     HYGASPI_TRY(check::queue(queue));
     HYGASPI_TRY(check::not_null(queue_size, "queue_size"));
     // One oversized post into an empty queue may hold more entries than gaspi_number_t counts.
-    *queue_size = static_cast<gaspi_number_t>(std::min<std::uint64_t>(rt().queues[queue].outstanding(), UINT32_MAX));
+    *queue_size =
+        static_cast<gaspi_number_t>(std::min<std::uint64_t>(gaspi::state().queues[queue].outstanding(), UINT32_MAX));
     return GASPI_SUCCESS;
   });
 }
@@ -69,7 +70,7 @@ gaspi_return_t pgaspi_queue_create(gaspi_queue_id_t *const queue, const gaspi_ti
   return guarded("gaspi_queue_create", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(queue, "queue"));
-    std::uint32_t q = rt().queues.create();
+    std::uint32_t q = gaspi::state().queues.create();
     HYGASPI_CHECK(q < limits::kMaxQueues, GASPI_ERROR, "all %u queues exist (gaspi_queue_max)", limits::kMaxQueues);
     *queue = static_cast<gaspi_queue_id_t>(q);
     return GASPI_SUCCESS;
@@ -80,11 +81,11 @@ gaspi_return_t pgaspi_queue_delete(const gaspi_queue_id_t queue) {
   return guarded("gaspi_queue_delete", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::queue(queue));
-    Queue &q = rt().queues[queue];
+    Queue &q = gaspi::state().queues[queue];
     std::lock_guard lock(q.waiting);
     HYGASPI_CHECK(q.outstanding() == 0, GASPI_ERROR, "queue %u still holds %lu posted requests; call gaspi_wait first",
                   queue, static_cast<unsigned long>(q.outstanding()));
-    rt().queues.destroy(queue);
+    gaspi::state().queues.destroy(queue);
     return GASPI_SUCCESS;
   });
 }

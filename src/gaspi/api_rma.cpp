@@ -26,8 +26,8 @@ gaspi_return_t post_target(gaspi_rank_t rank, gaspi_queue_id_t queue, std::uint6
   dead = !engine::alive(GlobalRank{rank});
   if (!dead)
     return GASPI_SUCCESS;
-  HYGASPI_TRY(rt().queues.reserve(queue, entries));
-  rt().queues[queue].dead_target.store(rank + 1u, std::memory_order_release);
+  HYGASPI_TRY(gaspi::state().queues.reserve(queue, entries));
+  gaspi::state().queues[queue].dead_target.store(rank + 1u, std::memory_order_release);
   return GASPI_SUCCESS;
 }
 
@@ -109,7 +109,7 @@ private:
       return GASPI_SUCCESS;
     Transfer t;
     HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
-    HYGASPI_TRY(rt().queues.reserve(queue, 1));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::write, Mover{queue, false}(t, offset_local, offset_remote, size));
   });
 }
@@ -131,7 +131,7 @@ private:
     Transfer t;
     HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(check::notification(t.remote.notification_num(), notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, 2));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
     // One choice of transport for both halves. spec §8.4.1: the notification becomes
     // visible only after the data.
     return stats::posted(rank, size, stats::write,
@@ -151,9 +151,9 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
   // Fast path: a node peer's shm segment, every argument valid; the same checks as write_full.
   if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
     if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
-        src != nullptr && dst->data != nullptr && size <= rt().config.transfer_size_max && rt().queues.exists(queue))
-        [[likely]] {
-      HYGASPI_TRY(rt().queues.reserve(queue, 1));
+        src != nullptr && dst->data != nullptr && size <= gaspi::state().config.transfer_size_max &&
+        gaspi::state().queues.exists(queue)) [[likely]] {
+      HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
       std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
       stats::posted(rank, size, stats::write);
       return GASPI_SUCCESS;
@@ -174,7 +174,7 @@ gaspi_return_t pgaspi_read(const gaspi_segment_id_t segment_id_local, const gasp
       return GASPI_SUCCESS;
     Transfer t;
     HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
-    HYGASPI_TRY(rt().queues.reserve(queue, 1));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
     return stats::posted(rank, size, stats::read, Mover{queue, true}(t, offset_local, offset_remote, size));
   });
 }
@@ -194,7 +194,7 @@ gaspi_return_t pgaspi_notify(const gaspi_segment_id_t segment_id_remote, const g
     engine::Target seg;
     HYGASPI_TRY(check::remote_segment(rank, segment_id_remote, 0, 0, seg));
     HYGASPI_TRY(check::notification(seg.notification_num(), notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, 1));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
     return stats::posted(rank, 0, stats::notify, engine::notify(seg, notification_id, notification_value, queue));
   });
 }
@@ -208,9 +208,10 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
   // Fast path: as gaspi_write's, plus the notification checks of write_notify_full.
   if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
     if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
-        src != nullptr && dst->data != nullptr && size <= rt().config.transfer_size_max && rt().queues.exists(queue) &&
-        notification_value != 0 && notification_id < dst->notification_num) [[likely]] {
-      HYGASPI_TRY(rt().queues.reserve(queue, 2));
+        src != nullptr && dst->data != nullptr && size <= gaspi::state().config.transfer_size_max &&
+        gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num)
+        [[likely]] {
+      HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
       std::memmove(dst->data + offset_remote, src->data + offset_local, size);
       stats::posted(rank, size, stats::write);
       // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
@@ -235,7 +236,7 @@ gaspi_return_t pgaspi_write_list(const gaspi_number_t num, gaspi_segment_id_t *c
       return GASPI_SUCCESS;
     ListPlan plan;
     HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
-    HYGASPI_TRY(rt().queues.reserve(queue, num));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, num));
     HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, false}));
     return stats::posted_list(rank, num, size, stats::write);
   });
@@ -263,7 +264,7 @@ gaspi_return_t pgaspi_write_list_notify(const gaspi_number_t num, gaspi_segment_
     engine::Target nseg;
     HYGASPI_TRY(check::remote_segment(rank, segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(nseg.notification_num(), notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, std::uint64_t{num} + 1));
     HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, false}));
     stats::posted_list(rank, num, size, stats::write);
     return engine::notify(nseg, notification_id, notification_value, queue);
@@ -285,7 +286,7 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
     Transfer t;
     HYGASPI_TRY(check_transfer(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, t));
     HYGASPI_TRY(check::notification(t.local->notification_num, notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, 2));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
     HYGASPI_TRY((Mover{queue, true}(t, offset_local, offset_remote, size)));
     stats::posted(rank, size, stats::read);
     // The notification is local and carries the value 1 (read_list_notify proposal).
@@ -307,7 +308,7 @@ gaspi_return_t pgaspi_read_list(const gaspi_number_t num, gaspi_segment_id_t *co
       return GASPI_SUCCESS;
     ListPlan plan;
     HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
-    HYGASPI_TRY(rt().queues.reserve(queue, num));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, num));
     HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, true}));
     return stats::posted_list(rank, num, size, stats::read);
   });
@@ -332,7 +333,7 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
     const shm::MappedSegment *nseg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(nseg->notification_num, notification_id));
-    HYGASPI_TRY(rt().queues.reserve(queue, std::uint64_t{num} + 1));
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, std::uint64_t{num} + 1));
     HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, true}));
     stats::posted_list(rank, num, size, stats::read);
     return notify_after_read(rank, *nseg, notification_id);

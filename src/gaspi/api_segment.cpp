@@ -31,7 +31,7 @@ gaspi_return_t allocate(gaspi_segment_id_t seg, gaspi_size_t size, void *user_me
                     !__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(user_memory), size - 1, &user_end),
                 GASPI_ERR_INV_SEGSIZE, "segment %u: %lu bytes at %p wrap around the address space", seg,
                 static_cast<unsigned long>(size), user_memory);
-  return rt().segments.create(seg, size, rt().config.notification_num, user_memory, alloc_policy);
+  return rt().segments.create(seg, size, gaspi::state().config.notification_num, user_memory, alloc_policy);
 }
 
 gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory, gaspi_group_t group,
@@ -153,12 +153,12 @@ gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t *const avail_seg_id
   return guarded("gaspi_segment_avail_local", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(avail_seg_id, "avail_seg_id"));
-    for (std::uint32_t s = 0; s < rt().config.segment_max; ++s)
+    for (std::uint32_t s = 0; s < gaspi::state().config.segment_max; ++s)
       if (rt().segments.local(s) == nullptr) {
         *avail_seg_id = static_cast<gaspi_segment_id_t>(s);
         return GASPI_SUCCESS;
       }
-    log::error("all %u segment ids are in use", rt().config.segment_max);
+    log::error("all %u segment ids are in use", gaspi::state().config.segment_max);
     return GASPI_ERR_MANY_SEG;
   });
 }

@@ -13,6 +13,7 @@
 #include "bridge/engine.hpp"
 #include "bridge/runtime.hpp"
 #include "bridge/target.hpp"
+#include "gaspi/state.hpp"
 #include "core/log.hpp"
 
 // Each gaspi_X is a weak alias of pgaspi_X (spec §14.2), so a tool library can define gaspi_X,
@@ -68,8 +69,8 @@ template <class Body> gaspi_return_t guarded(const char *call, Body &&body) noex
 class InFlight {
 public:
   InFlight() noexcept {
-    rt().in_flight.fetch_add(1, std::memory_order_seq_cst);
-    if (__builtin_expect(!rt().initialized.load(std::memory_order_seq_cst), 0)) {
+    gaspi::state().in_flight.fetch_add(1, std::memory_order_seq_cst);
+    if (__builtin_expect(!gaspi::state().initialized.load(std::memory_order_seq_cst), 0)) {
       log::error("called before gaspi_proc_init or after gaspi_proc_term");
       status_ = GASPI_ERR_NOINIT;
     }
@@ -81,7 +82,7 @@ public:
   // The call no longer counts: gaspi_proc_term stops waiting for it.
   void leave() noexcept {
     if (!left_)
-      rt().in_flight.fetch_sub(1, std::memory_order_seq_cst);
+      gaspi::state().in_flight.fetch_sub(1, std::memory_order_seq_cst);
     left_ = true;
   }
 
@@ -93,7 +94,7 @@ private:
 namespace check {
 
 inline gaspi_return_t init() noexcept {
-  if (__builtin_expect(!rt().initialized.load(std::memory_order_acquire), 0)) {
+  if (__builtin_expect(!gaspi::state().initialized.load(std::memory_order_acquire), 0)) {
     log::error("called before gaspi_proc_init or after gaspi_proc_term");
     return GASPI_ERR_NOINIT;
   }
@@ -114,21 +115,22 @@ inline gaspi_return_t rank(std::uint32_t r) noexcept {
 }
 
 inline gaspi_return_t queue(std::uint32_t q) noexcept {
-  HYGASPI_CHECK(rt().queues.exists(q), GASPI_ERR_INV_QUEUE, "queue %u does not exist", q);
+  HYGASPI_CHECK(gaspi::state().queues.exists(q), GASPI_ERR_INV_QUEUE, "queue %u does not exist", q);
   return GASPI_SUCCESS;
 }
 
 // Size 0 is a valid no-op transfer (as GPI-2): it takes its queue entries, and a notification
 // posted with or after it keeps its order.
 inline gaspi_return_t size(std::uint64_t s) noexcept {
-  HYGASPI_CHECK(s <= rt().config.transfer_size_max, GASPI_ERR_INV_COMMSIZE, "size %lu above transfer_size_max=%lu",
-                static_cast<unsigned long>(s), static_cast<unsigned long>(rt().config.transfer_size_max));
+  HYGASPI_CHECK(s <= gaspi::state().config.transfer_size_max, GASPI_ERR_INV_COMMSIZE,
+                "size %lu above transfer_size_max=%lu", static_cast<unsigned long>(s),
+                static_cast<unsigned long>(gaspi::state().config.transfer_size_max));
   return GASPI_SUCCESS;
 }
 
 inline gaspi_return_t segment_id(std::uint32_t seg) noexcept {
-  HYGASPI_CHECK(seg < rt().config.segment_max, GASPI_ERR_INV_SEG, "segment id %u >= segment_max %u", seg,
-                rt().config.segment_max);
+  HYGASPI_CHECK(seg < gaspi::state().config.segment_max, GASPI_ERR_INV_SEG, "segment id %u >= segment_max %u", seg,
+                gaspi::state().config.segment_max);
   return GASPI_SUCCESS;
 }
 
@@ -170,8 +172,8 @@ inline gaspi_return_t notification(std::uint32_t notification_num, std::uint32_t
 }
 
 inline gaspi_return_t list_num(std::uint32_t num) noexcept {
-  HYGASPI_CHECK(num > 0 && num <= rt().config.rw_list_elem_max, GASPI_ERR_INV_NUM,
-                "list of %u elements outside [1, rw_list_elem_max=%u]", num, rt().config.rw_list_elem_max);
+  HYGASPI_CHECK(num > 0 && num <= gaspi::state().config.rw_list_elem_max, GASPI_ERR_INV_NUM,
+                "list of %u elements outside [1, rw_list_elem_max=%u]", num, gaspi::state().config.rw_list_elem_max);
   return GASPI_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "bridge/runtime.hpp"
+#include "gaspi/state.hpp"
 
 namespace hygaspi {
 
@@ -18,7 +19,8 @@ namespace fast {
 inline const shm::MappedSegment *node_segment(std::uint32_t rank, std::uint32_t seg, std::uint64_t off,
                                               std::uint64_t size) noexcept {
   Runtime &r = rt();
-  if (!r.initialized.load(std::memory_order_acquire) || rank >= r.nranks || seg >= r.config.segment_max)
+  if (!gaspi::state().initialized.load(std::memory_order_acquire) || rank >= r.nranks ||
+      seg >= gaspi::state().config.segment_max)
     return nullptr;
   const Peer &peer = r.peers[GlobalRank{rank}];
   if (!peer.on_node() || !r.node.alive(peer.node))
@@ -31,7 +33,7 @@ inline const shm::MappedSegment *node_segment(std::uint32_t rank, std::uint32_t 
 
 // A segment of this rank when [off, off + size) lies inside it.
 inline const shm::MappedSegment *local_segment(std::uint32_t seg, std::uint64_t off, std::uint64_t size) noexcept {
-  if (!rt().initialized.load(std::memory_order_acquire))
+  if (!gaspi::state().initialized.load(std::memory_order_acquire))
     return nullptr;
   const shm::MappedSegment *m = rt().node.local(seg);
   if (m == nullptr || off > m->size || size > m->size - off)
@@ -61,11 +63,12 @@ inline void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexce
   Runtime &r = rt();
   AtomicTarget &t = t_atomic_target;
   t.key = 0;
-  if (!r.initialized.load(std::memory_order_acquire))
+  const gaspi::State &gs = gaspi::state();
+  if (!gs.initialized.load(std::memory_order_acquire))
     return;
   const std::uint64_t key =
-      (std::uint64_t{r.life.load(std::memory_order_relaxed)} << 32) | (std::uint64_t{rank} << 8) | seg;
-  if (rank >= r.nranks || seg >= r.config.segment_max)
+      (std::uint64_t{gs.life.load(std::memory_order_relaxed)} << 32) | (std::uint64_t{rank} << 8) | seg;
+  if (rank >= r.nranks || seg >= gs.config.segment_max)
     return;
   const Peer &peer = r.peers[GlobalRank{rank}];
   if (!peer.on_node() || !r.node.alive(peer.node))
@@ -84,11 +87,11 @@ inline void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexce
 // The 8-byte word of a global atomic on a node peer.
 inline std::uint64_t *atomic_word(std::uint32_t rank, std::uint32_t seg, std::uint64_t off,
                                   const void *val_old) noexcept {
-  Runtime &r = rt();
-  if (val_old == nullptr || off % sizeof(std::uint64_t) != 0 || !r.initialized.load(std::memory_order_acquire))
+  const gaspi::State &gs = gaspi::state();
+  if (val_old == nullptr || off % sizeof(std::uint64_t) != 0 || !gs.initialized.load(std::memory_order_acquire))
     return nullptr;
   const std::uint64_t key =
-      (std::uint64_t{r.life.load(std::memory_order_relaxed)} << 32) | (std::uint64_t{rank} << 8) | seg;
+      (std::uint64_t{gs.life.load(std::memory_order_relaxed)} << 32) | (std::uint64_t{rank} << 8) | seg;
   AtomicTarget &t = t_atomic_target;
   if (t.key != key) [[unlikely]]
     return nullptr; // the full path looks it up (remember_atomic_target): no call, no frame here
