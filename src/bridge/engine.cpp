@@ -1,5 +1,6 @@
 // The front ends' view of the engine (bridge/engine.hpp), answered from the runtime.
 #include "bridge/engine.hpp"
+#include "bridge/fast_views.hpp"
 
 #include <cerrno>
 #include <cstdlib>
@@ -56,8 +57,23 @@ gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size) {
   return GASPI_SUCCESS;
 }
 
+gaspi_return_t allocate_segment(std::uint32_t id, std::uint64_t size, std::uint32_t notification_num, void *user_memory,
+                                gaspi_alloc_t alloc_policy) {
+  return rt().segments.create(id, size, notification_num, user_memory, alloc_policy);
+}
+gaspi_return_t delete_segment(std::uint32_t id) { return rt().segments.remove(id); }
+bool segment_pending(std::uint32_t id) noexcept { return rt().segments.pending_collective(id); }
+void set_segment_pending(std::uint32_t id, bool pending) noexcept { rt().segments.set_pending_collective(id, pending); }
+
 gaspi_return_t register_segment(std::uint32_t id, GlobalRank with) {
   return rt().segments.register_with(id, rt().peers[with]);
+}
+
+const SegmentView *local_segment(std::uint32_t id) noexcept { return rt().segments.local(id); }
+
+void notify_local(const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept {
+  // Every view this engine hands out is a shm::MappedSegment's.
+  rt().node.notify(static_cast<const shm::MappedSegment &>(seg), rt().node.rank(), id, value);
 }
 
 char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noexcept {
@@ -102,6 +118,44 @@ void abort_job(int code, const std::function<bool(std::uint32_t)> &spare) noexce
     }
   engine_abort(code);
   std::_Exit(code);
+}
+
+} // namespace hygaspi::engine
+
+// ---- the fast paths' views (bridge/fast_views.hpp)
+namespace hygaspi::engine {
+
+const SegmentView *mapped_segment(std::uint32_t rank, std::uint32_t seg) noexcept {
+  const Runtime &r = rt();
+  if (rank >= r.nranks || seg >= limits::kSegmentSlots)
+    return nullptr;
+  const Peer &peer = r.peers[GlobalRank{rank}];
+  if (!peer.on_node() || !r.node.alive(peer.node))
+    return nullptr;
+  return r.node.cached(peer.node, seg);
+}
+
+const SegmentView *mapped_local_segment(std::uint32_t seg) noexcept {
+  return seg < limits::kSegmentSlots ? rt().node.local(seg) : nullptr;
+}
+
+void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept {
+  rt().node.notify(static_cast<const shm::MappedSegment &>(seg), rt().peers[GlobalRank{rank}].node, id, value);
+}
+
+bool fill_atomic_target(std::uint32_t rank, std::uint32_t seg, AtomicTarget &t) noexcept {
+  const SegmentView *m = mapped_segment(rank, seg);
+  if (m == nullptr || m->data == nullptr || m->size < sizeof(std::uint64_t))
+    return false;
+  Runtime &r = rt();
+  const NodeIndex owner = r.peers[GlobalRank{rank}].node;
+  t.data = m->data;
+  t.last = m->size - sizeof(std::uint64_t);
+  t.mapped_generation = m->generation;
+  t.generation = &r.node.block(owner).segments[seg].generation;
+  t.state = &r.node.state_word(owner);
+  t.dead = static_cast<std::uint32_t>(shm::RankState::dead);
+  return true;
 }
 
 } // namespace hygaspi::engine

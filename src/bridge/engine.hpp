@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/ranks.hpp"
+#include "core/segment_view.hpp"
 #include "core/wait.hpp"
 
 namespace hygaspi::engine {
@@ -52,9 +53,26 @@ bool start_resumable() noexcept;
 // Creates this rank's segment `id` of `size` bytes and registers it with every rank, so that any
 // rank may reach it (put, get, atomics, AM Long payloads).
 gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size);
+// Creates this rank's segment `id` of `size` bytes with `notification_num` notifications: in shm,
+// or over `user_memory` when it is not nullptr (bound memory). `alloc_policy`: GASPI's NUMA bits.
+// Registered with nobody yet.
+gaspi_return_t allocate_segment(std::uint32_t id, std::uint64_t size, std::uint32_t notification_num, void *user_memory,
+                                gaspi_alloc_t alloc_policy);
+// Deletes this rank's segment `id`.
+gaspi_return_t delete_segment(std::uint32_t id);
+// A collective creation of segment `id` that returned GASPI_TIMEOUT and is to be resumed: the
+// segment exists and is registered, only the closing barrier is left.
+bool segment_pending(std::uint32_t id) noexcept;
+void set_segment_pending(std::uint32_t id, bool pending) noexcept;
 // Registers this rank's segment `id` with rank `with`, which may then reach it (GASPI's
 // gaspi_segment_register: a node peer finds it by itself; another node needs its address).
 gaspi_return_t register_segment(std::uint32_t id, GlobalRank with);
+// This rank's segment `id` (any engine id), or nullptr when it has none. The view stays valid until
+// the segment is deleted.
+const SegmentView *local_segment(std::uint32_t id) noexcept;
+// Sets notification `id` of this rank's `seg` to `value` (a seq_cst store, then this rank's
+// doorbell if a waiter sleeps: the same as a node peer's notification).
+void notify_local(const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept;
 // Where this process maps rank `r`'s segment `id` (its own, or a node peer's, mapped here on first
 // use), or nullptr when `r` is reached over MPI or has no such segment. `size_out` gets its size.
 char *mapping(GlobalRank r, std::uint32_t id, std::uint64_t *size_out = nullptr) noexcept;

@@ -39,7 +39,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::rank(rank));
     HYGASPI_TRY(passive_size(size));
-    const shm::MappedSegment *local = nullptr;
+    const SegmentView *local = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
     return stats::passive_sent(rank, size,
                                engine::passive_send(GlobalRank{rank}, local->data + offset_local, size, timeout));
@@ -54,7 +54,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(rem_rank, "rank"));
     HYGASPI_TRY(passive_size(size));
-    const shm::MappedSegment *local = nullptr;
+    const SegmentView *local = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
     std::uint32_t from = 0;
     const gaspi_return_t rc = engine::passive_receive(local->data + offset_local, size, from, timeout);

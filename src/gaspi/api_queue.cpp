@@ -95,7 +95,7 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
                                       gaspi_notification_id_t *const first_id, const gaspi_timeout_t timeout) {
   // Fast path: one look at valid arguments (as check::init, like any non-blocking call), before
   // the InFlight registration and the timer that only a call that waits needs.
-  if (const shm::MappedSegment *seg = fast::local_segment(segment_id_local, 0, 0);
+  if (const SegmentView *seg = fast::local_segment(segment_id_local, 0, 0);
       seg != nullptr && first_id != nullptr && num != 0 && notification_begin < seg->notification_num &&
       num <= seg->notification_num - notification_begin && !stats::active(2)) [[likely]] {
     const std::uint32_t *const first = seg->notifications + notification_begin;
@@ -110,7 +110,7 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
     InFlight call;
     HYGASPI_TRY(call.status());
     HYGASPI_TRY(check::not_null(first_id, "first_id"));
-    const shm::MappedSegment *seg = nullptr;
+    const SegmentView *seg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, 0, 0, seg));
     // spec §8.3.3: with num 0 there is nothing to wait for; return at once (as GPI-2).
     if (num == 0)
@@ -137,7 +137,7 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
 gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
                                    const gaspi_notification_id_t notification_id,
                                    gaspi_notification_t *const old_notification_val) {
-  if (const shm::MappedSegment *seg = fast::local_segment(segment_id_local, 0, 0);
+  if (const SegmentView *seg = fast::local_segment(segment_id_local, 0, 0);
       seg != nullptr && notification_id < seg->notification_num) [[likely]] {
     const gaspi_notification_t old =
         std::atomic_ref<std::uint32_t>(seg->notifications[notification_id]).exchange(0, std::memory_order_acq_rel);
@@ -147,7 +147,7 @@ gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
   }
   return guarded("gaspi_notify_reset", [&] {
     HYGASPI_TRY(check::init());
-    const shm::MappedSegment *seg = nullptr;
+    const SegmentView *seg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, 0, 0, seg));
     HYGASPI_TRY(check::notification(seg->notification_num, notification_id));
     // An atomic exchange: of several threads resetting one id, exactly one gets the value.

@@ -13,7 +13,7 @@ using namespace hygaspi;
 namespace {
 
 struct Transfer {
-  const shm::MappedSegment *local = nullptr;
+  const SegmentView *local = nullptr;
   engine::Target remote;
 };
 
@@ -59,9 +59,9 @@ struct Mover {
 };
 
 // The local notification of the read variants: the data must have arrived first.
-gaspi_return_t notify_after_read(gaspi_rank_t from, const shm::MappedSegment &seg, gaspi_notification_id_t id) {
+gaspi_return_t notify_after_read(gaspi_rank_t from, const SegmentView &seg, gaspi_notification_id_t id) {
   HYGASPI_TRY(engine::gets_landed(GlobalRank{from}));
-  rt().node.notify(seg, rt().node.rank(), id, 1);
+  engine::notify_local(seg, id, 1);
   return GASPI_SUCCESS;
 }
 
@@ -149,8 +149,8 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
                             const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
                             const gaspi_timeout_t) {
   // Fast path: a node peer's shm segment, every argument valid; the same checks as write_full.
-  if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
-    if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
+  if (const SegmentView *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
+    if (const SegmentView *src = fast::local_segment(segment_id_local, offset_local, size);
         src != nullptr && dst->data != nullptr && size <= gaspi::state().config.transfer_size_max &&
         gaspi::state().queues.exists(queue)) [[likely]] {
       HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
@@ -206,8 +206,8 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
                                    const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                    const gaspi_timeout_t) {
   // Fast path: as gaspi_write's, plus the notification checks of write_notify_full.
-  if (const shm::MappedSegment *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
-    if (const shm::MappedSegment *src = fast::local_segment(segment_id_local, offset_local, size);
+  if (const SegmentView *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
+    if (const SegmentView *src = fast::local_segment(segment_id_local, offset_local, size);
         src != nullptr && dst->data != nullptr && size <= gaspi::state().config.transfer_size_max &&
         gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num)
         [[likely]] {
@@ -215,7 +215,7 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
       std::memmove(dst->data + offset_remote, src->data + offset_local, size);
       stats::posted(rank, size, stats::write);
       // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
-      rt().node.notify(*dst, rt().peers[GlobalRank{rank}].node, notification_id, notification_value);
+      engine::notify_mapped(rank, *dst, notification_id, notification_value);
       return GASPI_SUCCESS;
     }
   return write_notify_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size,
@@ -330,7 +330,7 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
       return GASPI_SUCCESS;
     ListPlan plan;
     HYGASPI_TRY(plan.check(num, segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size));
-    const shm::MappedSegment *nseg = nullptr;
+    const SegmentView *nseg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_notification, 0, 0, nseg));
     HYGASPI_TRY(check::notification(nseg->notification_num, notification_id));
     HYGASPI_TRY(gaspi::state().queues.reserve(queue, std::uint64_t{num} + 1));

@@ -31,7 +31,7 @@ gaspi_return_t allocate(gaspi_segment_id_t seg, gaspi_size_t size, void *user_me
                     !__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(user_memory), size - 1, &user_end),
                 GASPI_ERR_INV_SEGSIZE, "segment %u: %lu bytes at %p wrap around the address space", seg,
                 static_cast<unsigned long>(size), user_memory);
-  return rt().segments.create(seg, size, gaspi::state().config.notification_num, user_memory, alloc_policy);
+  return engine::allocate_segment(seg, size, gaspi::state().config.notification_num, user_memory, alloc_policy);
 }
 
 gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory, gaspi_group_t group,
@@ -40,17 +40,16 @@ gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_
   HYGASPI_TRY(call.status());
   HYGASPI_TRY(check::segment_id(seg));
   HYGASPI_TRY(check_committed_group(group));
-  SegmentTable &segments = rt().segments;
-  if (!segments.pending_collective(seg)) {
+  if (!engine::segment_pending(seg)) {
     HYGASPI_TRY(allocate(seg, size, user_memory, alloc_policy));
     for (gaspi_rank_t member : rt().groups.groups[group].members)
-      HYGASPI_TRY(segments.register_with(seg, rt().peers[GlobalRank{member}]));
-    segments.set_pending_collective(seg, true);
+      HYGASPI_TRY(engine::register_segment(seg, GlobalRank{member}));
+    engine::set_segment_pending(seg, true);
   }
   // The barrier makes sure every member's segment exists and is registered before anyone returns.
   gaspi_return_t rc = group_barrier(group, timeout);
   if (rc != GASPI_TIMEOUT)
-    segments.set_pending_collective(seg, false);
+    engine::set_segment_pending(seg, false);
   return rc;
 }
 
@@ -73,7 +72,7 @@ gaspi_return_t pgaspi_segment_register(const gaspi_segment_id_t segment_id, cons
   return guarded("gaspi_segment_register", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::rank(rank));
-    const shm::MappedSegment *seg = nullptr;
+    const SegmentView *seg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id, 0, 0, seg));
     return engine::register_segment(segment_id, GlobalRank{rank});
   });
@@ -110,7 +109,7 @@ gaspi_return_t pgaspi_segment_delete(const gaspi_segment_id_t segment_id) {
   return guarded("gaspi_segment_delete", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::segment_id(segment_id));
-    return rt().segments.remove(segment_id);
+    return engine::delete_segment(segment_id);
   });
 }
 
@@ -120,7 +119,7 @@ gaspi_return_t pgaspi_segment_num(gaspi_number_t *const segment_num) {
     HYGASPI_TRY(check::not_null(segment_num, "segment_num"));
     gaspi_number_t n = 0;
     for (std::uint32_t s = 0; s < limits::kMaxSegments; ++s)
-      n += rt().segments.local(s) != nullptr ? 1 : 0;
+      n += engine::local_segment(s) != nullptr ? 1 : 0;
     *segment_num = n;
     return GASPI_SUCCESS;
   });
@@ -132,7 +131,7 @@ gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t 
     HYGASPI_TRY(check::not_null(segment_id_list, "segment_id_list"));
     gaspi_number_t n = 0;
     for (std::uint32_t s = 0; s < limits::kMaxSegments && n < num; ++s)
-      if (rt().segments.local(s) != nullptr)
+      if (engine::local_segment(s) != nullptr)
         segment_id_list[n++] = static_cast<gaspi_segment_id_t>(s);
     return GASPI_SUCCESS;
   });
@@ -142,7 +141,7 @@ gaspi_return_t pgaspi_segment_ptr(const gaspi_segment_id_t segment_id, gaspi_poi
   return guarded("gaspi_segment_ptr", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(ptr, "ptr"));
-    const shm::MappedSegment *seg = nullptr;
+    const SegmentView *seg = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id, 0, 0, seg));
     *ptr = seg->data;
     return GASPI_SUCCESS;
@@ -154,7 +153,7 @@ gaspi_return_t pgaspi_segment_avail_local(gaspi_segment_id_t *const avail_seg_id
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(avail_seg_id, "avail_seg_id"));
     for (std::uint32_t s = 0; s < gaspi::state().config.segment_max; ++s)
-      if (rt().segments.local(s) == nullptr) {
+      if (engine::local_segment(s) == nullptr) {
         *avail_seg_id = static_cast<gaspi_segment_id_t>(s);
         return GASPI_SUCCESS;
       }

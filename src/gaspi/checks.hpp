@@ -135,9 +135,9 @@ inline gaspi_return_t segment_id(std::uint32_t seg) noexcept {
 }
 
 inline gaspi_return_t local_segment(std::uint32_t seg, std::uint64_t off, std::uint64_t size,
-                                    const shm::MappedSegment *&out) noexcept {
+                                    const SegmentView *&out) noexcept {
   HYGASPI_TRY(segment_id(seg));
-  out = rt().segments.local(seg);
+  out = engine::local_segment(seg);
   HYGASPI_CHECK(out != nullptr, GASPI_ERR_INV_SEG, "local segment %u does not exist", seg);
   HYGASPI_CHECK(off <= out->size && size <= out->size - off, GASPI_ERR_INV_LOC_OFF,
                 "local offset %lu + size %lu beyond segment %u (%lu bytes)", static_cast<unsigned long>(off),

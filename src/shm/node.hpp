@@ -14,6 +14,7 @@
 #include "core/deadline.hpp"
 #include "core/log.hpp"
 #include "core/ranks.hpp"
+#include "core/segment_view.hpp"
 #include "shm/doorbell.hpp"
 #include "shm/layout.hpp"
 #include "shm/liveness.hpp"
@@ -24,14 +25,9 @@ namespace hygaspi::shm {
 
 // One mapping of one segment of one rank. Immutable once published, so readers need no lock; a
 // re-created segment gets a new MappedSegment, and old ones live until gaspi_proc_term.
-struct MappedSegment {
-  std::uint64_t generation = 0;
-  std::uint64_t size = 0;
+struct MappedSegment : SegmentView {
   SegmentKind kind = SegmentKind::shm;
-  std::uint32_t notification_num = 0;
-  std::uint32_t *notifications = nullptr; // notification array in shm
-  char *data = nullptr;                   // segment data in this process (nullptr: remote user memory)
-  std::uint64_t user_addr = 0;            // SegmentKind::user: address in the owner
+  std::uint64_t user_addr = 0; // SegmentKind::user: address in the owner
   ShmObject object;
 };
 

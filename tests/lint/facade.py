@@ -20,18 +20,17 @@ import sys
 
 CHECKED = ["src/gasnet", "src/gaspi"]  # every file of these, less the PENDING ones
 PENDING = {
-    "src/gaspi/api_atomic.cpp": 2,
+    "src/gaspi/api_atomic.cpp": 1,
     "src/gaspi/api_collective.cpp": 5,
     "src/gaspi/api_group.cpp": 25,
     "src/gaspi/api_info.cpp": 6,
     "src/gaspi/api_passive.cpp": 1,
     "src/gaspi/api_proc.cpp": 14,
-    "src/gaspi/api_queue.cpp": 3,
-    "src/gaspi/api_rma.cpp": 6,
-    "src/gaspi/api_segment.cpp": 9,
+    "src/gaspi/api_queue.cpp": 2,
+    "src/gaspi/api_rma.cpp": 1,
+    "src/gaspi/api_segment.cpp": 2,
     "src/gaspi/api_threads.cpp": 1,
-    "src/gaspi/checks.hpp": 2,
-    "src/gaspi/fast_path.hpp": 6,
+    "src/gaspi/checks.hpp": 1,
 }
 FORBIDDEN_HEADERS = re.compile(r"^(shm/|mpi_rma/|bridge/runtime\.hpp$)")
 FORBIDDEN_CODE = re.compile(r"\bon_node\s*\(|\bPeerKind\b|\brt\s*\(\s*\)")

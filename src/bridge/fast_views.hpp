@@ -1,0 +1,38 @@
+// What the front ends' inline fast paths ask of the engine: the mappings this process holds of its
+// own and its node peers' segments, and what an atomic needs to use one without asking again.
+// Each answer is the common, all-valid case or nullptr/false: the caller then takes its full path.
+#pragma once
+#include <atomic>
+#include <cstdint>
+
+#include "core/segment_view.hpp"
+
+namespace hygaspi::engine {
+
+// The cached mapping of segment `seg` (< the engine's segment slots) of `rank`, when `rank` is in
+// range, alive, and this rank or a node peer whose mapping this process has cached already.
+const SegmentView *mapped_segment(std::uint32_t rank, std::uint32_t seg) noexcept;
+// This rank's segment `seg`, or nullptr.
+const SegmentView *mapped_local_segment(std::uint32_t seg) noexcept;
+// Sets notification `id` of `rank`'s `seg` (from mapped_segment) to `value`: a seq_cst store after
+// the data, then the owner's doorbell if a waiter sleeps.
+void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept;
+
+// A node word that atomics reach without a lookup while its key holds (gaspi/fast_path.hpp). What
+// the lookup checked once stays true while the key holds (the life cycle, the rank, the segment id);
+// what can change is read again on every use: the owner's generation of the segment against the
+// mapping's (a delete or re-create) and the owner's liveness.
+struct AtomicTarget {
+  std::uint64_t key = 0;  // the caller's; 0: empty
+  char *data = nullptr;   // the mapping's, which lives as long as its generation
+  std::uint64_t last = 0; // the offset of the last word in it
+  std::uint64_t mapped_generation = 0;
+  const std::atomic<std::uint64_t> *generation = nullptr; // the owner's
+  const std::atomic<std::uint32_t> *state = nullptr;      // the owner's life
+  std::uint32_t dead = 0;                                 // `*state` of a dead owner
+};
+// Fills `t` (all but its key) for segment `seg` of `rank`: false unless mapped_segment finds it and
+// it is addressable here and holds a word.
+bool fill_atomic_target(std::uint32_t rank, std::uint32_t seg, AtomicTarget &t) noexcept;
+
+} // namespace hygaspi::engine
