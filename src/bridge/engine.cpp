@@ -24,6 +24,8 @@ namespace hygaspi::engine {
 
 std::uint32_t rank() noexcept { return rt().rank; }
 std::uint32_t size() noexcept { return rt().nranks; }
+std::uint32_t node_rank() noexcept { return rt().peers.self_node().value(); }
+const Knobs &knobs() noexcept { return rt().knobs; }
 bool spans_nodes() noexcept { return rt().peers.spans_nodes(); }
 std::uint32_t node_size() noexcept { return rt().peers.node_size(); }
 bool mpi_job() noexcept { return rt().mpi.active(); }
@@ -34,6 +36,8 @@ bool doorbell_sleep(Step ready, std::chrono::nanoseconds ns) {
 }
 std::mutex &lifecycle() noexcept { return rt().lifecycle; }
 bool stopping() noexcept { return rt().node.stopping(); }
+void set_stopping(bool stopping) noexcept { rt().node.set_stopping(stopping); }
+void refresh_liveness() noexcept { rt().node.refresh_liveness(); }
 bool start_resumable() noexcept { return rt().node.resumable(); }
 
 std::vector<std::uint32_t> node_firsts() {
@@ -139,6 +143,14 @@ const SegmentView *mapped_local_segment(std::uint32_t seg) noexcept {
   return seg < limits::kSegmentSlots ? rt().node.local(seg) : nullptr;
 }
 
+const SegmentView *mapped_pair(std::uint32_t rank, std::uint32_t seg, std::uint32_t local_seg,
+                               const SegmentView *&local) noexcept {
+  local = mapped_local_segment(local_seg);
+  return mapped_segment(rank, seg);
+}
+
+static_assert(kDeadOwner == static_cast<std::uint32_t>(shm::RankState::dead));
+
 void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept {
   rt().node.notify(static_cast<const shm::MappedSegment &>(seg), rt().peers[GlobalRank{rank}].node, id, value);
 }
@@ -154,7 +166,6 @@ bool fill_atomic_target(std::uint32_t rank, std::uint32_t seg, AtomicTarget &t) 
   t.mapped_generation = m->generation;
   t.generation = &r.node.block(owner).segments[seg].generation;
   t.state = &r.node.state_word(owner);
-  t.dead = static_cast<std::uint32_t>(shm::RankState::dead);
   return true;
 }
 

@@ -12,6 +12,7 @@
 #include <mutex>
 #include <vector>
 
+#include "core/knobs.hpp"
 #include "core/ranks.hpp"
 #include "core/segment_view.hpp"
 #include "core/wait.hpp"
@@ -21,6 +22,10 @@ namespace hygaspi::engine {
 // ---- the job (valid once the engine started: engine_start)
 std::uint32_t rank() noexcept;
 std::uint32_t size() noexcept;
+// This rank's index among the ranks of its node.
+std::uint32_t node_rank() noexcept;
+// The environment's settings the engine was started with (core/knobs.hpp).
+const Knobs &knobs() noexcept;
 // Some rank lives on another node (MPI carries part of the traffic).
 bool spans_nodes() noexcept;
 // The ranks of this rank's node (1 where every rank is a node of its own).
@@ -46,6 +51,11 @@ std::mutex &lifecycle() noexcept;
 // gaspi_proc_term (or the end of the job) is tearing this rank down: a wait that ended with an
 // error ended for that reason.
 bool stopping() noexcept;
+// The front end's term begins (true: every waiter of this rank wakes and returns GASPI_ERROR) or
+// is over (false). Setting it again rings again.
+void set_stopping(bool stopping) noexcept;
+// Marks dead the node peers whose process is gone (rate-limited).
+void refresh_liveness() noexcept;
 // A start that returned GASPI_TIMEOUT may be called again (hygaspi-run: peers still arriving).
 bool start_resumable() noexcept;
 

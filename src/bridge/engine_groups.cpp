@@ -30,6 +30,15 @@ void close_group(Group *g) noexcept {
   delete g;
 }
 
+void drop_group(Group *g) noexcept {
+  if (g == nullptr)
+    return;
+  collectives::drop(g->record);
+  delete g;
+}
+
+gaspi_return_t check_not_broken(const Group &g) { return collectives::check_not_broken(g.record); }
+
 std::uint32_t group_tag(const Group &g) noexcept { return g.record.tag; }
 
 gaspi_return_t barrier(Group &g, const Deadline &deadline) { return collectives::barrier(g.record, deadline); }

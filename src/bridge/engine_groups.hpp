@@ -1,4 +1,4 @@
-// Engine groups for the front ends that name their groups themselves (GASNet-EX teams): the
+// Engine groups for the front ends (GASPI's groups, GASNet-EX teams): the
 // hierarchical barrier and allreduce of bridge/collectives/ behind an opaque handle, so that a
 // front end sees neither the group record nor the transports' step machines.
 #pragma once
@@ -21,6 +21,12 @@ struct Group; // an engine group (bridge/collectives/group_record.hpp)
 Group *open_group(std::vector<std::uint32_t> members, std::uint32_t slot, std::uint32_t tag, std::uint64_t slot_bytes);
 // Withdraws the group and frees it.
 void close_group(Group *g) noexcept;
+// The engine stops (the front end's term): frees the group, and drops its reduce area, without
+// withdrawing it from the node.
+void drop_group(Group *g) noexcept;
+// GASPI_ERROR (logged) when a member left an earlier collective of the group with an error: a
+// collective of a broken group fails at once.
+gaspi_return_t check_not_broken(const Group &g);
 [[nodiscard]] std::uint32_t group_tag(const Group &g) noexcept;
 
 // The collectives, resumable as GASPI's (Deadline GASPI_TEST: one look; GASPI_TIMEOUT: not done

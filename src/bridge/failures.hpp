@@ -17,16 +17,16 @@
 // With a bounded timeout the calls keep returning GASPI_TIMEOUT: the caller chose how long to wait.
 // Whatever the state, a notification or message that is there is returned first.
 #pragma once
+#include <GASPI.h>
+
 #include <vector>
 
-#include "core/log.hpp"
-#include "bridge/progress.hpp"
-#include "bridge/runtime.hpp"
+#include "core/wait.hpp"
 
 namespace hygaspi {
 
 // The deaths a state vector showed, a purge, or a committed group without the dead ranks.
-inline void acknowledge_deaths() noexcept { rt().node.acknowledge_deaths(rt().node.deaths()); }
+void acknowledge_deaths() noexcept;
 // After a successful commit of a group with these (global) members: the deaths of node peers
 // outside it are acknowledged (a dead member would have failed the commit).
 void acknowledge_deaths_outside(const std::vector<gaspi_rank_t> &members) noexcept;
@@ -36,29 +36,6 @@ void acknowledge_deaths_outside(const std::vector<gaspi_rank_t> &members) noexce
 
 // Waits for ready() under the rule above (`passive`: the gaspi_passive_receive variant).
 // `slow()` runs at every slow-path look, whatever the timeout.
-template <class Ready, class Slow>
-gaspi_return_t await_any_partner(Ready &&ready, gaspi_timeout_t timeout, bool passive, Slow &&slow) {
-  shm::Node &node = rt().node;
-  const bool block = timeout == GASPI_BLOCK;
-  enum class Why { none, death, no_sender } why = Why::none;
-  auto healthy = [&] {
-    slow();
-    if (block && node.unacknowledged_death())
-      why = Why::death;
-    else if (block && passive && no_sender_left())
-      why = Why::no_sender;
-    return why == Why::none;
-  };
-  if (const gaspi_return_t rc = node.wait_while(ready, Deadline(timeout), healthy, progress()); rc != GASPI_ERROR)
-    return rc;
-  if (node.stopping())
-    log::error("gaspi_proc_term was called while this call waited");
-  else if (why == Why::death)
-    log::error("a node peer died; GASPI_BLOCK waits that any rank may end fail until the application "
-               "acknowledges the death (gaspi_state_vec_get, a purge, or a group without the dead rank)");
-  else
-    log::error("every rank that could send has died or terminated");
-  return GASPI_ERROR;
-}
+gaspi_return_t await_any_partner(Step ready, gaspi_timeout_t timeout, bool passive, Step slow);
 
 } // namespace hygaspi

@@ -14,6 +14,10 @@ namespace hygaspi::engine {
 const SegmentView *mapped_segment(std::uint32_t rank, std::uint32_t seg) noexcept;
 // This rank's segment `seg`, or nullptr.
 const SegmentView *mapped_local_segment(std::uint32_t seg) noexcept;
+// Both of a transfer in one call (the write fast paths): mapped_segment(rank, seg) and, into
+// `local`, mapped_local_segment(local_seg).
+const SegmentView *mapped_pair(std::uint32_t rank, std::uint32_t seg, std::uint32_t local_seg,
+                               const SegmentView *&local) noexcept;
 // Sets notification `id` of `rank`'s `seg` (from mapped_segment) to `value`: a seq_cst store after
 // the data, then the owner's doorbell if a waiter sleeps.
 void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept;
@@ -28,9 +32,9 @@ struct AtomicTarget {
   std::uint64_t last = 0; // the offset of the last word in it
   std::uint64_t mapped_generation = 0;
   const std::atomic<std::uint64_t> *generation = nullptr; // the owner's
-  const std::atomic<std::uint32_t> *state = nullptr;      // the owner's life
-  std::uint32_t dead = 0;                                 // `*state` of a dead owner
+  const std::atomic<std::uint32_t> *state = nullptr;      // the owner's life: kDeadOwner once dead
 };
+inline constexpr std::uint32_t kDeadOwner = 3; // the node's rank state "dead" (checked in engine.cpp)
 // Fills `t` (all but its key) for segment `seg` of `rank`: false unless mapped_segment finds it and
 // it is addressable here and holds a word.
 bool fill_atomic_target(std::uint32_t rank, std::uint32_t seg, AtomicTarget &t) noexcept;

@@ -1,15 +1,16 @@
 // Allreduce (spec §11.3) and user-defined allreduce (spec §11.4): the argument checks and the
-// combine functions; the hierarchical step machine is bridge/collectives/allreduce.cpp. Both are
+// combine functions; the hierarchical step machine is the engine group's (bridge/engine_groups.hpp). Both are
 // resumable after GASPI_TIMEOUT; GASPI_TEST makes one step. A barrier may run beside an allreduce
 // on the same group: they keep separate state.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
-#include "bridge/collectives/collectives.hpp"
-#include "bridge/group_ops.hpp"
-#include "gaspi/checks.hpp"
+#include "bridge/engine_groups.hpp"
 #include "core/statistics.hpp"
+#include "gaspi/checks.hpp"
+#include "gaspi/group_ops.hpp"
+#include "gaspi/state.hpp"
 
 using namespace hygaspi;
 
@@ -102,15 +103,15 @@ gaspi_return_t combine_user(void *ctx, void *acc, const void *other) {
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::size_t bytes,
-                   collectives::Combine combine, void *ctx, gaspi_timeout_t timeout) {
+gaspi_return_t run(gaspi_group_t group, const void *send, void *receive, std::size_t bytes, engine::Combine combine,
+                   void *ctx, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check_committed_group(group));
-  GroupRecord &g = rt().groups.groups[group];
+  gaspi::Group &g = gaspi::state().groups.groups[group];
   std::unique_lock lock(g.reducing, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  HYGASPI_TRY(collectives::check_not_broken(g));
-  return collectives::allreduce(g, send, receive, bytes, combine, ctx, allreduce_slot_bytes(), Deadline(timeout));
+  HYGASPI_TRY(engine::check_not_broken(*g.engine));
+  return engine::allreduce(*g.engine, send, receive, bytes, combine, ctx, Deadline(timeout));
 }
 
 } // namespace

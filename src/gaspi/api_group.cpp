@@ -1,38 +1,44 @@
 // Groups (spec §6) and the barrier (spec §11.2).
 #include <algorithm>
 
+#include "bridge/engine.hpp"
+#include "bridge/engine_groups.hpp"
 #include "bridge/failures.hpp"
-#include "bridge/collectives/collectives.hpp"
-#include "bridge/group_ops.hpp"
-#include "gaspi/checks.hpp"
 #include "core/statistics.hpp"
+#include "gaspi/checks.hpp"
+#include "gaspi/group_ops.hpp"
+#include "gaspi/state.hpp"
 
 using namespace hygaspi;
+using gaspi::Group;
+using gaspi::GroupState;
+using gaspi::GroupTable;
 
 namespace hygaspi {
 
 gaspi_return_t check_committed_group(gaspi_group_t group) noexcept {
   HYGASPI_CHECK(group < gaspi::state().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max %u", group,
                 gaspi::state().config.group_max);
-  HYGASPI_CHECK(rt().groups.groups[group].state == GroupState::committed, GASPI_ERR_INV_GROUP,
+  HYGASPI_CHECK(gaspi::state().groups.groups[group].state == GroupState::committed, GASPI_ERR_INV_GROUP,
                 "group %u is not committed", group);
   return GASPI_SUCCESS;
 }
 
 gaspi_return_t publish_commit(gaspi_group_t group) {
-  GroupRecord &g = rt().groups.groups[group];
-  collectives::plan(g, group);
-  return collectives::publish(g, allreduce_slot_bytes());
+  Group &g = gaspi::state().groups.groups[group];
+  g.engine = engine::open_group(std::vector<std::uint32_t>(g.members.begin(), g.members.end()), group, g.tag,
+                                allreduce_slot_bytes());
+  return g.engine != nullptr ? GASPI_SUCCESS : GASPI_ERROR; // open_group said why
 }
 
 gaspi_return_t group_barrier(gaspi_group_t group, gaspi_timeout_t timeout) {
   HYGASPI_TRY(check_committed_group(group));
-  GroupRecord &g = rt().groups.groups[group];
+  Group &g = gaspi::state().groups.groups[group];
   std::unique_lock lock(g.collective, std::defer_lock);
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
-  HYGASPI_TRY(collectives::check_not_broken(g));
-  return collectives::barrier(g, Deadline(timeout));
+  HYGASPI_TRY(engine::check_not_broken(*g.engine));
+  return engine::barrier(*g.engine, Deadline(timeout));
 }
 
 } // namespace hygaspi
@@ -43,10 +49,10 @@ gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
   return guarded("gaspi_group_create", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(group, "group"));
-    GroupTable &t = rt().groups;
+    GroupTable &t = gaspi::state().groups;
     std::lock_guard lock(t.mutex);
     for (std::uint32_t id = 0; id < gaspi::state().config.group_max; ++id) {
-      GroupRecord &g = t.groups[id];
+      Group &g = t.groups[id];
       if (g.state != GroupState::free)
         continue;
       g.state = GroupState::created;
@@ -63,8 +69,8 @@ gaspi_return_t pgaspi_group_create(gaspi_group_t *const group) {
 gaspi_return_t pgaspi_group_add(const gaspi_group_t group, const gaspi_rank_t rank) {
   return guarded("gaspi_group_add", [&] {
     HYGASPI_TRY(check::init());
-    HYGASPI_CHECK(rank < rt().nranks, GASPI_ERR_INV_RANK, "rank %u out of range", rank);
-    GroupTable &t = rt().groups;
+    HYGASPI_CHECK(rank < engine::size(), GASPI_ERR_INV_RANK, "rank %u out of range", rank);
+    GroupTable &t = gaspi::state().groups;
     std::lock_guard lock(t.mutex);
     HYGASPI_CHECK(group < gaspi::state().config.group_max && t.groups[group].state == GroupState::created,
                   GASPI_ERR_INV_GROUP, "group %u is not a created, uncommitted group", group);
@@ -81,16 +87,15 @@ gaspi_return_t pgaspi_group_commit(const gaspi_group_t group, const gaspi_timeou
     InFlight call; // gaspi_proc_term in another thread wakes it
     HYGASPI_TRY(call.status());
     HYGASPI_CHECK(group < gaspi::state().config.group_max, GASPI_ERR_INV_GROUP, "group %u >= group_max", group);
-    GroupTable &t = rt().groups;
-    GroupRecord &g = t.groups[group];
+    GroupTable &t = gaspi::state().groups;
+    Group &g = t.groups[group];
     {
       std::lock_guard lock(t.mutex);
       HYGASPI_CHECK(g.state != GroupState::free, GASPI_ERR_INV_GROUP, "group %u was not created", group);
       if (g.state == GroupState::created) {
-        auto me = std::lower_bound(g.members.begin(), g.members.end(), static_cast<gaspi_rank_t>(rt().rank));
-        HYGASPI_CHECK(me != g.members.end() && *me == rt().rank, GASPI_ERR_INV_GROUP,
+        const auto me = static_cast<gaspi_rank_t>(engine::rank());
+        HYGASPI_CHECK(std::binary_search(g.members.begin(), g.members.end(), me), GASPI_ERR_INV_GROUP,
                       "this rank is not a member of group %u", group);
-        g.my_index = static_cast<std::uint32_t>(me - g.members.begin());
         // spec §6.3: handles are local, so node peers and leaders meet under the commit tag.
         const std::uint32_t tag = t.next_tag(g.members);
         for (std::uint32_t other = 0; other < limits::kMaxGroups; ++other)
@@ -119,20 +124,19 @@ gaspi_return_t pgaspi_group_delete(const gaspi_group_t group) {
   return guarded("gaspi_group_delete", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_CHECK(group != GASPI_GROUP_ALL, GASPI_ERR_INV_GROUP, "GASPI_GROUP_ALL cannot be deleted");
-    GroupTable &t = rt().groups;
+    GroupTable &t = gaspi::state().groups;
     std::lock_guard lock(t.mutex);
     HYGASPI_CHECK(group < gaspi::state().config.group_max && t.groups[group].state != GroupState::free,
                   GASPI_ERR_INV_GROUP, "group %u does not exist", group);
-    GroupRecord &g = t.groups[group];
+    Group &g = t.groups[group];
     std::lock_guard busy(g.collective);
     std::lock_guard reducing(g.reducing);
     if (g.state == GroupState::committed)
-      collectives::withdraw(g);
+      engine::close_group(g.engine);
+    g.engine = nullptr;
     g.state = GroupState::free;
     g.members.clear();
     g.committing = false;
-    g.barrier = {};
-    g.allreduce = {};
     return GASPI_SUCCESS;
   });
 }
@@ -141,10 +145,10 @@ gaspi_return_t pgaspi_group_num(gaspi_number_t *const group_num) {
   return guarded("gaspi_group_num", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(group_num, "group_num"));
-    std::lock_guard lock(rt().groups.mutex);
-    *group_num =
-        static_cast<gaspi_number_t>(std::count_if(rt().groups.groups.begin(), rt().groups.groups.end(),
-                                                  [](const GroupRecord &g) { return g.state != GroupState::free; }));
+    GroupTable &t = gaspi::state().groups;
+    std::lock_guard lock(t.mutex);
+    *group_num = static_cast<gaspi_number_t>(
+        std::count_if(t.groups.begin(), t.groups.end(), [](const Group &g) { return g.state != GroupState::free; }));
     return GASPI_SUCCESS;
   });
 }
@@ -153,10 +157,11 @@ gaspi_return_t pgaspi_group_size(const gaspi_group_t group, gaspi_number_t *cons
   return guarded("gaspi_group_size", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(group_size, "group_size"));
-    std::lock_guard lock(rt().groups.mutex);
-    HYGASPI_CHECK(group < gaspi::state().config.group_max && rt().groups.groups[group].state != GroupState::free,
+    GroupTable &t = gaspi::state().groups;
+    std::lock_guard lock(t.mutex);
+    HYGASPI_CHECK(group < gaspi::state().config.group_max && t.groups[group].state != GroupState::free,
                   GASPI_ERR_INV_GROUP, "group %u does not exist", group);
-    *group_size = static_cast<gaspi_number_t>(rt().groups.groups[group].members.size());
+    *group_size = static_cast<gaspi_number_t>(t.groups[group].members.size());
     return GASPI_SUCCESS;
   });
 }
@@ -165,10 +170,11 @@ gaspi_return_t pgaspi_group_ranks(const gaspi_group_t group, gaspi_rank_t *const
   return guarded("gaspi_group_ranks", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(group_ranks, "group_ranks"));
-    std::lock_guard lock(rt().groups.mutex);
-    HYGASPI_CHECK(group < gaspi::state().config.group_max && rt().groups.groups[group].state != GroupState::free,
+    GroupTable &t = gaspi::state().groups;
+    std::lock_guard lock(t.mutex);
+    HYGASPI_CHECK(group < gaspi::state().config.group_max && t.groups[group].state != GroupState::free,
                   GASPI_ERR_INV_GROUP, "group %u does not exist", group);
-    std::copy(rt().groups.groups[group].members.begin(), rt().groups.groups[group].members.end(), group_ranks);
+    std::copy(t.groups[group].members.begin(), t.groups[group].members.end(), group_ranks);
     return GASPI_SUCCESS;
   });
 }

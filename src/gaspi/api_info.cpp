@@ -133,11 +133,11 @@ HYGASPI_GETTER(gaspi_statistic_counter_max, gaspi_number_t, stats::counter_count
 extern "C" {
 
 gaspi_return_t pgaspi_proc_local_rank(gaspi_rank_t *const local_rank) {
-  return guarded("gaspi_proc_local_rank", [&] { return get_value(local_rank, rt().node.rank().value()); });
+  return guarded("gaspi_proc_local_rank", [&] { return get_value(local_rank, engine::node_rank()); });
 }
 
 gaspi_return_t pgaspi_proc_local_num(gaspi_rank_t *const local_num) {
-  return guarded("gaspi_proc_local_num", [&] { return get_value(local_num, rt().node.nranks()); });
+  return guarded("gaspi_proc_local_num", [&] { return get_value(local_num, engine::node_size()); });
 }
 
 gaspi_return_t pgaspi_proc_ping(const gaspi_rank_t rank, const gaspi_timeout_t) {
@@ -253,7 +253,7 @@ gaspi_return_t pgaspi_numa_socket(gaspi_uchar *const socket) {
   return guarded("gaspi_numa_socket", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(socket, "socket"));
-    if (!rt().knobs.numa_socket) {
+    if (!engine::knobs().numa_socket) {
       log::error("NUMA was not enabled (-N option of gaspi_run)");
       return GASPI_ERR_ENV;
     }
@@ -277,7 +277,7 @@ void pgaspi_print_affinity_mask(void) {
   for (int c = 0; c < CPU_SETSIZE; ++c)
     if (CPU_ISSET(c, &set))
       cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
-  std::printf("[rank %u] affinity: %s\n", rt().rank, cpus.c_str());
+  std::printf("[rank %u] affinity: %s\n", engine::rank(), cpus.c_str());
 }
 
 void pgaspi_delay(void) { _mm_pause(); }
@@ -288,7 +288,7 @@ void gaspi_printf(const char *fmt, ...) {
   va_start(ap, fmt);
   std::vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  std::printf("[rank %u] %s", rt().rank, text);
+  std::printf("[rank %u] %s", engine::rank(), text);
   std::fflush(stdout);
 }
 

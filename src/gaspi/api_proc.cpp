@@ -7,14 +7,16 @@
 #include <numeric>
 #include <string>
 
+#include <utility>
+
+#include "bridge/engine.hpp"
+#include "bridge/engine_groups.hpp"
 #include "bridge/failures.hpp"
-#include "bridge/progress.hpp"
-#include "gaspi/checks.hpp"
-#include "gaspi/state.hpp"
-#include "bridge/collectives/collectives.hpp"
-#include "bridge/group_ops.hpp"
 #include "bridge/lifecycle.hpp"
 #include "core/statistics.hpp"
+#include "gaspi/checks.hpp"
+#include "gaspi/group_ops.hpp"
+#include "gaspi/state.hpp"
 
 using namespace hygaspi;
 
@@ -27,26 +29,27 @@ NoDestroy<State> g_state;
 
 namespace {
 
-// gaspi_proc_term's work: caller holds r.lifecycle and has checked that GASPI is initialised.
-void teardown(Runtime &r) {
+// gaspi_proc_term's work: caller holds the lifecycle lock and has checked that GASPI is
+// initialised.
+void teardown() {
   gaspi::State &gs = gaspi::state();
   gs.initialized.store(false, std::memory_order_seq_cst);
   // Other threads may be blocked in this rank's waits: wake them, each returns
   // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
   // counted call (InFlight) has left before anything is torn down.
-  r.node.set_stopping(true);
+  engine::set_stopping(true);
   auto none_in_flight = [&gs] { return gs.in_flight.load(std::memory_order_seq_cst) == 0; };
-  auto ring_and_nap = [&r, nap = Nap{}](auto &ready, std::chrono::nanoseconds ns) mutable {
-    r.node.set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
+  auto ring_and_nap = [nap = Nap{}](auto &ready, std::chrono::nanoseconds ns) mutable {
+    engine::set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
     return nap(ready, ns);
   };
-  (void)wait_until(none_in_flight, Deadline(GASPI_BLOCK), r.node.wait_policy(), NoProgress{}, ring_and_nap,
+  (void)wait_until(none_in_flight, Deadline(GASPI_BLOCK), engine::wait_policy(), NoProgress{}, ring_and_nap,
                    kAlwaysHealthy);
-  for (GroupRecord &g : r.groups.groups)
-    if (g.state == GroupState::committed)
-      collectives::drop(g);
-  engine_stop(kFrontGaspi);   // the last front end tears the engine down
-  r.node.set_stopping(false); // for the next life
+  for (gaspi::Group &g : gs.groups.groups)
+    if (g.state == gaspi::GroupState::committed)
+      engine::drop_group(std::exchange(g.engine, nullptr));
+  engine_stop(kFrontGaspi);    // the last front end tears the engine down
+  engine::set_stopping(false); // for the next life
 }
 
 // MPI_Finalize before gaspi_proc_term (bridge/lifecycle.hpp): GASPI is torn down
@@ -54,7 +57,7 @@ void teardown(Runtime &r) {
 void teardown_at_mpi_finalize() {
   if (!gaspi::state().initialized.load(std::memory_order_acquire))
     return;
-  teardown(rt());
+  teardown();
   gaspi::state().finalized_by_mpi = true;
 }
 
@@ -72,7 +75,7 @@ gaspi_return_t pgaspi_config_get(gaspi_config_t *const config) {
 
 gaspi_return_t pgaspi_config_set(const gaspi_config_t new_config) {
   return guarded("gaspi_config_set", [&] {
-    std::lock_guard lock(rt().lifecycle);
+    std::lock_guard lock(engine::lifecycle());
     HYGASPI_CHECK(!gaspi::state().initialized.load(), GASPI_ERR_INITED,
                   "the configuration is fixed once gaspi_proc_init has run");
     // spec §5.2.1: a proposal. Only an impossible value fails here; what the machine cannot give
@@ -87,9 +90,8 @@ gaspi_return_t pgaspi_config_set(const gaspi_config_t new_config) {
 
 gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_init", [&] {
-    Runtime &r = rt();
     gaspi::State &gs = gaspi::state();
-    std::lock_guard lock(r.lifecycle);
+    std::lock_guard lock(engine::lifecycle());
     HYGASPI_CHECK(!gs.initialized.load(), GASPI_ERR_INITED, "already initialised");
     Knobs knobs;
     std::string error;
@@ -104,23 +106,22 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     engine_on_mpi_finalize(kFrontGaspi, teardown_at_mpi_finalize);
     gaspi_return_t rc = engine_start(kFrontGaspi, knobs, Deadline(wait_ms),
                                      {gs.config.passive_queue_size_max, gs.config.passive_transfer_size_max});
-    if (rc == GASPI_TIMEOUT && r.node.resumable())
+    if (rc == GASPI_TIMEOUT && engine::start_resumable())
       return rc; // spec §5.3.1: not initialised yet; the next gaspi_proc_init continues
     if (rc != GASPI_SUCCESS)
       return engine_abandon(kFrontGaspi, rc);
     if (!overruled.empty()) // one line, after set_rank so that it names the rank
       log::notice("configuration overruled (proposed -> granted): %s", overruled.c_str());
     gs.queues.reset(gs.config.queue_num, gs.config.queue_size_max);
-    r.groups.clear();
-    GroupRecord &all = r.groups.groups[GASPI_GROUP_ALL];
-    all.members.resize(r.nranks);
+    gs.groups.clear();
+    gaspi::Group &all = gs.groups.groups[GASPI_GROUP_ALL];
+    all.members.resize(engine::size());
     std::iota(all.members.begin(), all.members.end(), gaspi_rank_t{0});
-    all.my_index = r.rank;
-    all.tag = r.groups.next_tag(all.members);
-    all.state = GroupState::committed;
+    all.tag = gs.groups.next_tag(all.members);
+    all.state = gaspi::GroupState::committed;
     if (gaspi_return_t area = publish_commit(GASPI_GROUP_ALL); area != GASPI_SUCCESS)
       return engine_abandon(kFrontGaspi, area);
-    stats::start(r.nranks); // per-rank counter arrays, all counters zero
+    stats::start(engine::size()); // per-rank counter arrays, all counters zero
     gs.life.fetch_add(1, std::memory_order_relaxed);
     gs.initialized.store(true, std::memory_order_release);
     return GASPI_SUCCESS;
@@ -129,8 +130,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
 
 gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
   return guarded("gaspi_proc_term", [&] {
-    Runtime &r = rt();
-    std::lock_guard lock(r.lifecycle);
+    std::lock_guard lock(engine::lifecycle());
     if (gaspi::state().finalized_by_mpi) {
       // MPI_Finalize came first and ran the teardown (teardown_at_mpi_finalize): this call asks
       // for what is done already, so it succeeds, once; a further one is GASPI_ERR_NOINIT as
@@ -139,7 +139,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
       return GASPI_SUCCESS;
     }
     HYGASPI_TRY(check::init());
-    teardown(r);
+    teardown();
     return GASPI_SUCCESS;
   });
 }
@@ -148,7 +148,7 @@ gaspi_return_t pgaspi_proc_num(gaspi_rank_t *const proc_num) {
   return guarded("gaspi_proc_num", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(proc_num, "proc_num"));
-    *proc_num = static_cast<gaspi_rank_t>(rt().nranks);
+    *proc_num = static_cast<gaspi_rank_t>(engine::size());
     return GASPI_SUCCESS;
   });
 }
@@ -157,7 +157,7 @@ gaspi_return_t pgaspi_proc_rank(gaspi_rank_t *const rank) {
   return guarded("gaspi_proc_rank", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(rank, "rank"));
-    *rank = static_cast<gaspi_rank_t>(rt().rank);
+    *rank = static_cast<gaspi_rank_t>(engine::rank());
     return GASPI_SUCCESS;
   });
 }
@@ -191,14 +191,14 @@ gaspi_return_t pgaspi_state_vec_get(gaspi_state_vector_t state_vector) {
   return guarded("gaspi_state_vec_get", [&] {
     HYGASPI_TRY(check::init());
     HYGASPI_TRY(check::not_null(state_vector, "state_vector"));
-    rt().node.refresh_liveness(); // under mpirun nobody else marks a dead node peer
+    engine::refresh_liveness(); // under mpirun nobody else marks a dead node peer
     // Acknowledged before the vector is read, so every death acknowledged is also reported (one
     // that comes in between is reported but stays unacknowledged: bridge/failures.hpp).
     acknowledge_deaths();
-    // What this rank knows (Runtime::alive): node peers from the job block, other nodes' ranks
+    // What this rank knows (engine::alive): node peers from the job block, other nodes' ranks
     // from this rank's own gaspi_proc_kill.
-    for (std::uint32_t i = 0; i < rt().nranks; ++i)
-      state_vector[i] = rt().alive(GlobalRank{i}) ? GASPI_STATE_HEALTHY : GASPI_STATE_CORRUPT;
+    for (std::uint32_t i = 0; i < engine::size(); ++i)
+      state_vector[i] = engine::alive(GlobalRank{i}) ? GASPI_STATE_HEALTHY : GASPI_STATE_CORRUPT;
     return GASPI_SUCCESS;
   });
 }

@@ -3,6 +3,7 @@
 // mapping), so queue entries only count towards GASPI_QUEUE_FULL until gaspi_wait releases them.
 // Every argument is checked before the queue is touched: a rejected call posts nothing.
 #include <cstring>
+#include <memory>
 
 #include "gaspi/checks.hpp"
 #include "gaspi/fast_path.hpp"
@@ -95,7 +96,7 @@ private:
   Transfer *t_ = stack_;
 };
 
-// gaspi_write's full path (see fast::node_segment): out of line, so the fast path builds no frame.
+// gaspi_write's full path (see fast::transfer_segments): out of line, so the fast path builds no frame.
 [[gnu::noinline]] gaspi_return_t write_full(gaspi_segment_id_t segment_id_local, gaspi_offset_t offset_local,
                                             gaspi_rank_t rank, gaspi_segment_id_t segment_id_remote,
                                             gaspi_offset_t offset_remote, gaspi_size_t size,
@@ -149,15 +150,15 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
                             const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
                             const gaspi_timeout_t) {
   // Fast path: a node peer's shm segment, every argument valid; the same checks as write_full.
-  if (const SegmentView *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
-    if (const SegmentView *src = fast::local_segment(segment_id_local, offset_local, size);
-        src != nullptr && dst->data != nullptr && size <= gaspi::state().config.transfer_size_max &&
-        gaspi::state().queues.exists(queue)) [[likely]] {
-      HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
-      std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
-      stats::posted(rank, size, stats::write);
-      return GASPI_SUCCESS;
-    }
+  const SegmentView *dst = nullptr, *src = nullptr;
+  if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst, src) &&
+      dst->data != nullptr && size <= gaspi::state().config.transfer_size_max && gaspi::state().queues.exists(queue))
+      [[likely]] {
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
+    std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
+    stats::posted(rank, size, stats::write);
+    return GASPI_SUCCESS;
+  }
   return write_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, queue);
 }
 
@@ -206,18 +207,17 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
                                    const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                    const gaspi_timeout_t) {
   // Fast path: as gaspi_write's, plus the notification checks of write_notify_full.
-  if (const SegmentView *dst = fast::node_segment(rank, segment_id_remote, offset_remote, size))
-    if (const SegmentView *src = fast::local_segment(segment_id_local, offset_local, size);
-        src != nullptr && dst->data != nullptr && size <= gaspi::state().config.transfer_size_max &&
-        gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num)
-        [[likely]] {
-      HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
-      std::memmove(dst->data + offset_remote, src->data + offset_local, size);
-      stats::posted(rank, size, stats::write);
-      // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
-      engine::notify_mapped(rank, *dst, notification_id, notification_value);
-      return GASPI_SUCCESS;
-    }
+  const SegmentView *dst = nullptr, *src = nullptr;
+  if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst, src) &&
+      dst->data != nullptr && size <= gaspi::state().config.transfer_size_max && gaspi::state().queues.exists(queue) &&
+      notification_value != 0 && notification_id < dst->notification_num) [[likely]] {
+    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
+    std::memmove(dst->data + offset_remote, src->data + offset_local, size);
+    stats::posted(rank, size, stats::write);
+    // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
+    engine::notify_mapped(rank, *dst, notification_id, notification_value);
+    return GASPI_SUCCESS;
+  }
   return write_notify_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size,
                            notification_id, notification_value, queue);
 }

@@ -4,7 +4,7 @@
 #include <array>
 #include <vector>
 
-#include "bridge/group_ops.hpp"
+#include "gaspi/group_ops.hpp"
 #include "gaspi/checks.hpp"
 
 using namespace hygaspi;
@@ -42,7 +42,7 @@ gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_
   HYGASPI_TRY(check_committed_group(group));
   if (!engine::segment_pending(seg)) {
     HYGASPI_TRY(allocate(seg, size, user_memory, alloc_policy));
-    for (gaspi_rank_t member : rt().groups.groups[group].members)
+    for (gaspi_rank_t member : gaspi::state().groups.groups[group].members)
       HYGASPI_TRY(engine::register_segment(seg, GlobalRank{member}));
     engine::set_segment_pending(seg, true);
   }

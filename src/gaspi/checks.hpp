@@ -11,7 +11,6 @@
 #include "core/status.hpp"
 
 #include "bridge/engine.hpp"
-#include "bridge/runtime.hpp"
 #include "bridge/target.hpp"
 #include "gaspi/state.hpp"
 #include "core/log.hpp"

@@ -16,17 +16,18 @@ namespace hygaspi {
 
 namespace fast {
 
-// The mapping of segment `seg` of node peer (or this rank) `rank` when [off, off + size) lies
-// inside it.
-inline const SegmentView *node_segment(std::uint32_t rank, std::uint32_t seg, std::uint64_t off,
-                                       std::uint64_t size) noexcept {
+// The two segments of a transfer to a node peer (this rank or a node peer `rank`, its `seg`, the range [off, off +
+// size)) from this rank's `local_seg` (its range [local_off, local_off + size)), in one call; false when either is not
+// there or the range is not inside.
+inline bool transfer_segments(std::uint32_t rank, std::uint32_t seg, std::uint64_t off, std::uint32_t local_seg,
+                              std::uint64_t local_off, std::uint64_t size, const SegmentView *&dst,
+                              const SegmentView *&src) noexcept {
   const gaspi::State &gs = gaspi::state();
   if (!gs.initialized.load(std::memory_order_acquire) || seg >= gs.config.segment_max)
-    return nullptr;
-  const SegmentView *m = engine::mapped_segment(rank, seg);
-  if (m == nullptr || off > m->size || size > m->size - off)
-    return nullptr;
-  return m;
+    return false;
+  dst = engine::mapped_pair(rank, seg, local_seg, src);
+  return dst != nullptr && src != nullptr && off <= dst->size && size <= dst->size - off && local_off <= src->size &&
+         size <= src->size - local_off;
 }
 
 // A segment of this rank when [off, off + size) lies inside it.
@@ -46,8 +47,8 @@ inline std::uint64_t atomic_key(const gaspi::State &gs, std::uint32_t rank, std:
 
 inline thread_local engine::AtomicTarget t_atomic_target __attribute__((tls_model("initial-exec")));
 
-// The lookup behind atomic_word, which the full paths run before they go on: the checks of
-// node_segment, a segment in shm. The next atomic on (rank, seg) then takes the fast path.
+// The lookup behind atomic_word, which the full paths run before they go on: a mapped segment of
+// this rank or a live node peer, addressable here. The next atomic on (rank, seg) then takes the fast path.
 inline void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept {
   const gaspi::State &gs = gaspi::state();
   t_atomic_target.key = 0;
@@ -67,7 +68,7 @@ inline std::uint64_t *atomic_word(std::uint32_t rank, std::uint32_t seg, std::ui
   if (t.key != atomic_key(gs, rank, seg)) [[unlikely]]
     return nullptr; // the full path looks it up (remember_atomic_target): no call, no frame here
   if (t.generation->load(std::memory_order_acquire) != t.mapped_generation ||
-      t.state->load(std::memory_order_acquire) == t.dead || off > t.last) [[unlikely]] {
+      t.state->load(std::memory_order_acquire) == engine::kDeadOwner || off > t.last) [[unlikely]] {
     t.key = 0; // a changed segment or a dead owner: the full path decides, and the next call looks up
     return nullptr;
   }

@@ -1,6 +1,6 @@
 // What the GASPI front end owns, beside the engine: its life cycle (initialised, the count of
-// lives, the calls under way that term waits for), its configuration (spec §5.2) and its queues
-// (spec §8.5). The engine knows none of it: GASPI passes the engine what it needs of them.
+// lives, the calls under way that term waits for), its configuration (spec §5.2), its queues
+// (spec §8.5) and its groups (spec §6). The engine knows none of it: GASPI passes the engine what it needs of them.
 #pragma once
 #include <GASPI.h>
 
@@ -10,6 +10,7 @@
 #include "core/config.hpp"
 #include "core/no_destroy.hpp"
 #include "core/queues.hpp"
+#include "gaspi/groups.hpp"
 
 namespace hygaspi::gaspi {
 
@@ -20,6 +21,7 @@ struct State {
   bool finalized_by_mpi = false;            // MPI_Finalize ran the teardown; the next gaspi_proc_term succeeds
   gaspi_config_t config = default_config(); // proposed before init, granted after
   QueueTable queues;
+  GroupTable groups;
 };
 
 // Never destroyed (core/no_destroy.hpp): threads may still be inside calls when the process exits.
