@@ -3,7 +3,6 @@
 
 #include <algorithm>
 
-#include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 
@@ -26,28 +25,22 @@ bool no_sender_left() noexcept {
   return !other_nodes && rt().node.deaths() > 0 && !rt().node.peer_may_send();
 }
 
-gaspi_return_t await_any_partner(Step ready, gaspi_timeout_t timeout, bool passive, Step slow) {
-  shm::Node &node = rt().node;
-  const bool block = timeout == GASPI_BLOCK;
-  enum class Why { none, death, no_sender } why = Why::none;
-  auto healthy = [&] {
-    slow();
-    if (block && node.unacknowledged_death())
-      why = Why::death;
-    else if (block && passive && no_sender_left())
-      why = Why::no_sender;
-    return why == Why::none;
-  };
-  if (const gaspi_return_t rc = node.wait_while(ready, Deadline(timeout), healthy, progress()); rc != GASPI_ERROR)
-    return rc;
-  if (node.stopping())
+bool any_partner_healthy(AnyPartnerWait &w) noexcept {
+  if (w.block && rt().node.unacknowledged_death())
+    w.why = AnyPartnerWait::Why::death;
+  else if (w.block && w.passive && no_sender_left())
+    w.why = AnyPartnerWait::Why::no_sender;
+  return w.why == AnyPartnerWait::Why::none;
+}
+
+void any_partner_failed(const AnyPartnerWait &w) noexcept {
+  if (rt().node.stopping())
     log::error("gaspi_proc_term was called while this call waited");
-  else if (why == Why::death)
+  else if (w.why == AnyPartnerWait::Why::death)
     log::error("a node peer died; GASPI_BLOCK waits that any rank may end fail until the application "
                "acknowledges the death (gaspi_state_vec_get, a purge, or a group without the dead rank)");
   else
     log::error("every rank that could send has died or terminated");
-  return GASPI_ERROR;
 }
 
 } // namespace hygaspi

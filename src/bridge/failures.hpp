@@ -21,6 +21,8 @@
 
 #include <vector>
 
+#include "bridge/engine.hpp"
+#include "bridge/progress.hpp"
 #include "core/wait.hpp"
 
 namespace hygaspi {
@@ -34,8 +36,36 @@ void acknowledge_deaths_outside(const std::vector<gaspi_rank_t> &members) noexce
 // True when a node peer died and no rank is left that could send to this one.
 [[nodiscard]] bool no_sender_left() noexcept;
 
-// Waits for ready() under the rule above (`passive`: the gaspi_passive_receive variant).
-// `slow()` runs at every slow-path look, whatever the timeout.
-gaspi_return_t await_any_partner(Step ready, gaspi_timeout_t timeout, bool passive, Step slow);
+// What a wait under the rule above has found at its health checks (out of line: they run at a
+// bounded interval, not at every look).
+struct AnyPartnerWait {
+  bool block = false;   // GASPI_BLOCK
+  bool passive = false; // the gaspi_passive_receive variant
+  enum class Why { none, death, no_sender } why = Why::none;
+};
+// After the liveness refresh and the slow-path look: no reason of the rule above to end.
+[[nodiscard]] bool any_partner_healthy(AnyPartnerWait &w) noexcept;
+// Says why a wait under the rule ended with GASPI_ERROR.
+void any_partner_failed(const AnyPartnerWait &w) noexcept;
+
+// Waits for ready() under the rule above (`passive`: the gaspi_passive_receive variant), on this
+// rank's doorbell, driving progress() while the job spans nodes. `slow()` runs at every slow-path
+// look, whatever the timeout. Inline, so that ready() is inlined into the spin.
+template <class Ready, class Slow>
+gaspi_return_t await_any_partner(Ready &&ready, gaspi_timeout_t timeout, bool passive, Slow &&slow) {
+  AnyPartnerWait w{timeout == GASPI_BLOCK, passive};
+  auto healthy = [&] {
+    engine::refresh_liveness();
+    if (engine::stopping())
+      return false;
+    slow();
+    return any_partner_healthy(w);
+  };
+  const gaspi_return_t rc =
+      wait_until(ready, Deadline(timeout), engine::wait_policy(), progress(), engine::DoorbellSleep{}, healthy);
+  if (rc == GASPI_ERROR)
+    any_partner_failed(w);
+  return rc;
+}
 
 } // namespace hygaspi

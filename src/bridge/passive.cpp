@@ -197,7 +197,6 @@ gaspi_return_t passive_receive(char *dst, std::uint64_t size, std::uint32_t &fro
   auto skip_dead = [&] {
     while (shm::passive_skip_dead_claim(ring, [&](std::uint32_t s) { return node.alive(NodeIndex{s}); }))
       log::warn("skipped a receive slot that a sender claimed and never filled before it died");
-    return false; // a Step: what it returns is not looked at
   };
   skip_dead();
   HYGASPI_TRY(await_any_partner(take, timeout, true, skip_dead));

@@ -130,8 +130,7 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
       return false;
     };
     // Any rank may notify, so no partner is known: bridge/failures.hpp says when GASPI_BLOCK fails.
-    auto nothing = [] { return false; };
-    return await_any_partner(found, timeout, false, nothing);
+    return await_any_partner(found, timeout, false, [] {});
   });
 }
 
