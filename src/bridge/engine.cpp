@@ -99,7 +99,7 @@ gaspi_return_t kill(GlobalRank target, gaspi_timeout_t timeout) {
   Runtime &r = rt();
   const Peer &peer = r.peers[target];
   if (!peer.on_node()) {
-    const gaspi_return_t rc = r.control.kill(peer.mpi.value(), Deadline(timeout), progress());
+    const gaspi_return_t rc = r.control.kill(peer.mpi, Deadline(timeout), progress());
     if (rc == GASPI_SUCCESS)
       r.known_dead[target.value()].store(true, std::memory_order_release);
     return rc;

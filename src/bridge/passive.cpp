@@ -158,7 +158,7 @@ gaspi_return_t send_on_node(NodeIndex target, std::uint32_t rank, const char *sr
 gaspi_return_t passive_send(GlobalRank to, const char *src, std::uint64_t size, gaspi_timeout_t timeout) {
   const Peer &peer = rt().peers[to];
   if (!peer.on_node()) // another node: an MPI message, delivered once matched
-    return rt().control.passive_send(peer.mpi.value(), src, size, Deadline(timeout), progress());
+    return rt().control.passive_send(peer.mpi, src, size, Deadline(timeout), progress());
   return send_on_node(peer.node, to.value(), src, size, Deadline(timeout));
 }
 
@@ -170,11 +170,11 @@ gaspi_return_t passive_receive(char *dst, std::uint64_t size, std::uint32_t &fro
   // "Readings of the spec"). Senders ring our doorbell after they publish.
   gaspi_return_t from_mpi = GASPI_TIMEOUT;
   auto take_mpi = [&] {
-    int sender = 0;
+    MpiRank sender{};
     from_mpi = rt().control.passive_try_receive(dst, size, sender);
     if (from_mpi == GASPI_TIMEOUT)
       return false;
-    msg.sender = static_cast<std::uint32_t>(sender);
+    msg.sender = rt().peers.global(sender).value();
     msg.size = static_cast<std::uint32_t>(size); // a longer one returned GASPI_ERROR (truncated)
     return true;
   };

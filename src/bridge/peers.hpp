@@ -45,6 +45,11 @@ public:
   [[nodiscard]] std::span<const GlobalRank> node_members() const noexcept { return node_members_; }
   [[nodiscard]] std::uint32_t node_size() const noexcept { return static_cast<std::uint32_t>(node_members_.size()); }
   [[nodiscard]] GlobalRank global(NodeIndex i) const noexcept { return node_members_[i.value()]; }
+  // The global rank of a rank of the engine's MPI communicator (the same value today: the
+  // communicator duplicates MPI_COMM_WORLD, and GASPI rank = MPI rank).
+  [[nodiscard]] GlobalRank global(MpiRank r) const noexcept {
+    return GlobalRank{static_cast<std::uint32_t>(r.value())};
+  }
   // Some rank lives on another node (the MPI transport is in use).
   [[nodiscard]] bool spans_nodes() const noexcept { return node_members_.size() < peers_.size(); }
 

@@ -53,7 +53,6 @@ struct Runtime {
     return p.on_node() ? node.alive(p.node) : !known_dead[p.global.value()].load(std::memory_order_acquire);
   }
   [[nodiscard]] bool alive(GlobalRank r) const noexcept { return alive(peers[r]); }
-  GroupTable groups;
   SegmentTable segments; // every local segment: mapping, MPI attachment, registrations, pending
 };
 

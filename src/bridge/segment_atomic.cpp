@@ -19,7 +19,7 @@ gaspi_return_t start_atomic(GlobalRank target, std::uint32_t id, std::uint64_t o
   const Peer &peer = r.peers[target];
   if (peer.on_node() || !r.rma.active())
     return GASPI_ERROR; // a node peer's segment is mapped: the caller applies the atomic itself
-  const mpi::RemoteSegment *seg = r.rma.remote(peer.mpi.value(), id);
+  const mpi::RemoteSegment *seg = r.rma.remote(peer.mpi, id);
   if (seg == nullptr)
     return GASPI_ERROR;
   AtomicFlightPtr f(new AtomicFlight);

@@ -66,7 +66,7 @@ gaspi_return_t Completion::settle() {
   gaspi_return_t rc = GASPI_SUCCESS;
   for (const Pending &p : pending_) {
     Window *w = window_of(p.segment);
-    if (w == nullptr || w->flush(rt().peers[GlobalRank{p.rank}].mpi.value(), p.ticket) != GASPI_SUCCESS)
+    if (w == nullptr || w->flush(rt().peers[GlobalRank{p.rank}].mpi, p.ticket) != GASPI_SUCCESS)
       rc = GASPI_ERROR;
   }
   pending_.clear();
@@ -98,7 +98,7 @@ gaspi_return_t put(GlobalRank target, std::uint32_t id, std::uint64_t offset, co
   Window *w = window_of(id);
   if (w == nullptr)
     return GASPI_ERROR;
-  const int mpi_rank = rt().peers[target].mpi.value();
+  const MpiRank mpi_rank = rt().peers[target].mpi;
   const Window::Complete c = pending == nullptr || complete == Complete::remote ? Window::Complete::remote
                              : complete == Complete::local                      ? Window::Complete::local
                                                                                 : Window::Complete::none;
@@ -118,7 +118,7 @@ gaspi_return_t get(void *local, GlobalRank target, std::uint32_t id, std::uint64
   Window *w = window_of(id);
   if (w == nullptr)
     return GASPI_ERROR;
-  const int mpi_rank = rt().peers[target].mpi.value();
+  const MpiRank mpi_rank = rt().peers[target].mpi;
   if (pending == nullptr)
     return w->get(local, mpi_rank, offset, n);
   std::uint64_t ticket = 0;

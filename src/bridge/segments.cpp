@@ -49,7 +49,7 @@ gaspi_return_t SegmentTable::register_with(std::uint32_t seg, const Peer &peer) 
                                  m.notification_num,
                                  seg,
                                  {}};
-  if (const gaspi_return_t rc = rma_->register_with(seg, peer.mpi.value(), entry); rc != GASPI_SUCCESS)
+  if (const gaspi_return_t rc = rma_->register_with(seg, peer.mpi, entry); rc != GASPI_SUCCESS)
     return rc;
   std::lock_guard lock(mutex_);
   auto &ranks = entries_[seg].registered;
@@ -69,7 +69,7 @@ gaspi_return_t SegmentTable::remove(std::uint32_t seg) {
   if (rma_->active()) {
     // Peers of other nodes must not reach into memory that is about to be freed.
     for (const MpiRank r : e.registered)
-      if (const gaspi_return_t rc = rma_->register_with(seg, r.value(), mpi::RemoteSegment{}); rc != GASPI_SUCCESS)
+      if (const gaspi_return_t rc = rma_->register_with(seg, r, mpi::RemoteSegment{}); rc != GASPI_SUCCESS)
         return rc;
     e.registered.clear();
     rma_->detach(seg);

@@ -23,7 +23,6 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept {
   Runtime &rtm = rt();
   const Peer &peer = rtm.peers[r];
   out = Target{};
-  out.rank_ = r;
   out.peer_ = &peer;
   if (peer.on_node()) {
     const shm::MappedSegment *m = rtm.node.lookup(peer.node, id);
@@ -33,7 +32,7 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept {
     out.atomics_ = m->data != nullptr;
     return Found::yes;
   }
-  const mpi::RemoteSegment *seg = rtm.rma.remote(peer.mpi.value(), id);
+  const mpi::RemoteSegment *seg = rtm.rma.remote(peer.mpi, id);
   if (seg == nullptr)
     return Found::not_registered;
   out.ref_ = RemoteRef{nullptr, seg, seg->size, seg->notification_num};

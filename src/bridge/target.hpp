@@ -40,19 +40,17 @@ enum class Found {
 
 class Target {
 public:
-  [[nodiscard]] GlobalRank rank() const noexcept { return rank_; }
   [[nodiscard]] std::uint64_t size() const noexcept { return ref_.size; }
   [[nodiscard]] std::uint32_t notification_num() const noexcept { return ref_.notification_num; }
   // The word of an atomic can be reached: false for bound user memory of a node peer, which this
   // process reaches by cross-memory attach, not by a mapping.
   [[nodiscard]] bool atomics() const noexcept { return atomics_; }
-  // For the bridge's routing (bridge/runtime.hpp).
+  // For the bridge's routing (bridge/target.cpp).
   [[nodiscard]] const Peer &peer() const noexcept { return *peer_; }
   [[nodiscard]] const RemoteRef &ref() const noexcept { return ref_; }
 
 private:
   friend Found find(GlobalRank, std::uint32_t, Target &) noexcept;
-  GlobalRank rank_{};
   const Peer *peer_ = nullptr;
   RemoteRef ref_;
   bool atomics_ = false;

@@ -54,11 +54,11 @@ bool Control::take_passive(Message &out) {
     if (!mailbox_.pop(out))
       return false;
   }
-  handled(out.from, Box::passive, out.data.size());
+  handled(MpiRank{out.from}, Box::passive, out.data.size());
   return true;
 }
 
-void Control::handled(int rank, Box box, std::uint64_t size) {
+void Control::handled(MpiRank rank, Box box, std::uint64_t size) {
   const unsigned lane = static_cast<unsigned>(box);
   if (!credits_.valid(rank, lane))
     return;
@@ -72,7 +72,7 @@ void Control::handled(int rank, Box box, std::uint64_t size) {
   auto lock = env_->lock();
   complete_credit_sends();
   // A failure is logged; the sender then waits for the next report, or its peer's death.
-  if (HYGASPI_MPI(MPI_Isend(send->payload, 2, MPI_UINT64_T, rank, kTagCredit, env_->comm(), &send->request)) !=
+  if (HYGASPI_MPI(MPI_Isend(send->payload, 2, MPI_UINT64_T, rank.value(), kTagCredit, env_->comm(), &send->request)) !=
       GASPI_SUCCESS)
     return;
   credit_sending_.push_back(std::move(send));
@@ -96,9 +96,9 @@ bool Control::take_credits() {
       return took;
     std::uint64_t payload[2] = {0, 0};
     if (HYGASPI_MPI(MPI_Mrecv(payload, 2, MPI_UINT64_T, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS ||
-        payload[0] >= Credits::kLanes || !credits_.valid(p.source, static_cast<unsigned>(payload[0])))
+        payload[0] >= Credits::kLanes || !credits_.valid(MpiRank{p.source}, static_cast<unsigned>(payload[0])))
       continue; // logged, or malformed: nothing to credit
-    credits_.returned(p.source, static_cast<unsigned>(payload[0]), payload[1]);
+    credits_.returned(MpiRank{p.source}, static_cast<unsigned>(payload[0]), payload[1]);
     took = true;
   }
 }
@@ -167,7 +167,7 @@ bool Control::take_atomic(AtomicCall &call) {
             GASPI_SUCCESS ||
         !valid_reply_tag(call.request.reply_tag))
       continue; // malformed (too long, or a tag no initiator posts): nobody to answer
-    call.from = p.source;
+    call.from = MpiRank{p.source};
     return true;
   }
 }
@@ -176,7 +176,7 @@ void Control::reply(const AtomicCall &call, gaspi_return_t rc, std::uint64_t old
   const std::uint64_t reply[2] = {static_cast<std::uint64_t>(static_cast<std::int64_t>(rc)), old};
   auto lock = env_->lock();
   // A failure is logged; the initiator then waits until its deadline.
-  (void)HYGASPI_MPI(MPI_Send(reply, 2, MPI_UINT64_T, call.from, call.request.reply_tag, env_->comm()));
+  (void)HYGASPI_MPI(MPI_Send(reply, 2, MPI_UINT64_T, call.from.value(), call.request.reply_tag, env_->comm()));
 }
 
 // Exactly once per successful return (docs/DESIGN.md "Atomicity"). A request that has reached the target
@@ -199,7 +199,7 @@ void Control::reply(const AtomicCall &call, gaspi_return_t rc, std::uint64_t old
 // Pending requests are per thread, not per rank: two threads that issue the same atomic are two
 // operations (each adds), and a thread can only retry its own call. The map costs one lock per
 // remote atomic, beside a round trip of microseconds.
-gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline,
+gaspi_return_t Control::atomic(MpiRank rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline,
                                Step progress) {
   const std::thread::id self = std::this_thread::get_id();
   std::optional<Pending> flight;
@@ -213,7 +213,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
       } else {
         log::warn("an atomic on rank %d (segment %u, offset %lu) that returned GASPI_TIMEOUT was not retried; it "
                   "is applied at the target once, and its old value is discarded",
-                  p.rank, p.request.segment, static_cast<unsigned long>(p.request.offset));
+                  p.rank.value(), p.request.segment, static_cast<unsigned long>(p.request.offset));
         std::lock_guard abandon(abandoned_mutex_);
         abandoned_.push_back(std::move(p.flight));
       }
@@ -226,7 +226,7 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
     CONTROL_TRY(post_reply(rank, flight->flight.request, flight->flight.reply.get(), request.reply_tag));
     flight->request.reply_tag = request.reply_tag;
     if (const gaspi_return_t rc =
-            HYGASPI_MPI(MPI_Send(&request, sizeof request, MPI_BYTE, rank, kTagAtomicRequest, env_->comm()));
+            HYGASPI_MPI(MPI_Send(&request, sizeof request, MPI_BYTE, rank.value(), kTagAtomicRequest, env_->comm()));
         rc != GASPI_SUCCESS) {
       cancel(flight->flight.request);
       return rc;
@@ -249,11 +249,11 @@ gaspi_return_t Control::atomic(int rank, AtomicRequest request, std::uint64_t &o
   return static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight->flight.reply[0]));
 }
 
-gaspi_return_t Control::start_atomic(int rank, AtomicRequest request, Flight &flight) {
+gaspi_return_t Control::start_atomic(MpiRank rank, AtomicRequest request, Flight &flight) {
   auto lock = env_->lock();
   CONTROL_TRY(post_reply(rank, flight.request, flight.reply, request.reply_tag));
   if (const gaspi_return_t rc =
-          HYGASPI_MPI(MPI_Send(&request, sizeof request, MPI_BYTE, rank, kTagAtomicRequest, env_->comm()));
+          HYGASPI_MPI(MPI_Send(&request, sizeof request, MPI_BYTE, rank.value(), kTagAtomicRequest, env_->comm()));
       rc != GASPI_SUCCESS) {
     cancel(flight.request);
     return rc;
@@ -283,18 +283,19 @@ void Control::cancel(MPI_Request &receive) {
   (void)HYGASPI_MPI(MPI_Request_free(&receive));
 }
 
-gaspi_return_t Control::post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag) {
+gaspi_return_t Control::post_reply(MpiRank rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag) {
   tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
-  return HYGASPI_MPI(MPI_Irecv(reply, 2, MPI_UINT64_T, rank, tag, env_->comm(), &receive));
+  return HYGASPI_MPI(MPI_Irecv(reply, 2, MPI_UINT64_T, rank.value(), tag, env_->comm(), &receive));
 }
 
-gaspi_return_t Control::kill(int rank, const Deadline &deadline, Step progress) {
+gaspi_return_t Control::kill(MpiRank rank, const Deadline &deadline, Step progress) {
   Abandoned flight{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)};
   {
     auto lock = env_->lock();
     std::int32_t reply_tag = 0;
     CONTROL_TRY(post_reply(rank, flight.request, flight.reply.get(), reply_tag));
-    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Send(&reply_tag, 1, MPI_INT32_T, rank, kTagKill, env_->comm()));
+    if (const gaspi_return_t rc =
+            HYGASPI_MPI(MPI_Send(&reply_tag, 1, MPI_INT32_T, rank.value(), kTagKill, env_->comm()));
         rc != GASPI_SUCCESS) {
       cancel(flight.request);
       return rc;
@@ -356,7 +357,7 @@ void Control::term() noexcept {
   mailbox_.clear(); // nothing of this MPI session is delivered after a later start
 }
 
-gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline,
+gaspi_return_t Control::send(MpiRank rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline,
                              Step progress, Step alive, Step serve) {
   auto healthy = [&] { return !alive.active() || alive(); };
   // Credits first (credits.hpp): nothing is sent until the receiver has room for it, so a
@@ -379,7 +380,7 @@ gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t 
     // Complete once the target's MPI holds it.
     const int tag = box == Box::passive ? kTagPassive : box == Box::am_request ? kTagAmRequestEager : kTagAmReplyEager;
     if (const gaspi_return_t rc =
-            HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank, tag, env_->comm(), &send));
+            HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank.value(), tag, env_->comm(), &send));
         rc != GASPI_SUCCESS) {
       credits_.unreserve(rank, lane, units);
       return rc;
@@ -409,16 +410,17 @@ gaspi_return_t Control::send(int rank, Box box, const void *data, std::uint64_t 
 // place in the order: eager.hpp). Not cancellable once the announcement may have been matched, so
 // it waits without a deadline, until the target takes the message in its progress step or is
 // known dead (GASPI_ERROR: the caller reports the loss).
-gaspi_return_t Control::send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress,
+gaspi_return_t Control::send_am_large(MpiRank rank, Box box, const void *data, std::uint64_t size, Step progress,
                                       Step alive) {
   const bool request = box == Box::am_request;
   std::array<MPI_Request, 2> sends{MPI_REQUEST_NULL, MPI_REQUEST_NULL};
   {
     auto lock = env_->lock();
-    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank,
+    CONTROL_TRY(HYGASPI_MPI(MPI_Isend(data, static_cast<int>(size), MPI_BYTE, rank.value(),
                                       request ? kTagAmRequest : kTagAmReply, env_->comm(), &sends[0])));
-    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Isend(
-            nullptr, 0, MPI_BYTE, rank, request ? kTagAmRequestEager : kTagAmReplyEager, env_->comm(), &sends[1]));
+    if (const gaspi_return_t rc =
+            HYGASPI_MPI(MPI_Isend(nullptr, 0, MPI_BYTE, rank.value(), request ? kTagAmRequestEager : kTagAmReplyEager,
+                                  env_->comm(), &sends[1]));
         rc != GASPI_SUCCESS) {
       // Nothing announces it: withdraw the message (the target never takes an unannounced one).
       (void)HYGASPI_MPI(MPI_Cancel(&sends[0]));
@@ -433,11 +435,11 @@ gaspi_return_t Control::send_am_large(int rank, Box box, const void *data, std::
   return failed ? GASPI_ERROR : rc;
 }
 
-gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, int &from) {
+gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, MpiRank &from) {
   Message m;
   if (!take_passive(m))
     return GASPI_TIMEOUT;
-  from = m.from;
+  from = MpiRank{m.from};
   const std::size_t keep = std::min<std::size_t>(m.data.size(), size);
   std::copy(m.data.begin(), m.data.begin() + static_cast<long>(keep), static_cast<char *>(data));
   if (m.data.size() > size) {
@@ -459,7 +461,7 @@ void Control::passive_purge() {
       if (!mailbox_.pop(m))
         return;
     }
-    handled(m.from, Box::passive, m.data.size());
+    handled(MpiRank{m.from}, Box::passive, m.data.size());
   }
 }
 

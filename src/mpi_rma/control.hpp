@@ -23,6 +23,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/ranks.hpp"
 #include "core/atomic_op.hpp"
 #include "core/deadline.hpp"
 #include "core/wait.hpp"
@@ -82,7 +83,7 @@ enum class Box : unsigned { passive = 0, am_request = 1, am_reply = 2 };
 // An atomic request of another rank, taken from MPI by take_atomic(), answered by reply().
 struct AtomicCall {
   AtomicRequest request;
-  int from; // its initiator
+  MpiRank from; // its initiator
 };
 
 class Control {
@@ -126,7 +127,8 @@ public:
   // leaves its request in flight as this thread's pending atomic, and the thread's next call with
   // the same rank and request adopts it instead of sending another (see control.cpp). `progress`
   // is the caller's progress step, driven while the reply is awaited.
-  gaspi_return_t atomic(int rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline, Step progress);
+  gaspi_return_t atomic(MpiRank rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline,
+                        Step progress);
   // The split phase of a remote atomic, for a front end that keeps several in flight (GASNet-EX's
   // gex_AD_OpNB/NBI): start_atomic sends `request` to `rank` with a reply receive posted into
   // `flight`, which must stay where it is until test_atomic returned true. test_atomic looks once
@@ -136,7 +138,7 @@ public:
     MPI_Request request = MPI_REQUEST_NULL;
     std::uint64_t reply[2] = {0, 0};
   };
-  gaspi_return_t start_atomic(int rank, AtomicRequest request, Flight &flight);
+  gaspi_return_t start_atomic(MpiRank rank, AtomicRequest request, Flight &flight);
   bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old);
   // gaspi_proc_term: cancels the replies still awaited, so that nothing of this MPI session is
   // adopted after a later gaspi_proc_init.
@@ -148,9 +150,10 @@ public:
   // target serves the request in its progress, that is when it is inside a GASPI call or runs the
   // progress thread; until then this call waits, up to its deadline (GASPI_TIMEOUT: the request
   // stays queued at the target, and a retry asks again).
-  gaspi_return_t kill(int rank, const Deadline &deadline, Step progress);
+  gaspi_return_t kill(MpiRank rank, const Deadline &deadline, Step progress);
 
-  gaspi_return_t passive_send(int rank, const void *data, std::uint64_t size, const Deadline &deadline, Step progress) {
+  gaspi_return_t passive_send(MpiRank rank, const void *data, std::uint64_t size, const Deadline &deadline,
+                              Step progress) {
     return send(rank, Box::passive, data, size, deadline, progress);
   }
   // Sends a message for `box` of `rank` (size <= INT_MAX); waits, driving `progress`, until the
@@ -160,8 +163,8 @@ public:
   // message is never cancelled once sent: see send_am_large).
   // `alive` (when given): false once the target is known dead, which ends the wait with GASPI_ERROR
   // (a message MPI cannot deliver, to a dead target, would otherwise keep it waiting).
-  gaspi_return_t send(int rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline, Step progress,
-                      Step alive = {}, Step serve = {});
+  gaspi_return_t send(MpiRank rank, Box box, const void *data, std::uint64_t size, const Deadline &deadline,
+                      Step progress, Step alive = {}, Step serve = {});
   // Takes the oldest passive message, pulling what MPI holds first. False when there is none.
   bool take_passive(Message &out);
   // Starts the receives of active messages (gasnet_attach); until then they wait in MPI.
@@ -178,14 +181,14 @@ public:
     EagerReceives::Held held;
     if (!eager_.take(lane, held))
       return false;
-    fn(held.from, held.data, held.size);
+    fn(MpiRank{held.from}, held.data, held.size);
     eager_.give_back(lane, held);
-    handled(held.from, box, held.size);
+    handled(MpiRank{held.from}, box, held.size);
     return true;
   }
   // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
   // GASPI_TIMEOUT when none is pending.
-  gaspi_return_t passive_try_receive(void *data, std::uint64_t size, int &from);
+  gaspi_return_t passive_try_receive(void *data, std::uint64_t size, MpiRank &from);
   // Discards pending passive messages.
   void passive_purge();
 
@@ -199,7 +202,7 @@ private:
   };
   // An atomic whose call returned GASPI_TIMEOUT, still in flight: its reply belongs to the retry.
   struct Pending {
-    int rank;
+    MpiRank rank;
     AtomicRequest request; // reply_tag included
     Abandoned flight;
   };
@@ -213,7 +216,7 @@ private:
   // Flow control (credits.hpp).
   Credits credits_;
   // A message of `size` bytes from `rank` for `box` was handled: tells `rank` when a report is due.
-  void handled(int rank, Box box, std::uint64_t size);
+  void handled(MpiRank rank, Box box, std::uint64_t size);
   // Takes the credit messages that MPI holds.
   bool take_credits();
   // Credit messages being sent (a buffer each, until MPI completes them).
@@ -225,10 +228,10 @@ private:
   std::vector<std::unique_ptr<CreditSend>> credit_sending_;
   std::atomic<std::size_t> credit_sends_{0};
   void complete_credit_sends(); // under credit_mutex_ and the MPI lock
-  gaspi_return_t send_am_large(int rank, Box box, const void *data, std::uint64_t size, Step progress, Step alive);
+  gaspi_return_t send_am_large(MpiRank rank, Box box, const void *data, std::uint64_t size, Step progress, Step alive);
   void serve_kill();
   // Posts a receive for a reply (two words: gaspi_return_t and value) on a fresh reply tag.
-  gaspi_return_t post_reply(int rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag);
+  gaspi_return_t post_reply(MpiRank rank, MPI_Request &receive, std::uint64_t *reply, std::int32_t &tag);
   // One look at `request` (under the MPI lock): true when it completed, or when MPI_Test failed
   // (logged; `failed` set).
   bool test(MPI_Request &request, bool &failed);

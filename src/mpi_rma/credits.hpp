@@ -35,6 +35,8 @@
 #include <cstdint>
 #include <memory>
 
+#include "core/ranks.hpp"
+
 namespace hygaspi::mpi {
 
 class Credits {
@@ -59,7 +61,7 @@ public:
   }
 
   // Sender side. Takes `units` of the window towards `rank`; false when they are not free now.
-  [[nodiscard]] bool reserve(int rank, unsigned lane, std::uint64_t units) noexcept {
+  [[nodiscard]] bool reserve(MpiRank rank, unsigned lane, std::uint64_t units) noexcept {
     Out &o = out(rank, lane);
     std::uint64_t sent = o.sent.load(std::memory_order_relaxed);
     for (;;) {
@@ -76,11 +78,11 @@ public:
     }
   }
   // Gives back what reserve() took for a message that was never delivered (a cancelled send).
-  void unreserve(int rank, unsigned lane, std::uint64_t units) noexcept {
+  void unreserve(MpiRank rank, unsigned lane, std::uint64_t units) noexcept {
     out(rank, lane).sent.fetch_sub(units, std::memory_order_acq_rel);
   }
   // A credit message of `rank`: it has handled `total` units of ours on `lane` so far.
-  void returned(int rank, unsigned lane, std::uint64_t total) noexcept {
+  void returned(MpiRank rank, unsigned lane, std::uint64_t total) noexcept {
     std::atomic<std::uint64_t> &r = out(rank, lane).returned;
     std::uint64_t now = r.load(std::memory_order_relaxed);
     while (now < total && !r.compare_exchange_weak(now, total, std::memory_order_acq_rel, std::memory_order_relaxed)) {
@@ -89,7 +91,7 @@ public:
 
   // Receiver side. A message of `units` from `rank` was handled. Returns the total that `rank`
   // is to be told now, or 0 when no report is due.
-  [[nodiscard]] std::uint64_t handled(int rank, unsigned lane, std::uint64_t units) noexcept {
+  [[nodiscard]] std::uint64_t handled(MpiRank rank, unsigned lane, std::uint64_t units) noexcept {
     In &i = in(rank, lane);
     const std::uint64_t total = i.handled.fetch_add(units, std::memory_order_acq_rel) + units;
     std::uint64_t told = i.told.load(std::memory_order_relaxed);
@@ -99,8 +101,8 @@ public:
     return 0;
   }
 
-  [[nodiscard]] bool valid(int rank, unsigned lane) const noexcept {
-    return rank >= 0 && rank < ranks_ && lane < kLanes;
+  [[nodiscard]] bool valid(MpiRank rank, unsigned lane) const noexcept {
+    return rank.value() >= 0 && rank.value() < ranks_ && lane < kLanes;
   }
 
 private:
@@ -112,8 +114,10 @@ private:
     std::atomic<std::uint64_t> handled{0};
     std::atomic<std::uint64_t> told{0}; // the last total sent back
   };
-  Out &out(int rank, unsigned lane) noexcept { return out_[static_cast<std::size_t>(rank) * kLanes + lane]; }
-  In &in(int rank, unsigned lane) noexcept { return in_[static_cast<std::size_t>(rank) * kLanes + lane]; }
+  Out &out(MpiRank rank, unsigned lane) noexcept {
+    return out_[static_cast<std::size_t>(rank.value()) * kLanes + lane];
+  }
+  In &in(MpiRank rank, unsigned lane) noexcept { return in_[static_cast<std::size_t>(rank.value()) * kLanes + lane]; }
 
   int ranks_ = 0;
   std::unique_ptr<Out[]> out_;

@@ -142,18 +142,18 @@ void Rma::release(std::uint64_t base) noexcept {
   attachments_.erase(a);
 }
 
-gaspi_return_t Rma::register_with(std::uint32_t seg, int rank, const RemoteSegment &entry) {
+gaspi_return_t Rma::register_with(std::uint32_t seg, MpiRank rank, const RemoteSegment &entry) {
   auto lock = env_->lock();
   const std::uint64_t slot =
-      table_at_[static_cast<std::size_t>(rank)] +
+      table_at_[static_cast<std::size_t>(rank.value())] +
       (static_cast<std::uint64_t>(env_->rank()) * limits::kSegmentSlots + seg) * sizeof(RemoteSegment);
-  HYGASPI_TRY(HYGASPI_MPI(
-      MPI_Put(&entry, sizeof entry, MPI_BYTE, rank, static_cast<MPI_Aint>(slot), sizeof entry, MPI_BYTE, win_)));
-  return HYGASPI_MPI(MPI_Win_flush(rank, win_));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Put(&entry, sizeof entry, MPI_BYTE, rank.value(), static_cast<MPI_Aint>(slot),
+                                  sizeof entry, MPI_BYTE, win_)));
+  return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_));
 }
 
-const RemoteSegment *Rma::remote(int rank, std::uint32_t seg) {
-  RemoteSegment &e = table_[static_cast<std::size_t>(rank) * limits::kSegmentSlots + seg];
+const RemoteSegment *Rma::remote(MpiRank rank, std::uint32_t seg) {
+  RemoteSegment &e = table_[static_cast<std::size_t>(rank.value()) * limits::kSegmentSlots + seg];
   if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0) {
     sync(); // the owner's put may have landed without our loads seeing it yet
     if (std::atomic_ref<std::uint64_t>(e.generation).load(std::memory_order_acquire) == 0)
@@ -167,35 +167,37 @@ void Rma::sync() noexcept {
   (void)HYGASPI_MPI(MPI_Win_sync(win_)); // a hint to the memory model: nothing to propagate
 }
 
-gaspi_return_t Rma::put(int rank, std::uint64_t address, const void *src, std::uint64_t size) {
+gaspi_return_t Rma::put(MpiRank rank, std::uint64_t address, const void *src, std::uint64_t size) {
   auto lock = env_->lock();
   const char *p = static_cast<const char *>(src);
   return in_chunks(size, [&](std::uint64_t done, int n) {
-    return HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
+    return HYGASPI_MPI(
+        MPI_Put(p + done, n, MPI_BYTE, rank.value(), static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
   });
 }
 
-gaspi_return_t Rma::get(void *dst, int rank, std::uint64_t address, std::uint64_t size) {
+gaspi_return_t Rma::get(void *dst, MpiRank rank, std::uint64_t address, std::uint64_t size) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
   return in_chunks(size, [&](std::uint64_t done, int n) {
-    return HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
+    return HYGASPI_MPI(
+        MPI_Get(p + done, n, MPI_BYTE, rank.value(), static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
   });
 }
 
-gaspi_return_t Rma::notify(int rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
+gaspi_return_t Rma::notify(MpiRank rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
   auto lock = env_->lock();
-  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank, win_))); // earlier writes to `rank` land before the notification
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank.value(), win_))); // earlier writes to `rank` land before the notification
   HYGASPI_TRY(
-      HYGASPI_MPI(MPI_Put(&value, 1, MPI_UINT32_T, rank,
+      HYGASPI_MPI(MPI_Put(&value, 1, MPI_UINT32_T, rank.value(),
                           static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1, MPI_UINT32_T, win_)));
   // Complete it now: `value` lives on this stack, and a waiting target should see it soon.
-  return HYGASPI_MPI(MPI_Win_flush(rank, win_));
+  return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_));
 }
 
-gaspi_return_t Rma::flush(int rank) {
+gaspi_return_t Rma::flush(MpiRank rank) {
   auto lock = env_->lock();
-  return HYGASPI_MPI(MPI_Win_flush(rank, win_));
+  return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_));
 }
 
 gaspi_return_t Rma::flush_all() {
@@ -250,52 +252,56 @@ void Window::close() noexcept {
   (void)HYGASPI_MPI(MPI_Win_free(&win_));
 }
 
-gaspi_return_t Window::put(int rank, std::uint64_t offset, const void *src, std::uint64_t size, Complete complete,
+gaspi_return_t Window::put(MpiRank rank, std::uint64_t offset, const void *src, std::uint64_t size, Complete complete,
                            std::uint64_t &ticket) {
   auto lock = env_->lock();
   const char *p = static_cast<const char *>(src);
   HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
-    return HYGASPI_MPI(MPI_Put(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_));
+    return HYGASPI_MPI(
+        MPI_Put(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
   // Issued: a flush that starts from here on covers it.
-  ticket = targets_[static_cast<std::size_t>(rank)].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
+  ticket = targets_[static_cast<std::size_t>(rank.value())].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
   if (complete == Complete::remote)
     return flush_locked(rank);
   if (complete == Complete::local)
-    return HYGASPI_MPI(MPI_Win_flush_local(rank, win_));
+    return HYGASPI_MPI(MPI_Win_flush_local(rank.value(), win_));
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t Window::get(void *dst, int rank, std::uint64_t offset, std::uint64_t size) {
+gaspi_return_t Window::get(void *dst, MpiRank rank, std::uint64_t offset, std::uint64_t size) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
   HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
-    return HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_));
+    return HYGASPI_MPI(
+        MPI_Get(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
   return flush_locked(rank); // also completes the puts before it: count them
 }
 
-gaspi_return_t Window::get_nb(void *dst, int rank, std::uint64_t offset, std::uint64_t size, std::uint64_t &ticket) {
+gaspi_return_t Window::get_nb(void *dst, MpiRank rank, std::uint64_t offset, std::uint64_t size,
+                              std::uint64_t &ticket) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
   HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
-    return HYGASPI_MPI(MPI_Get(p + done, n, MPI_BYTE, rank, displacement(rank, offset + done), n, MPI_BYTE, win_));
+    return HYGASPI_MPI(
+        MPI_Get(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
-  ticket = targets_[static_cast<std::size_t>(rank)].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
+  ticket = targets_[static_cast<std::size_t>(rank.value())].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t Window::flush(int rank, std::uint64_t ticket) {
+gaspi_return_t Window::flush(MpiRank rank, std::uint64_t ticket) {
   if (flushed(rank, ticket))
     return GASPI_SUCCESS;
   auto lock = env_->lock();
   return flush_locked(rank);
 }
 
-gaspi_return_t Window::flush_locked(int rank) {
-  Target &t = targets_[static_cast<std::size_t>(rank)];
+gaspi_return_t Window::flush_locked(MpiRank rank) {
+  Target &t = targets_[static_cast<std::size_t>(rank.value())];
   const std::uint64_t upto = t.issued.load(std::memory_order_acquire); // every put issued before the flush
-  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank, win_)));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank.value(), win_)));
   std::uint64_t seen = t.completed.load(std::memory_order_relaxed);
   while (seen < upto && !t.completed.compare_exchange_weak(seen, upto, std::memory_order_acq_rel)) {
   }

@@ -42,6 +42,7 @@
 #include <memory>
 #include <vector>
 
+#include "core/ranks.hpp"
 #include "core/limits.hpp"
 #include "mpi_rma/mpi_env.hpp"
 
@@ -80,15 +81,15 @@ public:
   void detach(std::uint32_t seg) noexcept;
 
   // Pushes the description of local segment `seg` into `rank`'s table (flushes).
-  gaspi_return_t register_with(std::uint32_t seg, int rank, const RemoteSegment &entry);
+  gaspi_return_t register_with(std::uint32_t seg, MpiRank rank, const RemoteSegment &entry);
   // Our copy of the entry of `rank`'s segment `seg`, or nullptr if it was never registered.
-  const RemoteSegment *remote(int rank, std::uint32_t seg);
+  const RemoteSegment *remote(MpiRank rank, std::uint32_t seg);
 
-  gaspi_return_t put(int rank, std::uint64_t address, const void *src, std::uint64_t size);
-  gaspi_return_t get(void *dst, int rank, std::uint64_t address, std::uint64_t size);
+  gaspi_return_t put(MpiRank rank, std::uint64_t address, const void *src, std::uint64_t size);
+  gaspi_return_t get(void *dst, MpiRank rank, std::uint64_t address, std::uint64_t size);
   // flush(rank), then the notification value (spec §8.3.2).
-  gaspi_return_t notify(int rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value);
-  gaspi_return_t flush(int rank);
+  gaspi_return_t notify(MpiRank rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value);
+  gaspi_return_t flush(MpiRank rank);
   gaspi_return_t flush_all();
   // Makes puts into our own memory by others visible to our loads (unified model).
   void sync() noexcept;
@@ -138,17 +139,17 @@ public:
   [[nodiscard]] bool active() const noexcept { return win_ != MPI_WIN_NULL; }
 
   // Starts a put into [offset, +size) of rank's region; the ticket of its remote completion.
-  gaspi_return_t put(int rank, std::uint64_t offset, const void *src, std::uint64_t size, Complete complete,
+  gaspi_return_t put(MpiRank rank, std::uint64_t offset, const void *src, std::uint64_t size, Complete complete,
                      std::uint64_t &ticket);
   // A blocking get (MPI_Get + flush).
-  gaspi_return_t get(void *dst, int rank, std::uint64_t offset, std::uint64_t size);
+  gaspi_return_t get(void *dst, MpiRank rank, std::uint64_t offset, std::uint64_t size);
   // A get that completes at the next flush of `rank` (MPI_Get): the ticket that flush passes.
-  gaspi_return_t get_nb(void *dst, int rank, std::uint64_t offset, std::uint64_t size, std::uint64_t &ticket);
+  gaspi_return_t get_nb(void *dst, MpiRank rank, std::uint64_t offset, std::uint64_t size, std::uint64_t &ticket);
   // Completes every put and get to rank issued so far (MPI_Win_flush), unless a flush already
   // passed ticket.
-  gaspi_return_t flush(int rank, std::uint64_t ticket = ~std::uint64_t{0});
-  [[nodiscard]] bool flushed(int rank, std::uint64_t ticket) const noexcept {
-    return targets_[static_cast<std::size_t>(rank)].completed.load(std::memory_order_acquire) >= ticket;
+  gaspi_return_t flush(MpiRank rank, std::uint64_t ticket = ~std::uint64_t{0});
+  [[nodiscard]] bool flushed(MpiRank rank, std::uint64_t ticket) const noexcept {
+    return targets_[static_cast<std::size_t>(rank.value())].completed.load(std::memory_order_acquire) >= ticket;
   }
 
 private:
@@ -156,9 +157,9 @@ private:
     std::atomic<std::uint64_t> issued{0};    // tickets handed out
     std::atomic<std::uint64_t> completed{0}; // every ticket up to this one is complete
   };
-  gaspi_return_t flush_locked(int rank);
-  MPI_Aint displacement(int rank, std::uint64_t offset) const noexcept {
-    return static_cast<MPI_Aint>(bases_[static_cast<std::size_t>(rank)] + offset);
+  gaspi_return_t flush_locked(MpiRank rank);
+  MPI_Aint displacement(MpiRank rank, std::uint64_t offset) const noexcept {
+    return static_cast<MPI_Aint>(bases_[static_cast<std::size_t>(rank.value())] + offset);
   }
 
   Env *env_ = nullptr;

@@ -42,19 +42,19 @@ public:
 
   gaspi_return_t put(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const void *src, std::uint64_t size,
                      std::uint32_t queue) {
-    const gaspi_return_t rc = rma_->put(to.value(), dst.data + offset, src, size);
+    const gaspi_return_t rc = rma_->put(to, dst.data + offset, src, size);
     needs_flush_[queue].store(true, std::memory_order_release); // after the put: see above
     return rc;
   }
   gaspi_return_t get(void *dst, MpiRank from, const RemoteSegment &src, std::uint64_t offset, std::uint64_t size,
                      std::uint32_t queue) {
-    const gaspi_return_t rc = rma_->get(dst, from.value(), src.data + offset, size);
+    const gaspi_return_t rc = rma_->get(dst, from, src.data + offset, size);
     needs_flush_[queue].store(true, std::memory_order_release);
     return rc;
   }
   gaspi_return_t notify(MpiRank to, const RemoteSegment &dst, std::uint32_t id, std::uint32_t value,
                         std::uint32_t /*queue: notify flushes `to` itself*/) {
-    return rma_->notify(to.value(), dst, id, value);
+    return rma_->notify(to, dst, id, value);
   }
   gaspi_return_t atomic(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const AtomicOp &op,
                         std::uint64_t &old, std::uint64_t timeout_ms) {
@@ -65,14 +65,14 @@ public:
   using Flight = Control::Flight;
   gaspi_return_t start_atomic(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const AtomicOp &op,
                               Flight &flight) {
-    return control_->start_atomic(to.value(), AtomicRequest{op, dst.segment, offset, 0, 0}, flight);
+    return control_->start_atomic(to, AtomicRequest{op, dst.segment, offset, 0, 0}, flight);
   }
   bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {
     return control_->test_atomic(flight, rc, old);
   }
   gaspi_return_t flush(std::uint32_t queue);
   // Completes every transfer to `peer` (the local notification of the read variants).
-  gaspi_return_t flush_peer(MpiRank peer) { return rma_->flush(peer.value()); }
+  gaspi_return_t flush_peer(MpiRank peer) { return rma_->flush(peer); }
 
 private:
   gaspi_return_t atomic(MpiRank to, const AtomicRequest &request, std::uint64_t &old, const Deadline &deadline);

@@ -1,8 +1,9 @@
 // A committed group as the node-local transport sees it, and how node peers find each other's
 // state of it. Group handles are local (spec §6.3: "gaspi_group_t" identifies a group only on the
 // rank that created it), so ranks meet in shm by the group's commit tag, which every member
-// computes alike from the membership (GroupTable::next_tag): each rank publishes, in its rank block,
-// which of its slots holds which tag, and a peer looks the tag up once per commit.
+// computes alike from the membership (the front end's: gaspi/groups.hpp, gasnet/ex_team.cpp): each
+// rank publishes, in its rank block, which of its slots holds which tag, and a peer looks the tag
+// up once per commit.
 //
 // A collective's wait ends with GASPI_ERROR once a member that it still waits for is dead, or any
 // member marked the group broken: a member that leaves a collective with an error marks it (for

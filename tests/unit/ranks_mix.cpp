@@ -3,6 +3,8 @@
 // for their own reason, not for a broken include); every other case must fail (WILL_FAIL).
 #include "bridge/peers.hpp"
 #include "core/ranks.hpp"
+#include "mpi_rma/control.hpp"
+#include "mpi_rma/rma.hpp"
 #include "shm/node.hpp"
 
 namespace hygaspi {
@@ -10,7 +12,7 @@ namespace hygaspi {
 [[maybe_unused]] void takes_node_index(NodeIndex) {}
 [[maybe_unused]] void takes_global(GlobalRank) {}
 
-[[maybe_unused]] void cases(shm::Node &node, const PeerTable &peers) {
+[[maybe_unused]] void cases(shm::Node &node, const PeerTable &peers, mpi::Rma &rma, mpi::Control &control) {
   const GlobalRank g{3};
   const NodeIndex n{1};
   const MpiRank m{2};
@@ -19,6 +21,8 @@ namespace hygaspi {
   (void)g;
   (void)n;
   (void)m;
+  (void)rma;
+  (void)control;
 #if CASE == 0
   // Valid: each space with itself, and conversions only through the peer table.
   takes_node_index(n);
@@ -28,6 +32,8 @@ namespace hygaspi {
   (void)node.alive(peers[g].node);
   (void)peers.global(n);
   (void)(peers[g].mpi == m);
+  (void)rma.flush(m);
+  (void)peers.global(m);
 #elif CASE == 1
   takes_node_index(g); // a GlobalRank where a NodeIndex is expected
 #elif CASE == 2
@@ -51,6 +57,12 @@ namespace hygaspi {
 #elif CASE == 10
   std::uint32_t i = n; // a rank does not decay to its integer (value() is explicit)
   (void)i;
+#elif CASE == 11
+  (void)rma.flush(2); // the MPI transport takes an MpiRank, not an integer
+#elif CASE == 12
+  (void)rma.flush(g); // ... nor a GlobalRank
+#elif CASE == 13
+  (void)control.kill(peers[g].mpi.value(), Deadline(0), Step()); // an MpiRank's value is no MpiRank
 #else
 #error unknown CASE
 #endif

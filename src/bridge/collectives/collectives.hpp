@@ -34,11 +34,11 @@ void drop(GroupRecord &g) noexcept;
 // leader removes the area's name (shm::reduce_area_forget_name).
 void forget_area_name(GroupRecord &g) noexcept;
 
-// A group of another front end (GASNet-EX teams), outside GASPI's group table: makes `g` a
-// committed group of `members` (global ranks, sorted, unique, this rank among them) in engine slot
-// `slot` (limits::kMaxGroups..kGroupSlots-1) under `tag` (the same on every member, never 0), then
-// plans and publishes it. Local: the members meet at its first collective, whose steps look again
-// until each member has published it. withdraw() closes it.
+// A front end's group (a GASPI group at its commit, a GASNet-EX team): makes `g` a committed
+// group of `members` (global ranks, sorted, unique, this rank among them) in engine slot `slot`
+// (a GASPI group's handle, or limits::kMaxGroups..kGroupSlots-1 for a team) under `tag` (the same
+// on every member, never 0), then plans and publishes it. Local: the members meet at its first collective, whose steps
+// look again until each member has published it. withdraw() closes it.
 gaspi_return_t open_group(GroupRecord &g, std::vector<gaspi_rank_t> members, std::uint32_t slot, std::uint32_t tag,
                           std::uint64_t slot_bytes);
 

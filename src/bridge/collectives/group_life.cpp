@@ -41,8 +41,6 @@ gaspi_return_t open_group(GroupRecord &g, std::vector<gaspi_rank_t> members, std
   const auto me = std::lower_bound(g.members.begin(), g.members.end(), static_cast<gaspi_rank_t>(rt().rank));
   g.my_index = static_cast<std::uint32_t>(me - g.members.begin());
   g.tag = tag;
-  g.state = GroupState::committed;
-  g.committing = false;
   plan(g, slot);
   return publish(g, slot_bytes);
 }

@@ -1,4 +1,4 @@
-// One record per group: its membership (spec §6),
+// One record per engine group (a committed GASPI group, a GASNet-EX team): its membership,
 // how this rank reaches the members (the node part through shm, the other nodes through their
 // leaders over MPI), the node's reduce area, and where its resumable collectives stand (spec §11:
 // a call that returns GASPI_TIMEOUT keeps its progress here, and the next call continues).
@@ -8,7 +8,6 @@
 
 #include <array>
 #include <cstdint>
-#include <map>
 #include <mutex>
 #include <vector>
 
@@ -19,8 +18,6 @@
 #include "shm/node_reduce.hpp"
 
 namespace hygaspi {
-
-enum class GroupState { free, created, committed };
 
 // Hierarchical barrier: the node's members meet in shm, the node leaders meet over MPI, and the
 // node meets again so that nobody leaves before every node has arrived.
@@ -41,11 +38,9 @@ struct AllreduceMachine {
 
 struct GroupRecord {
   // ---- membership
-  GroupState state = GroupState::free;
   std::vector<gaspi_rank_t> members; // global ranks, sorted, unique
   std::uint32_t my_index = 0;        // position of this rank in members (when committed)
   std::uint32_t tag = 0;             // identifies this commit of this membership, never 0
-  bool committing = false;           // a commit returned GASPI_TIMEOUT and is resumable
 
   // ---- route, decided once at commit (collectives::plan)
   shm::NodeGroup node;               // the members on my node (node-local indices), slots, tag
@@ -62,45 +57,6 @@ struct GroupRecord {
   [[nodiscard]] bool spans_nodes() const noexcept { return leaders.size() > 1; }
   [[nodiscard]] bool leads_node() const noexcept { return node.my_index == 0; }
   [[nodiscard]] bool leads_across() const noexcept { return my_leader_index >= 0 && spans_nodes(); }
-};
-
-class GroupTable {
-public:
-  std::mutex mutex; // guards state transitions and membership
-  std::array<GroupRecord, limits::kMaxGroups> groups;
-
-  // Tag of the next commit of `members`: a hash of the membership and of how often this
-  // membership was committed before. All members compute the same value, and a re-commit gets a
-  // fresh one, so signals of an earlier incarnation are never mistaken for new ones.
-  std::uint32_t next_tag(const std::vector<gaspi_rank_t> &members) {
-    std::uint64_t h = 1469598103934665603ull; // FNV-1a
-    for (auto r : members) {
-      h ^= r;
-      h *= 1099511628211ull;
-    }
-    std::uint32_t count = commits_[h]++;
-    h ^= count;
-    h *= 1099511628211ull;
-    auto tag = static_cast<std::uint32_t>(h ^ (h >> 32));
-    return tag == 0 ? 1 : tag;
-  }
-  void clear() {
-    for (auto &g : groups) {
-      g.state = GroupState::free;
-      g.members.clear();
-      g.committing = false;
-      g.node = shm::NodeGroup{};
-      g.leaders.clear();
-      g.my_leader_index = -1;
-      g.reduce_area = shm::ReduceArea{};
-      g.barrier = {};
-      g.allreduce = {};
-    }
-    commits_.clear();
-  }
-
-private:
-  std::map<std::uint64_t, std::uint32_t> commits_;
 };
 
 } // namespace hygaspi
