@@ -444,7 +444,7 @@ gaspi_return_t Control::passive_try_receive(void *data, std::uint64_t size, MpiR
   std::copy(m.data.begin(), m.data.begin() + static_cast<long>(keep), static_cast<char *>(data));
   if (m.data.size() > size) {
     // As on the shm path: the message is consumed, what fits is kept, the truncation reported.
-    log::error("message of %zu bytes from rank %d is longer than size %lu", m.data.size(), from,
+    log::error("message of %zu bytes from rank %d is longer than size %lu", m.data.size(), from.value(),
                static_cast<unsigned long>(size));
     return GASPI_ERROR;
   }
