@@ -1,8 +1,8 @@
 // The engine as a front end sees it: the job, segments addressed by (rank, segment id), kills, and
-// the end of the job. A front end (src/gasnet; src/gaspi is being moved over) includes this header
-// and the other bridge/ headers that name no transport (target.hpp, passive.hpp, ...), never shm/
-// or mpi_rma/ and never Runtime: which transport reaches a rank is decided here, once, from the
-// peer table (tests/lint/facade.py checks the includes).
+// the end of the job. A front end (src/gaspi, src/gasnet) includes this header and the other
+// bridge/ headers that name no transport (target.hpp, passive.hpp, fast_views.hpp,
+// engine_groups.hpp, ...), never shm/ or mpi_rma/ and never Runtime: which transport reaches a rank
+// is decided here, once, from the peer table (tests/lint/facade.py checks the includes).
 #pragma once
 #include <GASPI.h>
 
