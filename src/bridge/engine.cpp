@@ -73,11 +73,8 @@ gaspi_return_t register_segment(std::uint32_t id, GlobalRank with) {
   return rt().segments.register_with(id, rt().peers[with]);
 }
 
-const SegmentView *local_segment(std::uint32_t id) noexcept { return rt().segments.local(id); }
-
-void notify_local(const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept {
-  // Every view this engine hands out is a shm::MappedSegment's.
-  rt().node.notify(static_cast<const shm::MappedSegment &>(seg), rt().node.rank(), id, value);
+const SegmentView *local_segment(std::uint32_t id) noexcept {
+  return id < limits::kSegmentSlots ? rt().segments.local(id) : nullptr;
 }
 
 char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noexcept {
@@ -139,19 +136,16 @@ const SegmentView *mapped_segment(std::uint32_t rank, std::uint32_t seg) noexcep
   return r.node.cached(peer.node, seg);
 }
 
-const SegmentView *mapped_local_segment(std::uint32_t seg) noexcept {
-  return seg < limits::kSegmentSlots ? rt().node.local(seg) : nullptr;
-}
-
 const SegmentView *mapped_pair(std::uint32_t rank, std::uint32_t seg, std::uint32_t local_seg,
                                const SegmentView *&local) noexcept {
-  local = mapped_local_segment(local_seg);
+  local = local_segment(local_seg);
   return mapped_segment(rank, seg);
 }
 
 static_assert(kDeadOwner == static_cast<std::uint32_t>(shm::RankState::dead));
 
 void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept {
+  // Every view this engine hands out is a shm::MappedSegment's.
   rt().node.notify(static_cast<const shm::MappedSegment &>(seg), rt().peers[GlobalRank{rank}].node, id, value);
 }
 

@@ -78,11 +78,8 @@ void set_segment_pending(std::uint32_t id, bool pending) noexcept;
 // gaspi_segment_register: a node peer finds it by itself; another node needs its address).
 gaspi_return_t register_segment(std::uint32_t id, GlobalRank with);
 // This rank's segment `id` (any engine id), or nullptr when it has none. The view stays valid until
-// the segment is deleted.
+// the segment is deleted. Its notifications are set with engine::notify_mapped (fast_views.hpp).
 const SegmentView *local_segment(std::uint32_t id) noexcept;
-// Sets notification `id` of this rank's `seg` to `value` (a seq_cst store, then this rank's
-// doorbell if a waiter sleeps: the same as a node peer's notification).
-void notify_local(const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept;
 // Where this process maps rank `r`'s segment `id` (its own, or a node peer's, mapped here on first
 // use), or nullptr when `r` is reached over MPI or has no such segment. `size_out` gets its size.
 char *mapping(GlobalRank r, std::uint32_t id, std::uint64_t *size_out = nullptr) noexcept;

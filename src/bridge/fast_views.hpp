@@ -12,14 +12,12 @@ namespace hygaspi::engine {
 // The cached mapping of segment `seg` (< the engine's segment slots) of `rank`, when `rank` is in
 // range, alive, and this rank or a node peer whose mapping this process has cached already.
 const SegmentView *mapped_segment(std::uint32_t rank, std::uint32_t seg) noexcept;
-// This rank's segment `seg`, or nullptr.
-const SegmentView *mapped_local_segment(std::uint32_t seg) noexcept;
 // Both of a transfer in one call (the write fast paths): mapped_segment(rank, seg) and, into
-// `local`, mapped_local_segment(local_seg).
+// `local`, engine::local_segment(local_seg) (bridge/engine.hpp).
 const SegmentView *mapped_pair(std::uint32_t rank, std::uint32_t seg, std::uint32_t local_seg,
                                const SegmentView *&local) noexcept;
-// Sets notification `id` of `rank`'s `seg` (from mapped_segment) to `value`: a seq_cst store after
-// the data, then the owner's doorbell if a waiter sleeps.
+// Sets notification `id` of `rank`'s `seg` (from mapped_segment, or this rank's local_segment) to
+// `value`: a seq_cst store after the data, then the owner's doorbell if a waiter sleeps.
 void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept;
 
 // A node word that atomics reach without a lookup while its key holds (gaspi/fast_path.hpp). What

@@ -20,8 +20,8 @@ namespace hygaspi {
 enum FrontEnd : unsigned { kFrontGaspi = 1u, kFrontGasnet = 2u };
 
 // The receive ring of passive messages that every rank gets (bridge/passive.hpp): its slots and
-// the largest message a slot holds. The front end that starts the engine decides; the defaults
-// are GASPI's (core/config.hpp).
+// the largest message a slot holds. The front end that starts the engine decides (GASNet, which
+// sends no passive messages, passes GASPI's defaults of core/config.hpp).
 struct PassiveShape {
   std::uint32_t slots = 0;
   std::uint64_t payload_max = 0;

@@ -62,7 +62,7 @@ struct Mover {
 // The local notification of the read variants: the data must have arrived first.
 gaspi_return_t notify_after_read(gaspi_rank_t from, const SegmentView &seg, gaspi_notification_id_t id) {
   HYGASPI_TRY(engine::gets_landed(GlobalRank{from}));
-  engine::notify_local(seg, id, 1);
+  engine::notify_mapped(engine::rank(), seg, id, 1);
   return GASPI_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
 #include <atomic>
 #include <cstdint>
 
+#include "bridge/engine.hpp"
 #include "bridge/fast_views.hpp"
 #include "gaspi/state.hpp"
 
@@ -34,7 +35,7 @@ inline bool transfer_segments(std::uint32_t rank, std::uint32_t seg, std::uint64
 inline const SegmentView *local_segment(std::uint32_t seg, std::uint64_t off, std::uint64_t size) noexcept {
   if (!gaspi::state().initialized.load(std::memory_order_acquire))
     return nullptr;
-  const SegmentView *m = engine::mapped_local_segment(seg);
+  const SegmentView *m = engine::local_segment(seg);
   if (m == nullptr || off > m->size || size > m->size - off)
     return nullptr;
   return m;
