@@ -14,8 +14,8 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    4; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
-       // 4: engine group slots (limits::kGroupSlots)
+    5; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
+       // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -156,8 +156,12 @@ static_assert(offsetof(RankBlock, segments) % kCacheLine == 0);
 static_assert(offsetof(RankBlock, groups) % kCacheLine == 0);
 
 // Reduce area of a group: one shm object owned by the group's leader (its first member), named
-// "hygaspi-<job>-c<leader>-<tag>-0". Member i copies its contribution into slot i and
-// raises arrived[i]; the leader combines the slots into `result` and raises result_seq.
+// "hygaspi-<job>-c<leader>-<tag>-0". Two ways through it (shm/node_reduce.hpp):
+//  - through the leader: member i copies its contribution into slot i and raises arrived[i]; the
+//    leader combines the slots into `result` and raises result_seq;
+//  - shared (a small allreduce of a group on one node): member i copies its contribution into
+//    shared[s % 2][i] and raises that slot's own sequence (in its first cache line, so a small
+//    contribution travels with its flag in one line); every member folds every shared slot itself.
 struct alignas(kCacheLine) ReduceHeader {
   std::uint64_t magic;      // kReduceMagic
   std::uint32_t version;    // kLayoutVersion
@@ -171,8 +175,16 @@ struct alignas(kCacheLine) ReduceFlag {
 };
 static_assert(sizeof(ReduceFlag) == kCacheLine);
 inline constexpr std::uint64_t kReduceMagic = 0x48594741'53505244ull; // "HYGASPRD"
+// A shared slot: its sequence, then (at kSharedDataOffset, aligned for any type) the contribution.
+inline constexpr std::uint64_t kSharedSlotBytes = 4 * kCacheLine;
+inline constexpr std::uint64_t kSharedDataOffset = 16;
+// The largest allreduce that takes the shared way.
+inline constexpr std::uint64_t kSharedMaxBytes = kSharedSlotBytes - kSharedDataOffset;
+struct SharedSlotHead {
+  std::atomic<std::uint32_t> seq;
+};
 
-// Layout: header | arrived[n] | result_seq | slot[0..n-1] | result.
+// Layout: header | arrived[n] | result_seq | slot[0..n-1] | result | shared[2][n].
 struct ReduceLayout {
   std::uint32_t members;
   std::uint64_t slot_bytes;
@@ -184,7 +196,12 @@ struct ReduceLayout {
     return result_seq_offset() + sizeof(ReduceFlag) + i * slot_bytes;
   }
   [[nodiscard]] std::size_t result_offset() const noexcept { return slot_offset(members); }
-  [[nodiscard]] std::size_t bytes() const noexcept { return result_offset() + slot_bytes; }
+  [[nodiscard]] std::size_t shared_offset(std::uint32_t seq, std::uint32_t i) const noexcept {
+    return result_offset() + slot_bytes + ((seq % 2) * members + i) * kSharedSlotBytes;
+  }
+  [[nodiscard]] std::size_t bytes() const noexcept {
+    return result_offset() + slot_bytes + 2 * members * kSharedSlotBytes;
+  }
 };
 
 } // namespace hygaspi::shm

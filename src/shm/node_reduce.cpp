@@ -112,4 +112,31 @@ gaspi_return_t reduce_collect_step(const ReduceArea &area, const NodeReduceState
   return GASPI_SUCCESS;
 }
 
+void reduce_share(Node &node, const NodeGroup &group, ReduceArea &area, NodeReduceState &state, const void *send,
+                  std::size_t bytes) noexcept {
+  state.seq += 1;
+  std::memcpy(area.shared_data(state.seq, group.my_index), send, bytes);
+  area.arrived(group.my_index).seq.store(state.seq, std::memory_order_relaxed); // nobody waits on it here
+  // seq_cst, as every doorbell's condition: ordered before ring()'s look for sleepers.
+  area.shared_head(state.seq, group.my_index).seq.store(state.seq, std::memory_order_seq_cst);
+  for (std::size_t i = 0; i < group.members.size(); ++i)
+    if (i != group.my_index)
+      node.ring(NodeIndex{group.members[i]});
+}
+
+gaspi_return_t reduce_fold_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state, void *acc,
+                                std::size_t bytes, Combine combine, void *ctx) {
+  const auto n = static_cast<std::uint32_t>(group.members.size());
+  for (std::uint32_t i = 0; i < n; ++i)
+    if (area.shared_head(state.seq, i).seq.load(std::memory_order_acquire) != state.seq)
+      return GASPI_TIMEOUT;
+  std::memcpy(acc, area.shared_data(state.seq, 0), bytes);
+  for (std::uint32_t i = 1; i < n; ++i)
+    if (gaspi_return_t rc = combine(ctx, acc, area.shared_data(state.seq, i)); rc != GASPI_SUCCESS)
+      return rc;
+  if (group.my_index == 0)
+    area.result_seq().seq.store(state.seq, std::memory_order_release);
+  return GASPI_SUCCESS;
+}
+
 } // namespace hygaspi::shm

@@ -3,6 +3,12 @@
 // publishes the result, every member copies it out. One copy in, one combine pass, one copy out;
 // no point-to-point messages.
 //
+// A small allreduce of a group that lives on one node takes the shared way instead: every member
+// copies its contribution into its shared slot and folds every member's slot itself, in member
+// order, so each member waits for the others' arrival only (one flag's trip, as a barrier does)
+// and not for the leader's publication as well (two trips). Every member folds the same slots in
+// the same order, so every member gets the same bits, as the leader's result would be.
+//
 // Steps, not waits: each function below does its part at once or looks once (GASPI_TIMEOUT: not
 // yet). The hierarchical allreduce (bridge/collectives/) orders them, runs the inter-node exchange
 // on the leader's result between combine and publish, and waits in its one loop. The send buffer
@@ -45,6 +51,12 @@ struct ReduceArea {
     return *reinterpret_cast<ReduceFlag *>(at(layout.result_seq_offset()));
   }
   [[nodiscard]] char *result() const noexcept { return at(layout.result_offset()); }
+  [[nodiscard]] SharedSlotHead &shared_head(std::uint32_t seq, std::uint32_t i) const noexcept {
+    return *reinterpret_cast<SharedSlotHead *>(at(layout.shared_offset(seq, i)));
+  }
+  [[nodiscard]] char *shared_data(std::uint32_t seq, std::uint32_t i) const noexcept {
+    return at(layout.shared_offset(seq, i) + kSharedDataOffset);
+  }
 };
 
 // The leader creates the area of a newly committed group, before it publishes the group
@@ -71,5 +83,23 @@ void reduce_publish(Node &node, const NodeGroup &group, ReduceArea &area, const 
 // One look: once the leader has published the result, copies it to `receive`.
 gaspi_return_t reduce_collect_step(const ReduceArea &area, const NodeReduceState &state, void *receive,
                                    std::size_t bytes) noexcept;
+
+// The shared way, for bytes <= kSharedMaxBytes. Starts allreduce state.seq + 1: copies `send`
+// into this member's shared slot of the sequence's parity, raises the slot's sequence and tells
+// every other member. arrived[] follows too, so that the leader's way never compares a sequence
+// with one from long ago.
+//
+// Two parities make reuse safe without more flags: a member writes its slot of parity p at
+// allreduce s once it has completed s - 1, i.e. seen every member arrive at s - 1; a member
+// arrives at s - 1 only after it has folded s - 2, the last allreduce that read parity p. So a
+// reader waiting for s finds the slot at s - 2 or earlier, or at s: never past it, and it looks
+// for s exactly.
+void reduce_share(Node &node, const NodeGroup &group, ReduceArea &area, NodeReduceState &state, const void *send,
+                  std::size_t bytes) noexcept;
+// One look: once every member has shared, folds the shared slots in member order into `acc`
+// (bytes long). GASPI_SUCCESS, GASPI_TIMEOUT (a member has not shared yet), or the combine's
+// error. The leader also raises result_seq, for the same reason as arrived[] above.
+gaspi_return_t reduce_fold_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state, void *acc,
+                                std::size_t bytes, Combine combine, void *ctx);
 
 } // namespace hygaspi::shm

@@ -1,6 +1,7 @@
 // Collectives (spec §11): every op/type combination of gaspi_allreduce checked exactly, a user
 // reduction on a struct with state, allreduce resumed after GASPI_TIMEOUT without re-reading the
-// send buffer, every collective driven one GASPI_TEST step at a time, a barrier and an allreduce in
+// send buffer, every collective driven one GASPI_TEST step at a time, allreduces that alternate
+// between the node's two ways, a barrier and an allreduce in
 // flight on one group at once, and collectives on two
 // overlapping groups.
 #include <algorithm>
@@ -165,6 +166,23 @@ void polled_collectives() {
   }
 }
 
+// Allreduces of sizes on both sides of the node's shared way (at most 240 bytes: every member
+// folds every contribution; beyond: through the leader), alternating on one group, with values that
+// change every round: a member that read a contribution of an earlier round (a reused slot, or a
+// sequence of the other way) gives a wrong sum.
+void alternating_ways() {
+  for (long round = 0; round < 300; ++round) {
+    const gaspi_number_t sizes[] = {1, 30, 31, 1, 2, 255};
+    const gaspi_number_t num = sizes[round % 6];
+    std::vector<long> send(num), recv(num, -1);
+    for (gaspi_number_t i = 0; i < num; ++i)
+      send[i] = (me + 1) * (round + 1) + static_cast<long>(i);
+    MR_OK(gaspi_allreduce(send.data(), recv.data(), num, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_BLOCK));
+    for (gaspi_number_t i = 0; i < num; ++i)
+      MR_CHECK(recv[i] == static_cast<long>(n) * (n + 1) / 2 * (round + 1) + static_cast<long>(n) * i);
+  }
+}
+
 // One thread runs barriers while another runs allreduces on the same group.
 void barrier_beside_allreduce() {
   std::thread barriers([] {
@@ -190,6 +208,7 @@ int main() {
   user_reduction();
   resumed_allreduce();
   polled_collectives();
+  alternating_ways();
   barrier_beside_allreduce();
 
   // Two overlapping groups: the lower half plus rank n-1, and the upper half plus rank 0.

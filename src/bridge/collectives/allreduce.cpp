@@ -32,9 +32,25 @@ gaspi_return_t allreduce_step(GroupRecord &g, const Call &c) {
       if (gaspi_return_t rc = shm::reduce_area_attach_step(node, g.node, g.reduce_area, c.slot_bytes);
           rc != GASPI_SUCCESS)
         return rc;
-      shm::reduce_contribute(node, g.node, g.reduce_area, m.node, c.send, c.bytes);
+      // Every member decides alike: the same group, and the same size (spec §11.3.1).
+      m.shared = !g.spans_nodes() && c.bytes <= shm::kSharedMaxBytes;
+      if (m.shared)
+        shm::reduce_share(node, g.node, g.reduce_area, m.node, c.send, c.bytes);
+      else
+        shm::reduce_contribute(node, g.node, g.reduce_area, m.node, c.send, c.bytes);
     }
     m.phase = Phase::contributed;
+  }
+  if (m.shared) { // a fold into `value` (aligned for any element type), then to the caller's buffer
+    m.value.resize(c.bytes);
+    if (gaspi_return_t rc =
+            shm::reduce_fold_step(g.node, g.reduce_area, m.node, m.value.data(), c.bytes, c.combine, c.ctx);
+        rc != GASPI_SUCCESS)
+      return rc;
+    std::memcpy(c.receive, m.value.data(), c.bytes);
+    m.phase = Phase::idle;
+    m.shared = false;
+    return GASPI_SUCCESS;
   }
   if (m.phase == Phase::contributed) {
     if (g.leads_node() && !alone)
@@ -69,15 +85,17 @@ gaspi_return_t allreduce(GroupRecord &g, const void *send, void *receive, std::s
   // The leader combines every member's contribution, then needs nothing more of the node while it
   // exchanges over MPI; a member needs only its leader (its area, then its result).
   auto awaited = [&] {
-    if (g.allreduce.phase == Phase::combined)
+    const AllreduceMachine &m = g.allreduce;
+    if (m.phase == Phase::combined)
       return shm::kNoMember;
-    return g.allreduce.phase == Phase::contributed && g.leads_node() ? shm::kAllMembers : 0;
+    return m.phase == Phase::contributed && (m.shared || g.leads_node()) ? shm::kAllMembers : 0;
   };
   const gaspi_return_t rc = wait_steps(
       g, [&] { return allreduce_step(g, call); }, awaited, deadline);
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this allreduce
     mpi::leader_allreduce_abandon(rt().mpi, g.allreduce.leaders);
     g.allreduce.phase = Phase::idle;
+    g.allreduce.shared = false;
   }
   return end_collective(g, rc);
 }

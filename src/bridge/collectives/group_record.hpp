@@ -29,11 +29,14 @@ struct BarrierMachine {
 
 // Hierarchical allreduce: contribute to the node's reduce area (or, alone on the node, to `value`),
 // the node leader combines, exchanges with the other leaders, publishes; every member collects.
+// A small allreduce of a group on one node takes the reduce area's shared way: every member
+// folds every contribution itself (into `value`), and no leader publishes.
 struct AllreduceMachine {
   enum class Phase : std::uint8_t { idle, contributed, combined, exchanged } phase = Phase::idle;
+  bool shared = false; // this allreduce takes the shared way
   shm::NodeReduceState node;
   mpi::LeaderReduce leaders;
-  std::vector<char> value; // the node's partial result when this rank is alone on its node
+  std::vector<char> value; // the node's partial result when this rank is alone on its node; the fold (shared)
 };
 
 struct GroupRecord {
