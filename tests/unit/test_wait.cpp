@@ -1,12 +1,13 @@
 // The wait engine (src/core/wait.hpp) in one process: GASPI_TEST makes exactly one step, the
 // deadline, the health check, the progress schedule (every kSpinsPerProgress spins, every look
-// once yielding or sleeping, back to spinning after a served request), Step, and the futex
-// doorbell sleep (src/shm/doorbell.hpp) woken by another thread.
+// once yielding or sleeping, two after a nap, back to spinning after a served request), Backoff,
+// Step, and the futex doorbell sleep (src/shm/doorbell.hpp) woken by another thread.
 #include <doctest/doctest.h>
 
 #include <atomic>
 #include <chrono>
 #include <thread>
+#include <vector>
 
 #include "core/wait.hpp"
 #include "shm/doorbell.hpp"
@@ -118,6 +119,64 @@ TEST_CASE("a served request sends the wait back to spinning, with short naps") {
   CHECK(wait_until(ready, Deadline(kTimeoutBlock), policy, step, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
   // 1 + 2 spins per step before the first sleep, 2 again after the serve: 2 more steps.
   CHECK(progress.steps == 100 + 2 + 1);
+}
+
+// A progress step that models Open MPI's probe: what arrives (here: during the first nap) is only
+// pulled into MPI's queues by the first probe after it, which finds nothing; the second finds it.
+struct PulledThenFound {
+  bool arrived = false;
+  int probes_since_arrival = 0;
+  bool found = false;
+  bool operator()() {
+    if (arrived && ++probes_since_arrival == 2)
+      found = true;
+    return found;
+  }
+};
+
+TEST_CASE("what arrived during a nap is served after that nap, not the next one") {
+  PulledThenFound progress;
+  int sleeps = 0;
+  auto ready = [&] { return progress.found; };
+  auto sleep = [&](auto &is_ready, std::chrono::nanoseconds) {
+    ++sleeps;
+    progress.arrived = true;
+    return is_ready();
+  };
+  CHECK(wait_until(ready, Deadline(kTimeoutBlock), WaitPolicy{0, 0}, progress, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
+  CHECK(sleeps == 1);
+
+  // The same for a loop that its caller owns (GASNET_BLOCKUNTIL): a look, then pause().
+  PulledThenFound poll;
+  Backoff backoff;
+  int naps = 0;
+  for (int look = 0; look < 100 && !poll(); ++look)
+    backoff.pause(WaitPolicy{0, 0}, false, [&](std::chrono::nanoseconds) {
+      ++naps;
+      poll.arrived = true;
+    });
+  CHECK(poll.found);
+  CHECK(naps == 1);
+}
+
+TEST_CASE("Backoff: spins, yields, then naps that double up to kLongestNap; a served look starts over") {
+  Backoff backoff;
+  std::vector<std::chrono::nanoseconds> naps;
+  auto nap = [&](std::chrono::nanoseconds ns) { naps.push_back(ns); };
+  const WaitPolicy policy{3, 2};
+  for (int look = 0; look < 5 + 2 * 8; ++look)
+    backoff.pause(policy, false, nap);
+  REQUIRE(naps.size() == 8); // every other look past the spins and yields
+  CHECK(naps[0] == kFirstNap);
+  CHECK(naps[1] == 2 * kFirstNap);
+  CHECK(naps.back() == kLongestNap);
+  backoff.pause(policy, true, nap);
+  for (int look = 0; look < 5; ++look)
+    backoff.pause(policy, false, nap);
+  CHECK(naps.size() == 8); // spinning and yielding again
+  backoff.pause(policy, false, nap);
+  CHECK(naps.size() == 9);
+  CHECK(naps.back() == kFirstNap);
 }
 
 TEST_CASE("a doorbell sleeper is woken by a ring from another thread") {
