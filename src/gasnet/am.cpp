@@ -212,7 +212,7 @@ bool poll(bool replies_only) {
 int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category, gasnet_handler_t handler,
             const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args) {
   State &s = state();
-  require_attached(call);
+  require_messaging(call);
   ThreadContext &ctx = context();
   if (reply_to == nullptr) {
     if (ctx.handler != nullptr)
@@ -350,7 +350,7 @@ size_t gasnet_AMMaxLongRequest(void) { return kMaxLong; }
 size_t gasnet_AMMaxLongReply(void) { return kMaxLong; }
 
 int gasnet_AMPoll(void) {
-  require_attached("gasnet_AMPoll");
+  require_messaging("gasnet_AMPoll");
   require_may_communicate("gasnet_AMPoll"); // not in a handler, an NIS, or holding an HSL
   poll();
   return GASNET_OK;

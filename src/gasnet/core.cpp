@@ -21,6 +21,7 @@
 #include "core/limits.hpp"
 #include "core/log.hpp"
 #include "core/no_destroy.hpp"
+#include "gasnet/ex_coll.hpp"
 #include "gasnet/internal.hpp"
 
 extern char **environ;
@@ -99,6 +100,30 @@ void require_attached(const char *call) noexcept {
     fatal(call, "called before gasnet_attach");
 }
 
+void require_messaging(const char *call) noexcept {
+  park_if_exiting();
+  if (!state().messaging.load(std::memory_order_acquire))
+    fatal(call, "called before gasnet_attach (GASNet-1) or gex_Client_Init (GASNet-EX)");
+}
+
+int open_messaging(const char *call) {
+  State &s = state();
+  {
+    std::lock_guard lock(engine::lifecycle());
+    if (!am::is_open() && am::open(s.threads) != GASPI_SUCCESS)
+      return error(call, GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
+    s.messaging.store(true, std::memory_order_release);
+  }
+  // Every node peer has opened its inbox after the first barrier and mapped this one after the
+  // second; its name can go then.
+  ex::primordial_barrier(call);
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    (void)engine::mapping(GlobalRank{n}, limits::kGasnetInbox);
+  ex::primordial_barrier(call);
+  engine::forget_segment_name(limits::kGasnetInbox);
+  return GASNET_OK;
+}
+
 void require_may_communicate(const char *call) noexcept {
   const ThreadContext &ctx = context();
   if (ctx.handler != nullptr)
@@ -142,7 +167,7 @@ static constexpr unsigned kDeadCheckEvery = 256;
 static void end_if_a_node_died() noexcept {
   HYG_FAST_TLS thread_local unsigned polls = 0;
   State &s = state();
-  if (++polls % kDeadCheckEvery != 0 || !s.attached.load(std::memory_order_acquire))
+  if (++polls % kDeadCheckEvery != 0 || !s.messaging.load(std::memory_order_acquire))
     return;
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
     if (!engine::alive(GlobalRank{n}) && !s.exiting_ranks[n].load(std::memory_order_acquire)) {
@@ -221,7 +246,7 @@ static void leave_job(int code) noexcept {
     return;
   s.exiting_ranks[s.mynode].store(true);
   bool collective = s.nodes == 1;
-  if (!collective && s.attached.load() && am::is_open()) {
+  if (!collective && s.messaging.load()) {
     // Tell every node; each one that polls joins the exit with this code. Then wait, polling, for
     // all of them to join (the usual barrier-then-exit), up to half a second.
     std::vector<bool> told(s.nodes, false);
@@ -346,6 +371,7 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   // HYGASPI_NODE_SIZE included; under hygaspi-run, or alone, all ranks are one node).
   s.supernode = engine::node_firsts();
   s.exiting_ranks = std::vector<std::atomic<bool>>(s.nodes);
+  s.segments.assign(s.nodes, NodeSegment{}); // before any peer's kHandlerSeginfo can arrive
   s.inited.store(true, std::memory_order_release);
   engine_on_exit(kFrontGasnet, exit_at_process_exit);
   catch_terminate_signals();
@@ -405,13 +431,17 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
     }
     for (int i = 0; i < numentries; ++i)
       s.handlers[table[i].index] = table[i].fnptr;
-    s.segments.assign(s.nodes, NodeSegment{});
     if (segsize != 0 && engine::create_segment(limits::kGasnetSegment, segsize) != GASPI_SUCCESS)
       return error("gasnet_attach", GASNET_ERR_RESOURCE, "no segment of %zu bytes that every node can reach",
                    static_cast<std::size_t>(segsize));
-    if (am::open(s.threads) != GASPI_SUCCESS)
+    // A GASNet-EX client opened its inbox at gex_Client_Init already. Its messages wait from here
+    // until attach returns, as a GASNet-1 client's do: a Long that a faster rank sends as soon as
+    // its attach returned must find this rank's segment known to its handler.
+    if (!am::is_open() && am::open(s.threads) != GASPI_SUCCESS)
       return error("gasnet_attach", GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
+    s.serving.store(false, std::memory_order_release);
     s.attached.store(true, std::memory_order_release);
+    s.messaging.store(true, std::memory_order_release);
   }
   // Every node's segment to every node; the last arrival is also the attach barrier: a node has
   // them all once every node has made its segment and opened its inbox.
@@ -448,6 +478,7 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
     s.inline_table[n] = gasnet_hyg_segment_t{s.segments[n].mapped, s.segments[n].addr, s.segments[n].size};
   gasnet_hyg_nnodes = s.nodes;
   __atomic_store_n(&gasnet_hyg_segments, s.inline_table.data(), __ATOMIC_RELEASE);
+  s.attach_done.store(true, std::memory_order_release);
   s.serving.store(true, std::memory_order_release);
   return GASNET_OK;
 }
@@ -491,7 +522,7 @@ int gasnet_getNodeInfo(gasnet_nodeinfo_t *nodeinfo_table, int numentries) {
     return error("gasnet_getNodeInfo", GASNET_ERR_NOT_INIT, "called before gasnet_init");
   if (numentries < 0 || (numentries > 0 && nodeinfo_table == nullptr))
     return error("gasnet_getNodeInfo", GASNET_ERR_BAD_ARG, "a table of %d entries", numentries);
-  const bool attached = s.serving.load(std::memory_order_acquire);
+  const bool attached = s.attach_done.load(std::memory_order_acquire);
   for (gasnet_node_t n = 0; n < s.nodes && n < static_cast<gasnet_node_t>(numentries); ++n) {
     intptr_t offset = 0;
     if (attached && s.segments[n].mapped != nullptr)

@@ -118,7 +118,7 @@ int gex_hyg_AMRequest(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t
                       size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...) {
   const char *call = am_name(category, true);
   const gex_Rank_t jobrank = job_rank(call, tm, rank);
-  require_segment(call);
+  require_messaging(call);
   require_flags(call, flags, kInjectFlags);
   if (category < kShort || category > kLong)
     fatal(call, "unknown category %d", category);
@@ -257,7 +257,7 @@ gex_AM_SrcDesc_t prepare(int category, bool request, gex_Rank_t jobrank, Token *
                          size_t least, size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
                          unsigned numargs) {
   const char *call = prepare_name(category, request);
-  require_segment(call);
+  require_messaging(call);
   require_flags(call, flags, kInjectFlags);
   if (const char *which = nullptr; pending_prepare(which))
     fatal(call, "a Prepare is pending on this thread (from %s): Prepare/Commit pairs do not nest", which);

@@ -204,7 +204,7 @@ CollOp *event_op(const char *call, gex_Event_t e) {
 // ---- entry checks
 gex_hyg_TM &entry(const char *call, gex_TM_t tm, gex_Flags_t flags) {
   require_tm(call, tm);
-  require_segment(call);
+  require_messaging(call);
   require_flags(call, flags, 0); // [GEX]: no flag is defined for collectives yet
   require_may_communicate(call);
   return *tm;
@@ -394,6 +394,14 @@ void release(CollOp *op) {
   std::lock_guard lock(coll_lock());
   live().erase(op);
   delete op;
+}
+
+void primordial_barrier(const char *call) {
+  auto *op = new CollOp;
+  op->barrier = true;
+  (void)start(call, primordial_team(), op);
+  wait_op(call, op);
+  release(op);
 }
 
 CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Combine fold) {

@@ -81,6 +81,8 @@ CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Co
 bool test_op(CollOp *op);
 // The primordial team, made ready for collectives (a GASNet-1 client has no gex_Client_Init).
 gex_hyg_TM &primordial_team();
+// A barrier of the primordial team, waited for here (the library's own, inside collective calls).
+void primordial_barrier(const char *call);
 // GASNet's poll moves every team's initiated collectives on (a rank that initiated one and then
 // waits in GASNET_BLOCKUNTIL, or computes and polls, must still do its part). True when one moved.
 bool collectives_progress() noexcept;

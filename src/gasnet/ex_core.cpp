@@ -48,8 +48,8 @@ void require_ep(const char *call, gex_EP_t ep) noexcept {
 }
 
 void require_segment(const char *call) noexcept {
-  if (!state().serving.load(std::memory_order_acquire))
-    fatal(call, "called before gex_Segment_Attach or gasnet_attach (which this implementation needs for AMs and RMA)");
+  if (!state().attach_done.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Segment_Attach or gasnet_attach");
 }
 
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept {
@@ -167,6 +167,10 @@ int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, 
   x.tm_object.size = state().nodes;
   x.client.store(true, std::memory_order_release);
   __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
+  // [GEX]: active messages and collectives work from here on, before (or without) a segment.
+  if (const int rc = open_messaging(call); rc != GASNET_OK)
+    return rc;
+  state().serving.store(true, std::memory_order_release);
   *client_p = &x.client_object;
   *ep_p = &x.ep_object;
   *tm_p = &x.tm_object;
@@ -190,7 +194,7 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
       x.client.store(true, std::memory_order_release);
       __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
     }
-    if (!x.segment.load(std::memory_order_acquire) && s.serving.load(std::memory_order_acquire) &&
+    if (!x.segment.load(std::memory_order_acquire) && s.attach_done.load(std::memory_order_acquire) &&
         s.segments[s.mynode].size != 0) {
       x.segment_object.addr = s.segments[s.mynode].mapped;
       x.segment_object.size = static_cast<uintptr_t>(s.segments[s.mynode].size);
@@ -333,7 +337,7 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p
                            uintptr_t *size_p) {
   const gex_Rank_t rank = job_rank("gex_Segment_QueryBound", tm, team_rank);
   const State &s = state();
-  if (!s.serving.load(std::memory_order_acquire) || s.segments[rank].size == 0)
+  if (!s.attach_done.load(std::memory_order_acquire) || s.segments[rank].size == 0)
     return 1; // no bound segment: the outputs stay as they are
   const NodeSegment &seg = s.segments[rank];
   if (owneraddr_p != nullptr)

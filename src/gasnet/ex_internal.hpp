@@ -59,7 +59,8 @@ struct ExState {
 ExState &ex_state() noexcept;
 
 // Entry checks that name the call: `tm` is a team of this client (and the client exists); `ep` the
-// primordial endpoint; gex_Segment_Attach has returned (the AM inbox and the RMA window are open).
+// primordial endpoint; gex_Segment_Attach (or gasnet_attach) has returned: every rank's segment is
+// known and the RMA window is open (AMs and collectives need only gex_Client_Init: require_messaging).
 void require_tm(const char *call, gex_TM_t tm) noexcept;
 // `rank` of team `tm` (checked as require_tm does), as a job rank; fatal when it is no member.
 gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept;

@@ -98,7 +98,7 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, 
   (void)scratch_addr;
   (void)scratch_size;
   require_tm(call, parent_tm);
-  require_segment(call);
+  require_messaging(call);
   require_flags(call, flags,
                 GEX_FLAG_TM_NO_SCRATCH | GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN);
   require_may_communicate(call);
@@ -164,7 +164,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
   if (tm == &x.tm_object)
     fatal(call, "the primordial team cannot be destroyed");
   if ((flags & GEX_FLAG_GLOBALLY_QUIESCED) == 0) { // every member is done with the team
-    require_segment(call);
+    require_messaging(call);
     auto *op = new CollOp;
     op->barrier = true;
     const gex_Event_t e = start(call, *tm, op);

@@ -93,11 +93,16 @@ struct NodeSegment {
 struct State {
   std::mutex lifecycle;
   std::atomic<bool> inited{false};
-  bool threads = false; // GASNET_PAR: any thread may call GASNet at any time
-  std::atomic<bool> attached{false};
-  // gasnet_attach has returned: until then a client message that a faster node sent is kept, not
-  // run (the client sets up what its handlers need once attach returns), and runs at the first
-  // poll after it.
+  bool threads = false;                 // GASNET_PAR: any thread may call GASNet at any time
+  std::atomic<bool> attached{false};    // gasnet_attach (or gex_Segment_Attach) was called
+  std::atomic<bool> attach_done{false}; // ... and returned: every node's segment is known here
+  // The AM inbox is open and client AMs may be sent and polled: from gasnet_attach for a GASNet-1
+  // client, from gex_Client_Init for a GASNet-EX one (which may send AMs and run collectives
+  // before it attaches a segment, or without one).
+  std::atomic<bool> messaging{false};
+  // The call that opened messaging has returned: until then a client message that a faster node
+  // sent is kept, not run (the client sets up what its handlers need once that call returns), and
+  // runs at the first poll after it.
   std::atomic<bool> serving{false};
   std::mutex deferred_mutex;
   std::atomic<bool> has_deferred{false};
@@ -109,7 +114,7 @@ struct State {
   // which gasnet_getNodeInfo reports as its supernode and host.
   std::vector<gasnet_node_t> supernode;
   std::array<void (*)(), 256> handlers{};
-  std::vector<NodeSegment> segments;              // per node, from attach on
+  std::vector<NodeSegment> segments;              // per node (sized at init; filled by attach)
   std::vector<gasnet_hyg_segment_t> inline_table; // what gasnet_hyg_segments points to once attached
   std::atomic<std::uint32_t> seginfo_got{0};
   std::atomic<bool> exiting{false};
@@ -141,10 +146,15 @@ ThreadContext &context() noexcept;
 // An error the spec lets a call return: logged with the rank and the call, then returned.
 int error(const char *call, int code, const char *fmt, ...) noexcept __attribute__((format(printf, 3, 4)));
 
-// Entry checks: GASNet is attached (or inited), and the caller is not in a handler, an NIS or
+// Entry checks: GASNet is attached (or inited, or may message), and the caller is not in a handler, an NIS or
 // holding an HSL (the calls that communicate or poll).
 void require_attached(const char *call) noexcept;
 void require_inited(const char *call) noexcept;
+// Client AMs may be sent and polled (State::messaging).
+void require_messaging(const char *call) noexcept;
+// Opens this rank's AM inbox; collective: returns once every node peer has mapped it (its name
+// then goes, so that a crash leaves nothing in /dev/shm). Client messages run once `serving`.
+int open_messaging(const char *call);
 void require_may_communicate(const char *call) noexcept;
 
 // Polls both lanes and the barrier; runs handlers. `replies_only`: inside a request handler's
@@ -166,6 +176,8 @@ inline std::uint64_t segment_offset(const char *call, gasnet_node_t node, const 
   if (node >= s.nodes)
     fatal(call, "node %u is not in the job (%u nodes)", node, s.nodes);
   const NodeSegment &seg = s.segments[node];
+  if (seg.size == 0)
+    fatal(call, "node %u has no segment attached (yet) for [%p, +%zu)", node, addr, n);
   const auto a = reinterpret_cast<std::uint64_t>(addr);
   // Overflow-safe: the offset first, then the length against what is left.
   if (a < seg.addr || a - seg.addr > seg.size || n > seg.size - (a - seg.addr))

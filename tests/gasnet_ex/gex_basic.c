@@ -6,7 +6,8 @@
  * input that the spec answers with an error code.
  *
  * With an argument it runs one fatal scene instead (CMakeLists.txt checks the message):
- *   badput: a put that ends past the target's segment;  badam: a request before gex_Segment_Attach. */
+ *   badput: a put that ends past the target's segment;  badam: a Long request before
+ *   gex_Segment_Attach (no segment to land in; Short and Medium ones work then: gex_early.c). */
 #define GASNET_PAR 1
 #include <gasnetex.h>
 #include <stdio.h>
@@ -476,8 +477,10 @@ int main(int argc, char **argv) {
   CHECK(gex_Client_Init(&client, &ep, &tm, "GEXTEST", &argc, &argv, 0) == GASNET_ERR_RESOURCE);
   test_queries();
   test_registration();
-  if (strcmp(scene, "badam") == 0 && me == 0)
-    gex_AM_RequestShort0(tm, 0, IDX(H_S0), 0); /* fatal: no segment yet */
+  if (strcmp(scene, "badam") == 0 && me == 0) {
+    static char word[8];
+    gex_AM_RequestLong1(tm, n - 1, IDX(H_LONG), word, sizeof word, word, GEX_EVENT_NOW, 0, 0); /* fatal: no segment */
+  }
   test_segment();
   if (strcmp(scene, "badput") == 0) {
     if (me == 0) { /* 8 bytes ending 4 past the end of the last rank's segment: fatal */
