@@ -26,8 +26,8 @@ gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState 
         state.awaited = to;
         return GASPI_TIMEOUT;
       }
-      node.block(NodeIndex{group.members[to]}).groups[slot].round[state.round].store(expect, std::memory_order_seq_cst);
-      node.ring(NodeIndex{group.members[to]});
+      node.block(group.members[to]).groups[slot].round[state.round].store(expect, std::memory_order_seq_cst);
+      node.ring(group.members[to]);
       state.sent = true;
     }
     // A faster partner may already be one barrier ahead: accept any later sequence of this tag.

@@ -8,9 +8,9 @@ void publish_group(Node &node, NodeGroup &g) noexcept {
   GroupSlot &mine = node.my_block().group_slots[g.slot];
   mine.broken.store(0, std::memory_order_relaxed);
   mine.tag.store(g.tag, std::memory_order_seq_cst);
-  for (auto m : g.members)
-    if (NodeIndex{m} != node.rank())
-      node.ring(NodeIndex{m});
+  for (NodeIndex m : g.members)
+    if (m != node.rank())
+      node.ring(m);
 }
 
 void withdraw_group(Node &node, std::uint32_t slot) noexcept {
@@ -18,7 +18,7 @@ void withdraw_group(Node &node, std::uint32_t slot) noexcept {
 }
 
 std::int32_t find_slot(Node &node, NodeGroup &g, std::uint32_t i) noexcept {
-  const GroupSlot *slots = node.block(NodeIndex{g.members[i]}).group_slots;
+  const GroupSlot *slots = node.block(g.members[i]).group_slots;
   std::int32_t &cached = g.peer_slots[i];
   if (cached >= 0 && slots[cached].tag.load(std::memory_order_acquire) == g.tag)
     return cached;
@@ -36,9 +36,9 @@ void mark_broken(Node &node, NodeGroup &g) noexcept {
     const std::int32_t s = find_slot(node, g, i);
     if (s < 0)
       continue; // not committed yet: it will see the dead member, or time out
-    node.block(NodeIndex{g.members[i]}).group_slots[s].broken.store(g.tag, std::memory_order_seq_cst);
-    if (NodeIndex{g.members[i]} != node.rank())
-      node.ring(NodeIndex{g.members[i]});
+    node.block(g.members[i]).group_slots[s].broken.store(g.tag, std::memory_order_seq_cst);
+    if (g.members[i] != node.rank())
+      node.ring(g.members[i]);
   }
 }
 
@@ -49,8 +49,8 @@ bool is_broken(Node &node, const NodeGroup &g) noexcept {
 std::string dead_members(Node &node, const NodeGroup &g, std::int32_t awaited) {
   std::string dead;
   for (std::uint32_t i = 0; i < g.members.size(); ++i)
-    if ((awaited == kAllMembers || awaited == static_cast<std::int32_t>(i)) && !node.alive(NodeIndex{g.members[i]}))
-      dead += (dead.empty() ? "node rank " : ", ") + std::to_string(g.members[i]);
+    if ((awaited == kAllMembers || awaited == static_cast<std::int32_t>(i)) && !node.alive(g.members[i]))
+      dead += (dead.empty() ? "node rank " : ", ") + std::to_string(g.members[i].value());
   return dead.empty() ? dead : dead + " of the group died";
 }
 

@@ -25,7 +25,7 @@ namespace hygaspi::shm {
 struct NodeGroup {
   std::uint32_t slot = 0;               // this rank's slot of the group (its local handle)
   std::uint32_t tag = 0;                // commit tag, the same on every member
-  std::vector<gaspi_rank_t> members;    // node-local indices of the members on this node, ascending
+  std::vector<NodeIndex> members;       // the members on this node, ascending
   std::uint32_t my_index = 0;           // my position in members
   std::vector<std::int32_t> peer_slots; // each member's slot of the group; -1 until looked up
 };

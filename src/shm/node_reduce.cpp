@@ -54,13 +54,13 @@ gaspi_return_t reduce_area_attach_step(Node &node, NodeGroup &group, ReduceArea 
   if (leader_slot < 0)
     return GASPI_TIMEOUT;
   const auto members = static_cast<std::uint32_t>(group.members.size());
-  const gaspi_rank_t leader = group.members[0];
+  const NodeIndex leader = group.members[0];
   area = ReduceArea{};
   area.layout = ReduceLayout{members, round_up(slot_bytes)};
   std::string error;
-  const std::uint64_t nonce =
-      node.block(NodeIndex{leader}).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
-  if (!ShmObject::open(node.object_name("c", leader, group.tag, 0, nonce), area.layout.bytes(), area.object, error)) {
+  const std::uint64_t nonce = node.block(leader).group_slots[leader_slot].reduce_nonce.load(std::memory_order_relaxed);
+  if (!ShmObject::open(node.object_name("c", leader.value(), group.tag, 0, nonce), area.layout.bytes(), area.object,
+                       error)) {
     log::error("group %u: %s", group.slot, error.c_str());
     area = ReduceArea{};
     return GASPI_ERROR;
@@ -81,7 +81,7 @@ void reduce_contribute(Node &node, const NodeGroup &group, ReduceArea &area, Nod
   std::memcpy(area.at(area.layout.slot_offset(group.my_index)), send, bytes);
   area.arrived(group.my_index).seq.store(state.seq, std::memory_order_seq_cst);
   if (group.my_index != 0)
-    node.ring(NodeIndex{group.members[0]});
+    node.ring(group.members[0]);
 }
 
 gaspi_return_t reduce_combine_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state,
@@ -101,7 +101,7 @@ gaspi_return_t reduce_combine_step(const NodeGroup &group, ReduceArea &area, con
 void reduce_publish(Node &node, const NodeGroup &group, ReduceArea &area, const NodeReduceState &state) noexcept {
   area.result_seq().seq.store(state.seq, std::memory_order_seq_cst);
   for (std::size_t i = 1; i < group.members.size(); ++i)
-    node.ring(NodeIndex{group.members[i]});
+    node.ring(group.members[i]);
 }
 
 gaspi_return_t reduce_collect_step(const ReduceArea &area, const NodeReduceState &state, void *receive,
@@ -121,7 +121,7 @@ void reduce_share(Node &node, const NodeGroup &group, ReduceArea &area, NodeRedu
   area.shared_head(state.seq, group.my_index).seq.store(state.seq, std::memory_order_seq_cst);
   for (std::size_t i = 0; i < group.members.size(); ++i)
     if (i != group.my_index)
-      node.ring(NodeIndex{group.members[i]});
+      node.ring(group.members[i]);
 }
 
 gaspi_return_t reduce_fold_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state, void *acc,

@@ -6,6 +6,7 @@
 #include "mpi_rma/control.hpp"
 #include "mpi_rma/rma.hpp"
 #include "shm/node.hpp"
+#include "shm/node_group.hpp"
 
 namespace hygaspi {
 
@@ -34,6 +35,8 @@ namespace hygaspi {
   (void)(peers[g].mpi == m);
   (void)rma.flush(m);
   (void)peers.global(m);
+  shm::NodeGroup group;
+  group.members.push_back(peers[g].node);
 #elif CASE == 1
   takes_node_index(g); // a GlobalRank where a NodeIndex is expected
 #elif CASE == 2
@@ -63,6 +66,12 @@ namespace hygaspi {
   (void)rma.flush(g); // ... nor a GlobalRank
 #elif CASE == 13
   (void)control.kill(peers[g].mpi.value(), Deadline(0), Step()); // an MpiRank's value is no MpiRank
+#elif CASE == 14
+  shm::NodeGroup group;
+  group.members.push_back(g); // a node group's members are node indices
+#elif CASE == 15
+  shm::NodeGroup group;
+  group.members.push_back(1u); // ... not integers
 #else
 #error unknown CASE
 #endif

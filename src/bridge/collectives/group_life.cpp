@@ -23,7 +23,7 @@ void plan(GroupRecord &g, std::uint32_t slot) {
     if (peer.on_node()) {
       if (peer.kind == PeerKind::self)
         g.node.my_index = static_cast<std::uint32_t>(g.node.members.size());
-      g.node.members.push_back(static_cast<gaspi_rank_t>(peer.node.value()));
+      g.node.members.push_back(peer.node);
     }
     const int node = rt().mpi.active() ? rt().mpi.node_of[m] : 0;
     if (std::find(seen_nodes.begin(), seen_nodes.end(), node) == seen_nodes.end()) {
