@@ -40,8 +40,11 @@ asan() {
   # check both, over the same bridge and core code.
   # Two tests at a time: every multi-rank test oversubscribes the 2 cores anyway, and the CI budget
   # (.ci/run under 20 min) does not allow the serial run (about 12 min for mpi+hybrid alone).
+  # Not the build checks (the consumer project, the lint tests), which run no library code, nor the
+  # 8-rank init+term loop (2 and 4 ranks run the same start-up and shut-down code; 26 s here).
   pass "asan shm+unit (leak checks)" \
-    sh -c 'cd build-asan && ctest -j2 --output-on-failure --timeout 600 -LE "mpi|hybrid|multihost"'
+    sh -c 'cd build-asan && ctest -j2 --output-on-failure --timeout 600 -LE "mpi|hybrid|multihost" \
+      -E "^consumer$|^lint\.|^lifecycle\.init_term\.shm\.n8$"'
   # The MPI path at 2 ranks and the hybrid path at 4 (2 nodes of 2): the same bridge and
   # transport code as at 4 to 32 ranks, which the plain and pinned passes run (the mpi runs at 4
   # ranks took half of this pass's 151 s, mpi.mr_rma.n4 alone 47 s).
@@ -70,8 +73,9 @@ asan() {
 #     gn_am report a lock-order inversion that involves Open MPI's vader send path; not yet
 #     understood, so they are not in the list).
 # Not here: mr_rma (bulk copies, no threads; 80 s per run under TSan), the lifecycle tests (one
-# thread per rank), mpi-progress.mr_passive (its check that a blocked receive uses under 100 ms of
-# CPU in 500 ms cannot hold at TSan's slowdown: 122 ms measured; 33-75 ms without TSan).
+# thread per rank), mpi-progress.mr_passive (mpi-progress.mr_atomics covers the progress thread).
+# mr_passive's check that a blocked receive uses under 100 ms of CPU in 500 ms is off under TSan,
+# whose slowdown it would measure (107-122 ms under TSan, 26-88 ms without).
 tsan_tests='^(shm\.mr_(notify|queue|passive|atomics|collectives|stress|threads|term_wakes)\.n(2|4)'
 tsan_tests+='|mpi\.mr_(notify|passive|atomics|stress|term_wakes)\.n2|hybrid\.mr_(passive|atomics|stress)\.n4'
 tsan_tests+='|mpi-progress\.mr_atomics\.n4|failure\.dead_(wait|peer)\..*|shm\.gn_(am|mixed|hsl|par|loopback_par)\.n(2|4))$'
