@@ -102,7 +102,7 @@ void require_attached(const char *call) noexcept {
 
 void require_messaging(const char *call) noexcept {
   park_if_exiting();
-  if (!state().messaging.load(std::memory_order_acquire))
+  if (!am::is_open())
     fatal(call, "called before gasnet_attach (GASNet-1) or gex_Client_Init (GASNet-EX)");
 }
 
@@ -112,7 +112,6 @@ int open_messaging(const char *call) {
     std::lock_guard lock(engine::lifecycle());
     if (!am::is_open() && am::open(s.threads) != GASPI_SUCCESS)
       return error(call, GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
-    s.messaging.store(true, std::memory_order_release);
   }
   // Every node peer has opened its inbox after the first barrier and mapped this one after the
   // second; its name can go then.
@@ -167,7 +166,7 @@ static constexpr unsigned kDeadCheckEvery = 256;
 static void end_if_a_node_died() noexcept {
   HYG_FAST_TLS thread_local unsigned polls = 0;
   State &s = state();
-  if (++polls % kDeadCheckEvery != 0 || !s.messaging.load(std::memory_order_acquire))
+  if (++polls % kDeadCheckEvery != 0 || !am::is_open())
     return;
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
     if (!engine::alive(GlobalRank{n}) && !s.exiting_ranks[n].load(std::memory_order_acquire)) {
@@ -246,7 +245,7 @@ static void leave_job(int code) noexcept {
     return;
   s.exiting_ranks[s.mynode].store(true);
   bool collective = s.nodes == 1;
-  if (!collective && s.messaging.load()) {
+  if (!collective && am::is_open()) {
     // Tell every node; each one that polls joins the exit with this code. Then wait, polling, for
     // all of them to join (the usual barrier-then-exit), up to half a second.
     std::vector<bool> told(s.nodes, false);
@@ -441,7 +440,6 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
       return error("gasnet_attach", GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
     s.serving.store(false, std::memory_order_release);
     s.attached.store(true, std::memory_order_release);
-    s.messaging.store(true, std::memory_order_release);
   }
   // Every node's segment to every node; the last arrival is also the attach barrier: a node has
   // them all once every node has made its segment and opened its inbox.

@@ -96,13 +96,9 @@ struct State {
   bool threads = false;                 // GASNET_PAR: any thread may call GASNet at any time
   std::atomic<bool> attached{false};    // gasnet_attach (or gex_Segment_Attach) was called
   std::atomic<bool> attach_done{false}; // ... and returned: every node's segment is known here
-  // The AM inbox is open and client AMs may be sent and polled: from gasnet_attach for a GASNet-1
-  // client, from gex_Client_Init for a GASNet-EX one (which may send AMs and run collectives
-  // before it attaches a segment, or without one).
-  std::atomic<bool> messaging{false};
-  // The call that opened messaging has returned: until then a client message that a faster node
-  // sent is kept, not run (the client sets up what its handlers need once that call returns), and
-  // runs at the first poll after it.
+  // The call that opened the AM inbox (gasnet_attach, gex_Client_Init) has returned and no attach
+  // is under way: until then a client message that a faster node sent is kept, not run (the client
+  // sets up what its handlers need once that call returns), and runs at the first poll after it.
   std::atomic<bool> serving{false};
   std::mutex deferred_mutex;
   std::atomic<bool> has_deferred{false};
@@ -150,7 +146,9 @@ int error(const char *call, int code, const char *fmt, ...) noexcept __attribute
 // holding an HSL (the calls that communicate or poll).
 void require_attached(const char *call) noexcept;
 void require_inited(const char *call) noexcept;
-// Client AMs may be sent and polled (State::messaging).
+// Client AMs may be sent and polled: the AM inbox is open (am::is_open), from gasnet_attach for a
+// GASNet-1 client, from gex_Client_Init for a GASNet-EX one (which may send AMs and run
+// collectives before it attaches a segment, or without one).
 void require_messaging(const char *call) noexcept;
 // Opens this rank's AM inbox; collective: returns once every node peer has mapped it (its name
 // then goes, so that a crash leaves nothing in /dev/shm). Client messages run once `serving`.
