@@ -8,9 +8,13 @@ void publish_group(Node &node, NodeGroup &g) noexcept {
   GroupSlot &mine = node.my_block().group_slots[g.slot];
   mine.broken.store(0, std::memory_order_relaxed);
   mine.tag.store(g.tag, std::memory_order_seq_cst);
-  for (NodeIndex m : g.members)
-    if (m != node.rank())
-      node.ring(m);
+  ring_others(node, g);
+}
+
+void ring_others(Node &node, const NodeGroup &g) noexcept {
+  for (std::size_t i = 0; i < g.members.size(); ++i)
+    if (i != g.my_index)
+      node.ring(g.members[i]);
 }
 
 void withdraw_group(Node &node, std::uint32_t slot) noexcept {

@@ -30,6 +30,9 @@ struct NodeGroup {
   std::vector<std::int32_t> peer_slots; // each member's slot of the group; -1 until looked up
 };
 
+// Rings the doorbell of every member of `g` on this node but this rank (after a seq_cst store that
+// they may sleep on).
+void ring_others(Node &node, const NodeGroup &g) noexcept;
 // Publishes `g` in this rank's block (after its reduce area exists) and wakes the node members,
 // which may wait to find it.
 void publish_group(Node &node, NodeGroup &g) noexcept;

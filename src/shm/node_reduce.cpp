@@ -100,8 +100,7 @@ gaspi_return_t reduce_combine_step(const NodeGroup &group, ReduceArea &area, con
 
 void reduce_publish(Node &node, const NodeGroup &group, ReduceArea &area, const NodeReduceState &state) noexcept {
   area.result_seq().seq.store(state.seq, std::memory_order_seq_cst);
-  for (std::size_t i = 1; i < group.members.size(); ++i)
-    node.ring(group.members[i]);
+  ring_others(node, group); // the leader is member 0
 }
 
 gaspi_return_t reduce_collect_step(const ReduceArea &area, const NodeReduceState &state, void *receive,
@@ -119,9 +118,7 @@ void reduce_share(Node &node, const NodeGroup &group, ReduceArea &area, NodeRedu
   area.arrived(group.my_index).seq.store(state.seq, std::memory_order_relaxed); // nobody waits on it here
   // seq_cst, as every doorbell's condition: ordered before ring()'s look for sleepers.
   area.shared_head(state.seq, group.my_index).seq.store(state.seq, std::memory_order_seq_cst);
-  for (std::size_t i = 0; i < group.members.size(); ++i)
-    if (i != group.my_index)
-      node.ring(group.members[i]);
+  ring_others(node, group);
 }
 
 gaspi_return_t reduce_fold_step(const NodeGroup &group, ReduceArea &area, const NodeReduceState &state, void *acc,
