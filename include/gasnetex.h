@@ -8,15 +8,17 @@
  * contiguous RMA with events, NBI completion and access regions, teams (gex_TM_Split,
  * gex_TM_Destroy), the collectives (barrier, broadcast, reductions to one and to all), remote
  * atomics (gex_AD_*) and handler-safe locks (GASNet-1's). Its limits:
- *  - active messages, RMA, collectives and gex_TM_Split need gex_Segment_Attach (or
- *    gasnet_attach) first: it opens the AM inbox, and a call made before fails fatally, naming
- *    the call;
+ *  - RMA and atomics on the primordial team need gex_Segment_Attach (or gasnet_attach) first; a
+ *    call made before fails fatally, naming the call (active messages, collectives and
+ *    gex_TM_Split work from gex_Client_Init on);
  *  - teams need no client scratch (the size queries return 0); GEX_DT_USER elements are at most
  *    32 KiB (GEX_OP_USER_NC: 32 KiB over the team's size);
  *  - GEX_FLAG_IMMEDIATE is accepted and never makes a call a "no op"; the flags marked
  *    [UNIMPLEMENTED] in [GEX] are refused;
  *  - a Medium or Long payload is locally complete when its call returns, whatever lc_opt asks;
- *  - one endpoint and one segment per process (no gex_EP_Create, gex_Segment_Create), no VIS.
+ *  - endpoints beyond the primordial one (gex_EP_Create) serve RMA through TM-pairs (gex_TM_Pair)
+ *    into segments of gex_Segment_Create, of host or CUDA device memory (gasnet_mk.h), within
+ *    the process and on its node; no VIS.
  * On a node, contiguous puts and gets on the primordial team and the integer atomics run inline in
  * the client (below, and gasnetex_inline.h); GASNET_HYG_NO_INLINE turns that off.
  *
@@ -36,8 +38,10 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default)
 
+/* 0.12 is the document this follows; 15 says what clients test for since: gex_EP_BindSegment
+ * returns int (GASNet-EX 2022.9) and gex_Segment_Destroy exists (UPC++ looks for minor 15). */
 #define GEX_SPEC_VERSION_MAJOR 0
-#define GEX_SPEC_VERSION_MINOR 12
+#define GEX_SPEC_VERSION_MINOR 15
 
 /* ---- basic types [GEX "Basic types"] */
 typedef gasnet_node_t gex_Rank_t;
@@ -64,6 +68,7 @@ typedef struct gex_hyg_TM *gex_TM_t;
 typedef struct gex_hyg_Segment *gex_Segment_t;
 typedef struct gex_hyg_Token *gex_Token_t;
 typedef struct gex_hyg_Event *gex_Event_t; /* interoperable with gasnet_handle_t */
+typedef struct gex_hyg_MK *gex_MK_t;       /* a memory kind (gasnet_mk.h creates them) */
 #define GEX_CLIENT_INVALID ((gex_Client_t)0)
 #define GEX_EP_INVALID ((gex_EP_t)0)
 #define GEX_TM_INVALID ((gex_TM_t)0)
@@ -73,6 +78,27 @@ typedef struct {
   gex_Rank_t gex_rank;
   gex_EP_Index_t gex_ep_index;
 } gex_EP_Location_t;
+#define GEX_EP_INDEX_INVALID ((gex_EP_Index_t)0xFFFFFFFFu)
+/* Endpoints per process, the primordial one included: indices 0 .. GASNET_MAXEPS-1, handed out in
+ * creation order and never reused (gex_EP_Create). */
+#define GASNET_MAXEPS 33
+
+/* ---- memory kinds [GEX-MK "Memory Kinds"]: GEX_MK_HOST, and the classes gex_MK_Create
+ * (gasnet_mk.h) knows. CUDA is loaded at run time: the class exists in every build, and
+ * gex_MK_Create says at run time whether this machine can serve it. */
+#define GEX_MK_INVALID ((gex_MK_t)0)
+#define GEX_MK_HOST ((gex_MK_t)(uintptr_t)1)
+#define GASNET_HAVE_MK_CLASS_CUDA_UVA 1
+#define GASNET_HAVE_MK_CLASS_MULTIPLE 1
+
+/* ---- endpoint capabilities [GEX-MK "GEX_EP_CAPABILITY Constants"] */
+typedef uint32_t gex_EP_Capabilities_t;
+#define GEX_EP_CAPABILITY_RMA ((gex_EP_Capabilities_t)1u << 0)
+#define GEX_EP_CAPABILITY_AM ((gex_EP_Capabilities_t)1u << 1)
+#define GEX_EP_CAPABILITY_VIS ((gex_EP_Capabilities_t)1u << 2)
+#define GEX_EP_CAPABILITY_COLL ((gex_EP_Capabilities_t)1u << 3)
+#define GEX_EP_CAPABILITY_AD ((gex_EP_Capabilities_t)1u << 4)
+#define GEX_EP_CAPABILITY_ALL ((gex_EP_Capabilities_t)0x1f)
 
 /* ---- events [GEX "Events"] */
 #define GEX_EVENT_INVALID ((gex_Event_t)0)
@@ -116,6 +142,11 @@ typedef struct {
 #define GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED ((gex_Flags_t)1u << 15)
 #define GEX_FLAG_TM_SCRATCH_SIZE_MIN ((gex_Flags_t)1u << 22) /* deprecated [GEX]: warns once */
 #define GEX_FLAG_GLOBALLY_QUIESCED ((gex_Flags_t)1u << 23)
+/* gex_EP_Create's hints (accepted, and kept for gex_EP_QueryFlags; nothing here is scarce). They
+ * share bits with team flags, which gex_EP_Create never takes. */
+#define GEX_FLAG_HINT_ACCEL_AD ((gex_Flags_t)1u << 19)
+#define GEX_FLAG_HINT_ACCEL_COLL ((gex_Flags_t)1u << 22)
+#define GEX_FLAG_HINT_ACCEL_ALL (GEX_FLAG_HINT_ACCEL_AD | GEX_FLAG_HINT_ACCEL_COLL)
 /* remote atomics: the target's locality (gex_AD_Op*), the creation's hint (gex_AD_Create), fences */
 #define GEX_FLAG_AD_MY_RANK ((gex_Flags_t)1u << 25)
 #define GEX_FLAG_AD_MY_NBRHD ((gex_Flags_t)1u << 26)
@@ -189,6 +220,18 @@ uintptr_t gex_Segment_QuerySize(gex_Segment_t seg);
 void gex_Segment_SetCData(gex_Segment_t seg, const void *val);
 void *gex_Segment_QueryCData(gex_Segment_t seg);
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p, uintptr_t *size_p);
+
+/* ---- endpoints, segments and TM-pairs beyond the primordial ones [GEX-MK sections 3-5] */
+int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities, gex_Flags_t flags);
+int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags);
+int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags);
+gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                                       uintptr_t *size_p, gex_Flags_t flags);
+int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address, uintptr_t length,
+                       gex_MK_t kind, gex_Flags_t flags);
+void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags);
+gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index);
+gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags);
 
 /* ---- active messages [GEX "Active Messages"] */
 #define GEX_AM_INDEX_BASE 128

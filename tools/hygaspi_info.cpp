@@ -56,6 +56,8 @@ std::string type_and_range(const Knob &k) {
     return "integer in [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
   case KnobType::boolean:
     return "boolean 0 or 1";
+  case KnobType::path:
+    return "path of 1 to " + std::to_string(k.max) + " bytes";
   case KnobType::hex_id:
     break;
   }

@@ -14,7 +14,8 @@ constexpr bool table_is_sound() {
     const Knob &k = kKnobs[i];
     if (k.name.empty() || k.doc.empty() || k.min > k.max)
       return false;
-    if (static_cast<std::size_t>(k.type) != k.member.index()) // the helper's type matches the member
+    const std::size_t member_index = k.type == KnobType::path ? 2 : static_cast<std::size_t>(k.type);
+    if (member_index != k.member.index()) // the helper's type matches the member
       return false;
     if (k.doc.find_first_of("|\n") != std::string_view::npos) // one Markdown table cell
       return false;
@@ -42,6 +43,7 @@ bool store_knob(const Knob &k, std::string_view text, Knobs &out) {
     out.*std::get<bool Knobs::*>(k.member) = *parse_int(text, k.min, k.max) == 1; // "01" too
     break;
   case KnobType::hex_id:
+  case KnobType::path:
     out.*std::get<std::string Knobs::*>(k.member) = std::string(text);
     break;
   }
@@ -52,6 +54,8 @@ std::string malformed(const Knob &k, std::string_view text) {
   std::string message = std::string(k.name) + "='" + std::string(text) + "' is not ";
   if (k.type == KnobType::hex_id)
     return message + "an id of at most " + std::to_string(k.max) + " lower-case hex digits";
+  if (k.type == KnobType::path)
+    return message + "a path of 1 to " + std::to_string(k.max) + " bytes without control characters";
   return message + "an integer in [" + std::to_string(k.min) + ", " + std::to_string(k.max) + "]";
 }
 

@@ -35,6 +35,7 @@ struct Knobs {
   std::int64_t test_die_send{};   // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
   bool numa_socket{};             // GASPI_SET_NUMA_SOCKET (GPI-2's): gaspi_numa_socket answers
   bool gasnet_dynamic_window{};   // HYGASPI_GASNET_DYNAMIC_WINDOW: GASNet put/get on a dynamic window
+  std::string cuda_library;       // HYGASPI_CUDA_LIBRARY: the CUDA driver that memory kinds load
 
   std::uint64_t from_env = 0; // bit i: the environment set kKnobs[i] (read_knobs, read_knob)
 
@@ -43,7 +44,8 @@ struct Knobs {
 };
 
 // integer: a decimal in [min, max]. boolean: 0 or 1. hex_id: at most `max` lower-case hex digits.
-enum class KnobType : std::uint8_t { integer, boolean, hex_id };
+// path: a file name or path of `min` to `max` bytes, without control characters.
+enum class KnobType : std::uint8_t { integer, boolean, hex_id, path };
 using KnobMember = std::variant<std::int64_t Knobs::*, bool Knobs::*, std::string Knobs::*>;
 
 struct Knob {
@@ -67,6 +69,9 @@ constexpr Knob boolean(std::string_view name, std::string_view def, bool Knobs::
 constexpr Knob hex_id(std::string_view name, std::string_view def, std::int64_t max_digits, std::string Knobs::*member,
                       std::string_view doc) {
   return {name, KnobType::hex_id, def, 0, max_digits, member, doc};
+}
+constexpr Knob path(std::string_view name, std::string_view def, std::string Knobs::*member, std::string_view doc) {
+  return {name, KnobType::path, def, 1, 4096, member, doc};
 }
 } // namespace knob
 
@@ -111,6 +116,9 @@ inline constexpr Knob kKnobs[] = {
                   "GASNet jobs across nodes: 1 moves put, get and memset through a dynamic MPI window with the "
                   "segment attached, 0 through a regular window over the segment (`MPI_Win_create` at "
                   "`gasnet_attach`). For comparison"),
+    knob::path("HYGASPI_CUDA_LIBRARY", "libcuda.so.1", &Knobs::cuda_library,
+               "the CUDA driver library that CUDA memory kinds load (`dlopen`) at their first use: a file name "
+               "searched as the dynamic loader does, or a path"),
 };
 inline constexpr std::size_t kKnobCount = std::size(kKnobs);
 
@@ -145,8 +153,16 @@ inline constexpr std::size_t kKnobCount = std::size(kKnobs);
 // True when `text` is a value of `k`: its type's syntax, within its range. (Constant-evaluated for
 // every default in knobs.cpp; Knobs itself is not a literal type under clang with libstdc++ 12.)
 [[nodiscard]] constexpr bool knob_accepts(const Knob &k, std::string_view text) noexcept {
-  if (k.type != KnobType::hex_id)
+  if (k.type == KnobType::integer || k.type == KnobType::boolean)
     return parse_int(text, k.min, k.max).has_value();
+  if (k.type == KnobType::path) {
+    if (text.size() < static_cast<std::uint64_t>(k.min) || text.size() > static_cast<std::uint64_t>(k.max))
+      return false;
+    for (char c : text)
+      if (static_cast<unsigned char>(c) < 0x20 || c == 0x7f)
+        return false;
+    return true;
+  }
   if (text.size() < static_cast<std::uint64_t>(k.min) || text.size() > static_cast<std::uint64_t>(k.max))
     return false;
   for (char c : text)

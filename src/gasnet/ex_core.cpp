@@ -198,6 +198,8 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
         s.segments[s.mynode].size != 0) {
       x.segment_object.addr = s.segments[s.mynode].mapped;
       x.segment_object.size = static_cast<uintptr_t>(s.segments[s.mynode].size);
+      x.segment_object.primordial = true;
+      x.ep_object.bound.store(&x.segment_object, std::memory_order_release);
       x.segment.store(true, std::memory_order_release);
     }
   }
@@ -239,21 +241,17 @@ void *gex_Client_QueryCData(gex_Client_t client) {
 }
 
 gex_Client_t gex_EP_QueryClient(gex_EP_t ep) {
-  require_ep("gex_EP_QueryClient", ep);
+  endpoint("gex_EP_QueryClient", ep);
   return &ex_state().client_object;
 }
-gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) {
-  require_ep("gex_EP_QueryFlags", ep);
-  return 0;
-}
+gex_Flags_t gex_EP_QueryFlags(gex_EP_t ep) { return endpoint("gex_EP_QueryFlags", ep).flags; }
 gex_Segment_t gex_EP_QuerySegment(gex_EP_t ep) {
-  require_ep("gex_EP_QuerySegment", ep);
-  return ex_state().segment.load(std::memory_order_acquire) ? &ex_state().segment_object : GEX_SEGMENT_INVALID;
+  const gex_hyg_EP &e = endpoint("gex_EP_QuerySegment", ep);
+  if (e.index == 0)
+    return ex_state().segment.load(std::memory_order_acquire) ? &ex_state().segment_object : GEX_SEGMENT_INVALID;
+  return e.bound.load(std::memory_order_acquire);
 }
-gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) {
-  require_ep("gex_EP_QueryIndex", ep);
-  return 0; // the primordial endpoint
-}
+gex_EP_Index_t gex_EP_QueryIndex(gex_EP_t ep) { return endpoint("gex_EP_QueryIndex", ep).index; }
 void gex_EP_SetCData(gex_EP_t ep, const void *val) { object("gex_EP_SetCData", ep)->cdata = val; }
 void *gex_EP_QueryCData(gex_EP_t ep) { return const_cast<void *>(object("gex_EP_QueryCData", ep)->cdata.load()); }
 
@@ -313,6 +311,8 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   const NodeSegment &mine = state().segments[state().mynode];
   x.segment_object.addr = mine.mapped;
   x.segment_object.size = static_cast<uintptr_t>(mine.size);
+  x.segment_object.primordial = true;
+  x.ep_object.bound.store(&x.segment_object, std::memory_order_release);
   x.segment.store(true, std::memory_order_release);
   *segment_p = &x.segment_object;
   return GASNET_OK;
@@ -335,7 +335,25 @@ void *gex_Segment_QueryCData(gex_Segment_t seg) {
 
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p, void **localaddr_p,
                            uintptr_t *size_p) {
-  const gex_Rank_t rank = job_rank("gex_Segment_QueryBound", tm, team_rank);
+  const char *call = "gex_Segment_QueryBound";
+  if (is_pair(tm) && tm->pair_remote != 0) { // another endpoint's segment: what it published
+    require_may_communicate(call);
+    if (team_rank >= state().nodes)
+      fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", team_rank, state().nodes);
+    const Published *p = published(team_rank, tm->pair_remote);
+    if (p == nullptr)
+      return 1;
+    if (owneraddr_p != nullptr)
+      *owneraddr_p = reinterpret_cast<void *>(p->addr);
+    if (localaddr_p != nullptr) // device memory is mapped here only in its owner
+      *localaddr_p = !p->device || team_rank == state().mynode ? p->local : nullptr;
+    if (size_p != nullptr)
+      *size_p = static_cast<uintptr_t>(p->size);
+    return GASNET_OK;
+  }
+  const gex_Rank_t rank = is_pair(tm) ? team_rank : job_rank(call, tm, team_rank);
+  if (rank >= state().nodes)
+    fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
   const State &s = state();
   if (!s.attach_done.load(std::memory_order_acquire) || s.segments[rank].size == 0)
     return 1; // no bound segment: the outputs stay as they are

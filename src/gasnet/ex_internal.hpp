@@ -1,6 +1,8 @@
 // The GASNet-EX front end (gasnetex.h): a thin layer over the GASNet-1 one (internal.hpp). Its
-// objects are the primordial ones of gex_Client_Init: one client, its endpoint, the team of every
-// rank (team rank = job rank = GASNet-1 node) and the segment gex_Segment_Attach binds.
+// objects: the primordial ones of gex_Client_Init (one client, its endpoint, the team of every
+// rank, team rank = job rank = GASNet-1 node, and the segment gex_Segment_Attach binds), the teams
+// of gex_TM_Split, and the endpoints, segments, memory kinds and TM-pairs of ex_ep.cpp and
+// ex_mk.cpp.
 #pragma once
 #define GASNET_HYG_LIBRARY 1
 #include <gasnetex.h>
@@ -13,33 +15,67 @@
 #include <vector>
 
 #include "gasnet/internal.hpp"
+#include "kinds/cuda_device.hpp"
 
 struct gex_hyg_Client {
   std::atomic<const void *> cdata{nullptr};
   gex_Flags_t flags = 0;
   std::string name;
 };
-struct gex_hyg_EP {
-  std::atomic<const void *> cdata{nullptr};
-};
 namespace hygaspi::gasnet::ex {
 struct Team; // its engine group and its collectives in flight (ex_coll.hpp)
 } // namespace hygaspi::gasnet::ex
 
-// A team: the primordial one (every rank, team rank = job rank, `jobranks` empty) or one that
-// gex_TM_Split made (`jobranks` lists the job rank of each team rank).
+// A team: the primordial one (every rank, team rank = job rank, `jobranks` empty), one that
+// gex_TM_Split made (`jobranks` lists the job rank of each team rank), or a TM-pair (`pair_ep`
+// set: ranks are job ranks, and the remote endpoint is `pair_remote` at every rank).
 struct gex_hyg_TM {
   std::atomic<const void *> cdata{nullptr};
   std::vector<gex_Rank_t> jobranks;
   gex_Rank_t rank = 0; // this process's rank in the team
   gex_Rank_t size = 0;
   hygaspi::gasnet::ex::Team *coll = nullptr; // made at gex_TM_Split, or the primordial team's first collective
+  gex_hyg_EP *pair_ep = nullptr;             // a TM-pair's local endpoint
+  gex_EP_Index_t pair_remote = 0;            // a TM-pair's remote endpoint index
   [[nodiscard]] gex_Rank_t jobrank(gex_Rank_t r) const noexcept { return jobranks.empty() ? r : jobranks[r]; }
 };
+
+// A memory kind of gex_MK_Create: its class and, for CUDA_UVA, the device. GEX_MK_HOST is no object.
+struct gex_hyg_MK {
+  std::unique_ptr<hygaspi::kinds::CudaDevice> device;
+  std::atomic<unsigned> segments{0}; // live segments of the kind: gex_MK_Destroy waits for none
+};
+
 struct gex_hyg_Segment {
   std::atomic<const void *> cdata{nullptr};
   void *addr = nullptr;
   uintptr_t size = 0;
+  gex_MK_t kind = GEX_MK_HOST;
+  bool library_allocated = false; // gex_Segment_Create allocated it (and Destroy frees it)
+  bool primordial = false;        // gex_Segment_Attach's
+  bool destroyed = false;         // gex_Segment_Destroy was called (the object stays: see ex_mk.cpp)
+  [[nodiscard]] hygaspi::kinds::CudaDevice *device() const noexcept {
+    return kind == GEX_MK_HOST ? nullptr : kind->device.get();
+  }
+};
+
+// An endpoint: the primordial one (index 0) or one of gex_EP_Create. Its TM-pairs live in it, one
+// per remote index, so that gex_TM_Pair hands out the same value for the same arguments.
+struct gex_hyg_EP {
+  std::atomic<const void *> cdata{nullptr};
+  gex_EP_Index_t index = 0;
+  gex_EP_Capabilities_t capabilities = GEX_EP_CAPABILITY_ALL;
+  gex_Flags_t flags = 0;
+  std::atomic<gex_hyg_Segment *> bound{nullptr};
+  std::array<gex_hyg_TM, GASNET_MAXEPS> pairs;
+  gex_hyg_EP() noexcept {
+    for (gex_EP_Index_t i = 0; i < GASNET_MAXEPS; ++i) {
+      pairs[i].pair_ep = this;
+      pairs[i].pair_remote = i;
+    }
+  }
+  gex_hyg_EP(const gex_hyg_EP &) = delete;
+  gex_hyg_EP &operator=(const gex_hyg_EP &) = delete;
 };
 
 namespace hygaspi::gasnet::ex {
@@ -55,8 +91,44 @@ struct ExState {
   std::array<gex_AM_Entry_t, 256> entries{}; // what each client index was registered with
   std::mutex teams_lock;                     // the teams gex_TM_Split made; never freed while in use
   std::vector<std::unique_ptr<gex_hyg_TM>> teams;
+  // gex_EP_Create's endpoints: eps[i] has index i + 1. Never freed (no gex_EP_Destroy exists), so
+  // a handle stays valid and an index is never reused.
+  std::mutex eps_lock;
+  std::vector<std::unique_ptr<gex_hyg_EP>> eps;
+  std::atomic<std::uint32_t> ep_count{1}; // endpoints, the primordial one included
 };
 ExState &ex_state() noexcept;
+
+// The endpoint `ep` (primordial or created), checked: fatal naming the call when it is none.
+gex_hyg_EP &endpoint(const char *call, gex_EP_t ep) noexcept;
+// `tm` is a TM-pair of one of this client's endpoints (checked without reading through `tm`).
+bool is_pair(gex_TM_t tm) noexcept;
+
+// What a rank published of one of its endpoints' bound segments (gex_EP_PublishBoundSegment, or
+// gex_Segment_Attach for index 0): the owner's address, the size, and how a process of its node
+// opens device memory. `local` is this process's address of it, once opened.
+struct Published {
+  bool valid = false;
+  bool device = false; // CUDA device memory (reached through `key`); host memory otherwise
+  std::uint64_t addr = 0, size = 0;
+  hygaspi::kinds::IpcKey key{};
+  void *local = nullptr; // the owner's address in this process (self: addr; node peer: once imported)
+};
+// The entry of (job rank, endpoint index), nullptr when none was published; index 0 answers from
+// the primordial segment. Thread-safe.
+const Published *published(gex_Rank_t jobrank, gex_EP_Index_t index);
+// The local address that reaches [addr, +n) of (jobrank, index)'s bound segment, opening a node
+// peer's device memory the first time; fatal naming the call when the range is outside it or the
+// memory cannot be reached from here. `device` says whether the memory is device memory, `dev`
+// the kind's device to copy with (this process's own device for a node peer's memory).
+void *reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n,
+            hygaspi::kinds::CudaDevice *&dev);
+// This process's device of CUDA ordinal `ordinal`, through which node peers' memory on it is
+// opened and copied (opened at first use, kept for the process's life); nullptr without one.
+hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);
+// RMA through a TM-pair (ex_rma.cpp calls it for tm->pair_ep): a blocking copy between `local`
+// (host memory, or in the local endpoint's bound segment) and the remote range.
+void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n, bool put);
 
 // Entry checks that name the call: `tm` is a team of this client (and the client exists); `ep` the
 // primordial endpoint; gex_Segment_Attach (or gasnet_attach) has returned: every rank's segment is

@@ -27,6 +27,21 @@ bool start(const char *call, gex_TM_t tm, gex_Rank_t &rank, const void *remote, 
   return true;
 }
 
+// RMA through a TM-pair (ex_mk.cpp's pair_copy), complete when it returns. False when `tm` is no
+// TM-pair (a team: the caller goes on).
+bool pair_rma(const char *call, gex_TM_t tm, gex_Rank_t rank, void *local, void *remote, std::size_t nbytes,
+              gex_Flags_t flags, bool put) {
+  if (!is_pair(tm))
+    return false;
+  require_flags(call, flags, kRmaFlags);
+  require_may_communicate(call);
+  if (rank >= state().nodes)
+    fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
+  if (nbytes > 0)
+    pair_copy(call, tm, rank, local, remote, nbytes, put);
+  return true;
+}
+
 std::size_t value_size(const char *call, std::size_t nbytes) {
   if (nbytes == 0 || nbytes > sizeof(gex_RMA_Value_t))
     fatal(call, "nbytes %zu is not in 1..%zu", nbytes, sizeof(gex_RMA_Value_t));
@@ -60,6 +75,8 @@ void require_no_flags(const char *call, gex_Flags_t flags) {
 extern "C" {
 
 int gex_RMA_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes, gex_Flags_t flags) {
+  if (pair_rma("gex_RMA_PutBlocking", tm, rank, const_cast<void *>(src), dest, nbytes, flags, true))
+    return 0;
   if (start("gex_RMA_PutBlocking", tm, rank, dest, nbytes, flags))
     gasnet_put_bulk(rank, dest, const_cast<void *>(src), nbytes);
   return 0;
@@ -73,6 +90,8 @@ int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, si
   const char *call = "gex_RMA_PutNBI";
   if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP)
     fatal(call, "lc_opt must be GEX_EVENT_NOW, GEX_EVENT_DEFER or GEX_EVENT_GROUP");
+  if (pair_rma(call, tm, rank, const_cast<void *>(src), dest, nbytes, flags, true))
+    return 0;
   if (!start(call, tm, rank, dest, nbytes, flags))
     return 0;
   if (lc_opt == GEX_EVENT_DEFER)
@@ -90,7 +109,9 @@ gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
   if (lc_opt == nullptr || lc_opt == GEX_EVENT_GROUP)
     fatal(call, "lc_opt must be GEX_EVENT_NOW, GEX_EVENT_DEFER or the address of an event");
   gex_Event_t e = GEX_EVENT_INVALID;
-  if (start(call, tm, rank, dest, nbytes, flags))
+  if (pair_rma(call, tm, rank, const_cast<void *>(src), dest, nbytes, flags, true))
+    ; // complete: e stays GEX_EVENT_INVALID
+  else if (start(call, tm, rank, dest, nbytes, flags))
     e = to_event(lc_opt == GEX_EVENT_DEFER ? gasnet_put_nb_bulk(rank, dest, const_cast<void *>(src), nbytes)
                                            : gasnet_put_nb(rank, dest, const_cast<void *>(src), nbytes));
   if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER)
@@ -99,16 +120,22 @@ gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
 }
 
 int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags) {
+  if (pair_rma("gex_RMA_GetBlocking", tm, rank, dest, src, nbytes, flags, false))
+    return 0;
   if (start("gex_RMA_GetBlocking", tm, rank, src, nbytes, flags))
     gasnet_get_bulk(dest, rank, src, nbytes);
   return 0;
 }
 int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags) {
+  if (pair_rma("gex_RMA_GetNBI", tm, rank, dest, src, nbytes, flags, false))
+    return 0;
   if (start("gex_RMA_GetNBI", tm, rank, src, nbytes, flags))
     gasnet_get_nbi_bulk(dest, rank, src, nbytes);
   return 0;
 }
 gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags) {
+  if (pair_rma("gex_RMA_GetNB", tm, rank, dest, src, nbytes, flags, false))
+    return GEX_EVENT_INVALID;
   if (!start("gex_RMA_GetNB", tm, rank, src, nbytes, flags))
     return GEX_EVENT_INVALID;
   return to_event(gasnet_get_nb_bulk(dest, rank, src, nbytes));
@@ -116,12 +143,16 @@ gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, s
 
 gex_RMA_Value_t gex_RMA_GetBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags) {
   const char *call = "gex_RMA_GetBlockingVal";
+  if (gex_RMA_Value_t v = 0; pair_rma(call, tm, rank, &v, src, value_size(call, nbytes), flags, false))
+    return v; // little-endian: the low nbytes hold the value
   start(call, tm, rank, src, value_size(call, nbytes), flags);
   return gasnet_get_val(rank, src, nbytes);
 }
 int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value, size_t nbytes,
                            gex_Flags_t flags) {
   const char *call = "gex_RMA_PutBlockingVal";
+  if (pair_rma(call, tm, rank, &value, dest, value_size(call, nbytes), flags, true))
+    return 0;
   start(call, tm, rank, dest, value_size(call, nbytes), flags);
   gasnet_put_val(rank, dest, value, nbytes);
   return 0;
@@ -129,6 +160,8 @@ int gex_RMA_PutBlockingVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Val
 int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value, size_t nbytes,
                       gex_Flags_t flags) {
   const char *call = "gex_RMA_PutNBIVal";
+  if (pair_rma(call, tm, rank, &value, dest, value_size(call, nbytes), flags, true))
+    return 0;
   start(call, tm, rank, dest, value_size(call, nbytes), flags);
   gasnet_put_nbi_val(rank, dest, value, nbytes);
   return 0;
@@ -136,6 +169,8 @@ int gex_RMA_PutNBIVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t 
 gex_Event_t gex_RMA_PutNBVal(gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value, size_t nbytes,
                              gex_Flags_t flags) {
   const char *call = "gex_RMA_PutNBVal";
+  if (pair_rma(call, tm, rank, &value, dest, value_size(call, nbytes), flags, true))
+    return GEX_EVENT_INVALID;
   start(call, tm, rank, dest, value_size(call, nbytes), flags);
   return to_event(gasnet_put_nb_val(rank, dest, value, nbytes));
 }

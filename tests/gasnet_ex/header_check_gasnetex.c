@@ -7,7 +7,11 @@
 
 #include <stdint.h>
 
-_Static_assert(GEX_SPEC_VERSION_MAJOR == 0 && GEX_SPEC_VERSION_MINOR == 12, "spec version");
+_Static_assert(GEX_SPEC_VERSION_MAJOR == 0 && GEX_SPEC_VERSION_MINOR == 15, "spec version");
+#include <gasnet_mk.h>
+#include <gasnet_mk.h>
+_Static_assert(GASNET_MAXEPS == 33 && sizeof(gex_MK_t) == sizeof(void *), "memory kinds");
+_Static_assert(GASNET_HAVE_MK_CLASS_CUDA_UVA == 1 && GASNET_HAVE_MK_CLASS_MULTIPLE == 1, "classes");
 _Static_assert(sizeof(gex_Rank_t) == sizeof(gasnet_node_t), "gex_Rank_t is interoperable with gasnet_node_t");
 _Static_assert(sizeof(gex_AM_Arg_t) == sizeof(gasnet_handlerarg_t), "gex_AM_Arg_t");
 _Static_assert(sizeof(gex_RMA_Value_t) == SIZEOF_GEX_RMA_VALUE_T, "SIZEOF_GEX_RMA_VALUE_T");

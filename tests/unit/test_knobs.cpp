@@ -55,6 +55,7 @@ std::string value_of(const Knob &k, const Knobs &knobs) {
   case KnobType::boolean:
     return knobs.*std::get<bool Knobs::*>(k.member) ? "1" : "0";
   case KnobType::hex_id:
+  case KnobType::path:
     break;
   }
   return knobs.*std::get<std::string Knobs::*>(k.member);
@@ -67,6 +68,8 @@ std::vector<std::string> bad_values(const Knob &k) {
     bad = {std::string(static_cast<std::size_t>(k.max) + 1, 'a'), "../etc", "00FF", "00 ff", "g"};
     return bad;
   }
+  if (k.type == KnobType::path)
+    return {"", std::string(static_cast<std::size_t>(k.max) + 1, 'a'), "lib\ncuda", "a\tb", "\x7f"};
   bad.push_back("");
   if (k.min > std::numeric_limits<std::int64_t>::min())
     bad.push_back(std::to_string(k.min - 1));
@@ -160,7 +163,7 @@ TEST_CASE("every knob parses its default, and a default-constructed Knobs holds 
     CHECK(hygaspi::read_knob(got, k.member, error));
     CHECK(error.empty());
     CHECK(value_of(k, got) == value_of(k, defaults));
-    CHECK(value_of(k, defaults) == (k.type == KnobType::hex_id
+    CHECK(value_of(k, defaults) == (k.type == KnobType::hex_id || k.type == KnobType::path
                                         ? std::string(k.default_value)
                                         : std::to_string(*parse_int(k.default_value, k.min, k.max))));
     CHECK(std::visit([&](auto member) { return got.given(member); }, k.member)); // set, though to the default
@@ -174,6 +177,7 @@ TEST_CASE("every knob takes the edges of its range") {
   for (const Knob &k : kKnobs) {
     const std::vector<std::string> edges =
         k.type == KnobType::hex_id ? std::vector<std::string>{"", "0123456789abcdef", std::string(k.max, 'f')}
+        : k.type == KnobType::path ? std::vector<std::string>{"x", "/opt/a b/libcuda.so.1", std::string(k.max, 'p')}
                                    : std::vector<std::string>{std::to_string(k.min), std::to_string(k.max)};
     for (const std::string &text : edges) {
       INFO(k.name, "='", text, "'");

@@ -1,0 +1,300 @@
+// GASNet-EX endpoints beyond the primordial one, segment binding and publication, TM-pairs, and
+// the table of what every rank published (ex_internal.hpp "Published"), which RMA through a
+// TM-pair reads [GEX-MK sections 3 and 5; GEX "gex_EP_PublishBoundSegment"].
+//
+// Endpoint indices count 1, 2, ... in creation order, are never reused and stop below
+// GASNET_MAXEPS: a process that creates endpoints in the same order as its peers knows their
+// indices without asking (UPC++ checks each new index against its own count).
+//
+// Publication is an exchange over the team: each rank's records (index, address, size, and for
+// device memory the IPC key a node peer opens it with), gathered with two reductions of the
+// team's collective engine (the largest count, then a bitwise OR of every rank's block).
+#include <algorithm>
+#include <cstring>
+#include <functional>
+
+#include "gasnet/ex_internal.hpp"
+
+using namespace hygaspi;
+using namespace hygaspi::gasnet;
+using namespace hygaspi::gasnet::ex;
+
+namespace hygaspi::gasnet::ex {
+
+namespace {
+
+// Every (job rank, index) pair's publication; rows of GASNET_MAXEPS entries, sized at first use.
+struct PublishedTable {
+  std::mutex lock;
+  std::vector<Published> entries;
+  Published &at(gex_Rank_t jobrank, gex_EP_Index_t index) {
+    if (entries.empty())
+      entries.resize(std::size_t{state().nodes} * GASNET_MAXEPS);
+    return entries[std::size_t{jobrank} * GASNET_MAXEPS + index];
+  }
+};
+PublishedTable &table() {
+  static auto *t = new PublishedTable; // threads may still read it as the process exits
+  return *t;
+}
+
+// One published endpoint on the wire: 16 words.
+struct Record {
+  std::uint64_t head = 0; // bit 63 present, bit 62 has a segment, bit 61 device memory; low 32 bits the index
+  std::uint64_t addr = 0, size = 0;
+  kinds::IpcKey key{};
+};
+static_assert(std::is_trivially_copyable_v<Record>);
+static_assert(sizeof(Record) == 16 * 8);
+constexpr std::uint64_t kPresent = 1ull << 63, kHasSegment = 1ull << 62, kDevice = 1ull << 61;
+
+bool node_peer(gex_Rank_t jobrank) {
+  const State &s = state();
+  return s.supernode[jobrank] == s.supernode[s.mynode];
+}
+
+// A blocking reduction to all over `tm`, through the team's collective engine.
+void reduce_all(gex_TM_t tm, std::uint64_t *dst, const std::uint64_t *src, std::size_t count, gex_OP_t op) {
+  gex_Event_Wait(
+      gex_Coll_ReduceToAllNB(tm, dst, src, GEX_DT_U64, sizeof(std::uint64_t), count, op, nullptr, nullptr, 0));
+}
+
+} // namespace
+
+gex_hyg_EP &endpoint(const char *call, gex_EP_t ep) noexcept {
+  ExState &x = ex_state();
+  if (!x.client.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Client_Init");
+  if (ep == &x.ep_object)
+    return x.ep_object;
+  std::lock_guard lock(x.eps_lock);
+  for (const auto &e : x.eps)
+    if (e.get() == ep)
+      return *e;
+  fatal(call, "ep %p is not an endpoint of this client", static_cast<void *>(ep));
+}
+
+bool is_pair(gex_TM_t tm) noexcept {
+  ExState &x = ex_state();
+  if (!x.client.load(std::memory_order_acquire))
+    return false;
+  const auto in = [tm](const gex_hyg_EP &e) {
+    const std::less<const gex_hyg_TM *> before;
+    return !before(tm, e.pairs.data()) && before(tm, e.pairs.data() + e.pairs.size());
+  };
+  if (in(x.ep_object))
+    return true;
+  std::lock_guard lock(x.eps_lock);
+  return std::any_of(x.eps.begin(), x.eps.end(), [&](const auto &e) { return in(*e); });
+}
+
+const Published *published(gex_Rank_t jobrank, gex_EP_Index_t index) {
+  if (index == 0) { // the primordial segment: GASNet-1's table
+    const State &s = state();
+    static thread_local Published p;
+    if (!s.attach_done.load(std::memory_order_acquire) || s.segments[jobrank].size == 0)
+      return nullptr;
+    p = Published{};
+    p.valid = true;
+    p.addr = s.segments[jobrank].addr;
+    p.size = s.segments[jobrank].size;
+    p.local = s.segments[jobrank].mapped;
+    return &p;
+  }
+  PublishedTable &t = table();
+  std::lock_guard lock(t.lock);
+  const Published &p = t.at(jobrank, index);
+  return p.valid ? &p : nullptr;
+}
+
+void *reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n,
+            kinds::CudaDevice *&dev) {
+  const State &s = state();
+  dev = nullptr;
+  if (index == 0) {
+    (void)segment_offset(call, jobrank, addr, n); // fatal outside rank's primordial segment
+    const NodeSegment &seg = s.segments[jobrank];
+    return seg.mapped == nullptr ? nullptr : seg.mapped + (reinterpret_cast<std::uint64_t>(addr) - seg.addr);
+  }
+  PublishedTable &t = table();
+  std::lock_guard lock(t.lock);
+  Published &p = t.at(jobrank, index);
+  if (!p.valid)
+    fatal(call, "rank %u published no segment for endpoint %u", jobrank, index);
+  const auto a = reinterpret_cast<std::uint64_t>(addr);
+  if (a < p.addr || a - p.addr > p.size || n > p.size - (a - p.addr))
+    fatal(call, "[%p, +%zu) is not inside the segment of rank %u's endpoint %u [%p, +%llu)", addr, n, jobrank, index,
+          reinterpret_cast<void *>(p.addr), static_cast<unsigned long long>(p.size));
+  if (p.local == nullptr) {
+    if (!p.device || !node_peer(jobrank))
+      fatal(call,
+            "rank %u's endpoint %u segment is %s memory of another %s: this path is not implemented (RMA through a "
+            "TM-pair reaches the process's own segments and the device segments of its node)",
+            jobrank, index, p.device ? "device" : "host", p.device ? "node" : "process");
+    // A node peer's device memory: opened through this process's device of the same ordinal.
+    kinds::CudaDevice *mine = local_device(p.key.device_ordinal);
+    if (mine == nullptr)
+      fatal(call, "rank %u's endpoint %u segment is memory of CUDA device %u, for which this process has no kind",
+            jobrank, index, p.key.device_ordinal);
+    std::string why;
+    void *base = mine->import(p.key, why);
+    if (base == nullptr)
+      fatal(call, "rank %u's endpoint %u segment: %s", jobrank, index, why.c_str());
+    p.local = base;
+  }
+  if (p.device)
+    dev = local_device(p.key.device_ordinal);
+  return static_cast<char *>(p.local) + (a - p.addr);
+}
+
+} // namespace hygaspi::gasnet::ex
+
+extern "C" {
+
+int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities, gex_Flags_t flags) {
+  const char *call = "gex_EP_Create";
+  ExState &x = ex_state();
+  if (!x.client.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Client_Init");
+  if (client != &x.client_object)
+    fatal(call, "client %p is not the client of gex_Client_Init", static_cast<void *>(client));
+  if (ep_p == nullptr)
+    fatal(call, "a null ep_p");
+  require_flags(call, flags, GEX_FLAG_HINT_ACCEL_ALL);
+  if (capabilities == 0 || (capabilities & ~GEX_EP_CAPABILITY_ALL) != 0)
+    return error(call, GASNET_ERR_BAD_ARG, "capabilities %#x: name at least one GEX_EP_CAPABILITY_* and no other bit",
+                 static_cast<unsigned>(capabilities));
+  auto ep = std::make_unique<gex_hyg_EP>();
+  ep->capabilities = capabilities;
+  ep->flags = flags;
+  std::lock_guard lock(x.eps_lock);
+  const std::uint32_t index = x.ep_count.load(std::memory_order_relaxed);
+  if (index >= GASNET_MAXEPS)
+    return error(call, GASNET_ERR_RESOURCE, "this process has %u endpoints already (GASNET_MAXEPS)", index);
+  ep->index = index;
+  *ep_p = ep.get();
+  x.eps.push_back(std::move(ep));
+  x.ep_count.store(index + 1, std::memory_order_release);
+  return GASNET_OK;
+}
+
+int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags) {
+  const char *call = "gex_EP_BindSegment";
+  gex_hyg_EP &e = endpoint(call, ep);
+  require_flags(call, flags, 0);
+  if (segment == GEX_SEGMENT_INVALID)
+    fatal(call, "binding GEX_SEGMENT_INVALID");
+  if (e.index == 0 && segment->kind != GEX_MK_HOST)
+    fatal(call, "device memory cannot be bound to the primordial endpoint");
+  gex_hyg_Segment *none = nullptr;
+  if (!e.bound.compare_exchange_strong(none, segment, std::memory_order_acq_rel))
+    fatal(call, "endpoint %u has a bound segment already", e.index);
+  return GASNET_OK;
+}
+
+int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_Flags_t flags) {
+  const char *call = "gex_EP_PublishBoundSegment";
+  require_tm(call, tm);
+  require_flags(call, flags, 0);
+  require_may_communicate(call);
+  if (num_eps > 0 && eps == nullptr)
+    fatal(call, "a null eps for %zu endpoints", num_eps);
+  if (num_eps > GASNET_MAXEPS)
+    fatal(call, "%zu endpoints: a process has at most GASNET_MAXEPS (%d), each named once", num_eps, GASNET_MAXEPS);
+  std::vector<Record> mine(num_eps); // value-initialised: every unused byte is 0 for the OR
+  for (std::size_t i = 0; i < num_eps; ++i) {
+    gex_hyg_EP &e = endpoint(call, eps[i]);
+    for (std::size_t j = 0; j < i; ++j)
+      if (eps[j] == eps[i])
+        fatal(call, "endpoint %u is named twice", e.index);
+    Record &r = mine[i];
+    r.head = kPresent | e.index;
+    if (gex_hyg_Segment *seg = e.bound.load(std::memory_order_acquire); seg != nullptr) {
+      r.head |= kHasSegment;
+      r.addr = reinterpret_cast<std::uint64_t>(seg->addr);
+      r.size = seg->size;
+      if (kinds::CudaDevice *dev = seg->device(); dev != nullptr) {
+        r.head |= kDevice;
+        std::string why;
+        if (!dev->export_key(seg->addr, r.key, why))
+          fatal(call, "endpoint %u's device segment: %s", e.index, why.c_str());
+      }
+    }
+  }
+  // The team's largest count, then every rank's block of that many records, ORed into place.
+  const std::uint64_t count = num_eps;
+  std::uint64_t most = 0;
+  reduce_all(tm, &most, &count, 1, GEX_OP_MAX);
+  constexpr std::size_t kWords = sizeof(Record) / sizeof(std::uint64_t);
+  const std::size_t block = most * kWords;
+  std::vector<std::uint64_t> all(block * tm->size, 0), contribution(block * tm->size, 0);
+  if (num_eps > 0)
+    std::memcpy(&contribution[block * tm->rank], static_cast<const void *>(mine.data()), num_eps * sizeof(Record));
+  if (block > 0)
+    reduce_all(tm, all.data(), contribution.data(), all.size(), GEX_OP_OR);
+  PublishedTable &t = table();
+  std::lock_guard lock(t.lock);
+  for (gex_Rank_t r = 0; r < tm->size; ++r) {
+    const gex_Rank_t jobrank = tm->jobrank(r);
+    for (std::uint64_t i = 0; i < most; ++i) {
+      Record rec;
+      std::memcpy(static_cast<void *>(&rec), &all[(r * most + i) * kWords], sizeof rec);
+      const auto index = static_cast<gex_EP_Index_t>(rec.head & 0xffffffffu);
+      if ((rec.head & kPresent) == 0 || (rec.head & kHasSegment) == 0 || index == 0 || index >= GASNET_MAXEPS)
+        continue; // an endpoint without a segment leaves what was published before
+      Published &p = t.at(jobrank, index);
+      if (p.valid && p.local != nullptr && p.device && jobrank != state().mynode &&
+          (p.key.buffer_id != rec.key.buffer_id || p.key.owner_pid != rec.key.owner_pid))
+        if (kinds::CudaDevice *dev = local_device(p.key.device_ordinal); dev != nullptr)
+          dev->unimport(p.key);
+      const bool same = p.valid && p.addr == rec.addr && p.size == rec.size &&
+                        p.device == ((rec.head & kDevice) != 0) && p.key.buffer_id == rec.key.buffer_id;
+      if (same)
+        continue;
+      p = Published{};
+      p.valid = true;
+      p.device = (rec.head & kDevice) != 0;
+      p.addr = rec.addr;
+      p.size = rec.size;
+      p.key = rec.key;
+      if (jobrank == state().mynode)
+        p.local = reinterpret_cast<void *>(rec.addr);
+    }
+  }
+  return GASNET_OK;
+}
+
+gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owneraddr_p, void **localaddr_p,
+                                       uintptr_t *size_p, gex_Flags_t flags) {
+  const char *call = "gex_EP_QueryBoundSegmentNB";
+  require_flags(call, flags, 0);
+  void *owner = nullptr, *local = nullptr;
+  uintptr_t size = 0;
+  if (gex_Segment_QueryBound(tm, rank, &owner, &local, &size) != GASNET_OK) {
+    owner = local = nullptr;
+    size = 0;
+  }
+  if (owneraddr_p != nullptr)
+    *owneraddr_p = owner;
+  if (localaddr_p != nullptr)
+    *localaddr_p = local;
+  if (size_p != nullptr)
+    *size_p = size;
+  return GEX_EVENT_INVALID; // complete: every rank's publication is here
+}
+
+gex_TM_t gex_TM_Pair(gex_EP_t local_ep, gex_EP_Index_t remote_ep_index) {
+  const char *call = "gex_TM_Pair";
+  gex_hyg_EP &e = endpoint(call, local_ep);
+  if (remote_ep_index >= GASNET_MAXEPS)
+    fatal(call, "remote endpoint index %u is not below GASNET_MAXEPS (%d)", remote_ep_index, GASNET_MAXEPS);
+  return &e.pairs[remote_ep_index];
+}
+
+gex_EP_Location_t gex_TM_TranslateRankToEP(gex_TM_t tm, gex_Rank_t rank, gex_Flags_t flags) {
+  const char *call = "gex_TM_TranslateRankToEP";
+  require_flags(call, flags, 0);
+  return gex_EP_Location_t{job_rank(call, tm, rank), 0}; // every team is of primordial endpoints
+}
+
+} // extern "C"

@@ -1,0 +1,277 @@
+// GASNet-EX memory kinds and segments [GEX-MK sections 4 and 6]: gex_MK_Create/Destroy (gasnet_mk.h),
+// gex_Segment_Create/Destroy of host or CUDA device memory, and the copy behind RMA through a
+// TM-pair (pair_copy), which reaches:
+//  - this process's segments, host or device: memcpy, or a copy on the device's stream;
+//  - a node peer's device segment: its allocation opened once through CUDA IPC (the key it
+//    published), then a copy on the device's stream;
+//  - any rank's primordial segment (remote index 0), from host memory or from a device segment:
+//    the GASNet-1 path, through a host bounce buffer when the local side is device memory.
+// A node peer's non-primordial host segment, and another node's non-primordial segment, are not
+// reachable yet: the call fails fatally, naming the rank and the endpoint.
+//
+// Every copy is complete when pair_copy returns: NB calls return GEX_EVENT_INVALID, NBI calls
+// leave nothing outstanding. The wait polls the AM lanes meanwhile (block_until).
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+#include "bridge/engine.hpp"
+#include "gasnet/ex_internal.hpp"
+#include "gasnet_mk.h"
+
+using namespace hygaspi;
+using namespace hygaspi::gasnet;
+using namespace hygaspi::gasnet::ex;
+
+namespace {
+
+// Live kinds and segments, for the checks of Destroy and of every handle passed in. Segments are
+// never freed: an endpoint stays bound to a destroyed segment [GEX-MK 4.3, Open Issue 1], and a
+// later call that names it must find it marked, not freed memory.
+struct Objects {
+  std::mutex lock;
+  std::vector<std::unique_ptr<gex_hyg_MK>> kinds;
+  std::vector<std::unique_ptr<gex_hyg_Segment>> segments;
+  // The device of each ordinal that node peers' memory is opened and copied through: kept for
+  // the process's life, so that an opened peer allocation outlives gex_MK_Destroy of the client's
+  // kinds.
+  std::vector<std::unique_ptr<kinds::CudaDevice>> devices;
+};
+Objects &objects() {
+  static auto *o = new Objects; // threads may still use it as the process exits
+  return *o;
+}
+
+bool live_kind(gex_MK_t kind) {
+  Objects &o = objects();
+  std::lock_guard lock(o.lock);
+  return std::any_of(o.kinds.begin(), o.kinds.end(), [&](const auto &k) { return k.get() == kind; });
+}
+
+// [p, p + n) within [base, base + size), overflow-safe.
+bool inside(const void *p, std::size_t n, const void *base, std::size_t size) {
+  const auto a = reinterpret_cast<std::uintptr_t>(p), b = reinterpret_cast<std::uintptr_t>(base);
+  return a >= b && a - b <= size && n <= size - (a - b);
+}
+
+// A copy on `dev`'s stream, waited for here.
+void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n) {
+  kinds::Copy copy;
+  std::string why;
+  if (!dev.start_copy(dst, src, n, copy, why))
+    fatal(call, "%s", why.c_str());
+  block_until([&] { return dev.test(copy, why); });
+  if (!why.empty())
+    fatal(call, "%s", why.c_str());
+}
+
+} // namespace
+
+namespace hygaspi::gasnet::ex {
+
+kinds::CudaDevice *local_device(unsigned ordinal) {
+  Objects &o = objects();
+  std::lock_guard lock(o.lock);
+  for (const auto &d : o.devices)
+    if (d->ordinal() == static_cast<int>(ordinal))
+      return d.get();
+  std::string why;
+  auto dev = kinds::CudaDevice::open(engine::knobs().cuda_library, static_cast<int>(ordinal), why);
+  if (dev == nullptr)
+    return nullptr;
+  o.devices.push_back(std::move(dev));
+  return o.devices.back().get();
+}
+
+void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n, bool put) {
+  gex_hyg_EP &ep = *tm->pair_ep;
+  kinds::CudaDevice *remote_dev = nullptr;
+  void *there = reach(call, jobrank, tm->pair_remote, remote, n, remote_dev);
+  kinds::CudaDevice *local_dev = nullptr;
+  if (const gex_hyg_Segment *seg = ep.bound.load(std::memory_order_acquire);
+      seg != nullptr && seg->device() != nullptr) {
+    if (inside(local, n, seg->addr, seg->size))
+      local_dev = local_device(static_cast<unsigned>(seg->device()->ordinal()));
+    else if (inside(local, 1, seg->addr, seg->size))
+      fatal(call, "[%p, +%zu) runs past the end of endpoint %u's device segment [%p, +%zu)", local, n, ep.index,
+            seg->addr, static_cast<std::size_t>(seg->size));
+  }
+  if (there == nullptr) { // another node's primordial segment: the GASNet-1 path
+    if (local_dev == nullptr) {
+      if (put)
+        gasnet_put_bulk(jobrank, remote, local, n);
+      else
+        gasnet_get_bulk(local, jobrank, remote, n);
+      return;
+    }
+    constexpr std::size_t kChunk = std::size_t{4} << 20;
+    std::vector<char> bounce(std::min(n, kChunk));
+    for (std::size_t done = 0; done < n; done += bounce.size()) {
+      const std::size_t len = std::min(bounce.size(), n - done);
+      char *l = static_cast<char *>(local) + done, *r = static_cast<char *>(remote) + done;
+      if (put) {
+        device_copy(call, *local_dev, bounce.data(), l, len);
+        gasnet_put_bulk(jobrank, r, bounce.data(), len);
+      } else {
+        gasnet_get_bulk(bounce.data(), jobrank, r, len);
+        device_copy(call, *local_dev, l, bounce.data(), len);
+      }
+    }
+    return;
+  }
+  void *dst = put ? there : local;
+  const void *src = put ? local : there;
+  if (kinds::CudaDevice *dev = remote_dev != nullptr ? remote_dev : local_dev; dev != nullptr)
+    device_copy(call, *dev, dst, src, n);
+  else
+    std::memmove(dst, src, n);
+}
+
+} // namespace hygaspi::gasnet::ex
+
+extern "C" {
+
+int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_args_t *args, gex_Flags_t flags) {
+  const char *call = "gex_MK_Create";
+  ExState &x = ex_state();
+  if (!x.client.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Client_Init");
+  if (client != &x.client_object)
+    fatal(call, "client %p is not the client of gex_Client_Init", static_cast<void *>(client));
+  if (kind_p == nullptr || args == nullptr)
+    fatal(call, "a null %s", kind_p == nullptr ? "kind_p" : "args");
+  require_flags(call, flags, 0);
+  if (args->gex_flags != 0)
+    fatal(call, "args->gex_flags %#llx: reserved, must be 0", static_cast<unsigned long long>(args->gex_flags));
+  switch (args->gex_class) {
+  case GEX_MK_CLASS_HOST:
+    fatal(call, "GEX_MK_CLASS_HOST has one kind, GEX_MK_HOST, which needs no creation");
+  case GEX_MK_CLASS_CUDA_UVA:
+    break;
+  case GEX_MK_CLASS_HIP:
+  case GEX_MK_CLASS_ZE:
+    return error(call, GASNET_ERR_BAD_ARG, "memory kind class %s is not served by this build",
+                 args->gex_class == GEX_MK_CLASS_HIP ? "GEX_MK_CLASS_HIP" : "GEX_MK_CLASS_ZE");
+  default:
+    return error(call, GASNET_ERR_BAD_ARG, "%d is no memory kind class", static_cast<int>(args->gex_class));
+  }
+  const int ordinal = args->gex_args.gex_class_cuda_uva.gex_CUdevice;
+  if (ordinal < 0)
+    fatal(call, "CUDA device %d: a device ordinal is not negative", ordinal);
+  std::string why;
+  auto kind = std::make_unique<gex_hyg_MK>();
+  kind->device = kinds::CudaDevice::open(engine::knobs().cuda_library, ordinal, why);
+  if (kind->device == nullptr)
+    return error(call, GASNET_ERR_BAD_ARG, "GEX_MK_CLASS_CUDA_UVA device %d: %s", ordinal, why.c_str());
+  Objects &o = objects();
+  std::lock_guard lock(o.lock);
+  *kind_p = kind.get();
+  o.kinds.push_back(std::move(kind));
+  return GASNET_OK;
+}
+
+void gex_MK_Destroy(gex_MK_t kind, gex_Flags_t flags) {
+  const char *call = "gex_MK_Destroy";
+  require_flags(call, flags, 0);
+  if (kind == GEX_MK_HOST || kind == GEX_MK_INVALID)
+    fatal(call, "%s cannot be destroyed", kind == GEX_MK_HOST ? "GEX_MK_HOST" : "GEX_MK_INVALID");
+  Objects &o = objects();
+  std::unique_ptr<gex_hyg_MK> doomed; // released outside the lock: it calls the driver
+  {
+    std::lock_guard lock(o.lock);
+    auto it = std::find_if(o.kinds.begin(), o.kinds.end(), [&](const auto &k) { return k.get() == kind; });
+    if (it == o.kinds.end())
+      fatal(call, "kind %p is no live memory kind", static_cast<void *>(kind));
+    if (const unsigned n = kind->segments.load(); n != 0)
+      fatal(call, "kind %p still has %u segments (gex_Segment_Destroy them first)", static_cast<void *>(kind), n);
+    doomed = std::move(*it);
+    o.kinds.erase(it);
+  }
+}
+
+int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address, uintptr_t length,
+                       gex_MK_t kind, gex_Flags_t flags) {
+  const char *call = "gex_Segment_Create";
+  ExState &x = ex_state();
+  if (!x.client.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Client_Init");
+  if (client != &x.client_object)
+    fatal(call, "client %p is not the client of gex_Client_Init", static_cast<void *>(client));
+  if (segment_p == nullptr)
+    fatal(call, "a null segment_p");
+  require_flags(call, flags, 0);
+  if (length == 0)
+    return error(call, GASNET_ERR_BAD_ARG, "length 0");
+  if (kind != GEX_MK_HOST && !live_kind(kind))
+    return error(call, GASNET_ERR_BAD_ARG, "kind %p is neither GEX_MK_HOST nor a live kind of gex_MK_Create",
+                 static_cast<void *>(kind));
+  auto seg = std::make_unique<gex_hyg_Segment>();
+  seg->kind = kind;
+  seg->size = length;
+  seg->addr = address;
+  if (kind == GEX_MK_HOST) {
+    if (address == nullptr) { // [GEX-MK 4.2, 3a]: at most gasnet_getMaxLocalSegmentSize(), rounded to pages
+      const uintptr_t most = gasnet_getMaxLocalSegmentSize();
+      if (length > most)
+        return error(call, GASNET_ERR_BAD_ARG, "length %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
+                     static_cast<std::size_t>(length), static_cast<std::size_t>(most));
+      const uintptr_t rounded =
+          (length + GASNET_PAGESIZE - 1) / GASNET_PAGESIZE * GASNET_PAGESIZE; // no overflow: <= most
+      seg->addr = std::aligned_alloc(GASNET_PAGESIZE, rounded);
+      if (seg->addr == nullptr)
+        return error(call, GASNET_ERR_RESOURCE, "no memory for %zu bytes", static_cast<std::size_t>(rounded));
+      std::memset(seg->addr, 0, rounded);
+      seg->size = rounded;
+      seg->library_allocated = true;
+    } else if (reinterpret_cast<uintptr_t>(address) + length < reinterpret_cast<uintptr_t>(address)) {
+      return error(call, GASNET_ERR_BAD_ARG, "[%p, +%zu) wraps around the address space", address,
+                   static_cast<std::size_t>(length));
+    }
+  } else {
+    kinds::CudaDevice &dev = *kind->device;
+    std::string why;
+    if (address == nullptr) {
+      void *p = nullptr;
+      const kinds::Fail f = dev.allocate(length, p, why);
+      if (f != kinds::Fail::none)
+        return error(call, f == kinds::Fail::resource ? GASNET_ERR_RESOURCE : GASNET_ERR_BAD_ARG, "%s", why.c_str());
+      seg->addr = p;
+      seg->library_allocated = true;
+    } else if (dev.check_client(address, length, why) != kinds::Fail::none) {
+      return error(call, GASNET_ERR_BAD_ARG, "[%p, +%zu) %s", address, static_cast<std::size_t>(length), why.c_str());
+    }
+    kind->segments.fetch_add(1);
+  }
+  Objects &o = objects();
+  std::lock_guard lock(o.lock);
+  *segment_p = seg.get();
+  o.segments.push_back(std::move(seg));
+  return GASNET_OK;
+}
+
+void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
+  const char *call = "gex_Segment_Destroy";
+  require_flags(call, flags, 0);
+  if (segment == GEX_SEGMENT_INVALID)
+    fatal(call, "GEX_SEGMENT_INVALID");
+  if (segment->primordial)
+    fatal(call, "the segment of gex_Segment_Attach cannot be destroyed");
+  Objects &o = objects();
+  {
+    std::lock_guard lock(o.lock);
+    if (std::none_of(o.segments.begin(), o.segments.end(), [&](const auto &s) { return s.get() == segment; }))
+      fatal(call, "segment %p is no segment of gex_Segment_Create", static_cast<void *>(segment));
+    if (segment->destroyed)
+      fatal(call, "segment %p was destroyed already", static_cast<void *>(segment));
+    segment->destroyed = true;
+  }
+  if (kinds::CudaDevice *dev = segment->device(); dev != nullptr) {
+    if (segment->library_allocated)
+      dev->release(segment->addr);
+    segment->kind->segments.fetch_sub(1);
+  } else if (segment->library_allocated) {
+    std::free(segment->addr);
+  }
+}
+
+} // extern "C"

@@ -1,0 +1,339 @@
+/* Memory kinds [GEX-MK]: endpoints, segments of host and CUDA device memory, publication, TM-pairs
+ * and RMA through them, after the case matrix of GASNet-EX's testcudauva.c, testsegment.c and
+ * testtmpair.c, plus the loopback cases GASNet-EX lacks. It runs on any CUDA driver: the tests
+ * load the project's fake one (tests/fake_cuda, device memory that a host load or store crashes
+ * on) through HYGASPI_CUDA_LIBRARY, and a GPU machine its real one. Data is only ever checked
+ * through RMA into host memory.
+ *
+ * Default scene, on every rank:
+ *  - gex_MK_Create (created, destroyed, created again), bad kinds and segments: GASNET_ERR_BAD_ARG
+ *    with the output untouched;
+ *  - two device endpoints, indices 1 and 2: ep1 bound to a library-allocated device segment, ep2
+ *    to a client-allocated one (device memory of a third, unbound segment); ep3 published before
+ *    it has a segment, then with a host segment;
+ *  - with every rank of its neighbourhood (itself included): host -> device puts (NBI), device ->
+ *    host gets (NB), device -> device puts and gets, value forms;
+ *  - with every other rank: device -> host segment puts and gets (the primordial segment; across
+ *    nodes through a bounce buffer);
+ *  - then every segment destroyed, and the kind.
+ * Scenes `nodriver`, `stub`, `nodevice`, `nouva` (run with the matching driver setting): the kind
+ * is refused with GASNET_ERR_BAD_ARG, and host segments, endpoints and loopback RMA still work.
+ * Scene `oom`: a library-allocated device segment is refused with GASNET_ERR_RESOURCE. Scenes
+ * `badrange`, `bindzero`, `destroymk`: bad input that is fatal, naming the call. */
+#define GASNET_PAR 1
+#include <gasnet_mk.h>
+#include <gasnetex.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gex_check.h"
+
+#define MAXR 64
+#define CHUNK 4096              /* bytes each rank writes into a peer's device segment */
+#define SEG (MAXR * CHUNK)      /* every device segment */
+#define PRIM (2 * MAXR * CHUNK) /* the primordial host segment */
+
+static gex_Client_t client;
+static gex_EP_t ep0, ep1, ep2, ep3;
+static gex_TM_t tm;
+static gex_Rank_t me, n;
+static gex_Segment_t prim, seg1, seg2, seg_other, seg3;
+static unsigned char *prim_base;
+
+static void barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }
+static unsigned char pattern(unsigned from, unsigned to, size_t i, unsigned salt) {
+  return (unsigned char)(from * 31u + to * 7u + i * 3u + salt);
+}
+static void fill(unsigned char *buf, unsigned from, unsigned to, unsigned salt) {
+  for (size_t i = 0; i < CHUNK; ++i)
+    buf[i] = pattern(from, to, i, salt);
+}
+static void expect(const unsigned char *buf, unsigned from, unsigned to, unsigned salt) {
+  for (size_t i = 0; i < CHUNK; ++i)
+    if (buf[i] != pattern(from, to, i, salt)) {
+      fprintf(stderr, "[%u] byte %zu from %u to %u (salt %u): %u, expected %u\n", me, i, from, to, salt, buf[i],
+              pattern(from, to, i, salt));
+      CHECK(0);
+    }
+}
+
+static gex_MK_t make_kind(int *rc) {
+  gex_MK_Create_args_t args;
+  memset(&args, 0, sizeof args);
+  args.gex_class = GEX_MK_CLASS_CUDA_UVA;
+  args.gex_args.gex_class_cuda_uva.gex_CUdevice = 0;
+  gex_MK_t kind = GEX_MK_INVALID;
+  *rc = gex_MK_Create(&kind, client, &args, 0);
+  return kind;
+}
+
+/* Bad kinds and segments: GASNET_ERR_BAD_ARG, outputs untouched. */
+static void refusals(gex_MK_t kind) {
+  gex_MK_Create_args_t args;
+  memset(&args, 0, sizeof args);
+  gex_MK_t k = (gex_MK_t)(uintptr_t)0x5a5a0;
+  args.gex_class = GEX_MK_CLASS_HIP;
+  CHECK(gex_MK_Create(&k, client, &args, 0) == GASNET_ERR_BAD_ARG && k == (gex_MK_t)(uintptr_t)0x5a5a0);
+  args.gex_class = GEX_MK_CLASS_ZE;
+  CHECK(gex_MK_Create(&k, client, &args, 0) == GASNET_ERR_BAD_ARG && k == (gex_MK_t)(uintptr_t)0x5a5a0);
+  args.gex_class = (gex_MK_Class_t)77;
+  CHECK(gex_MK_Create(&k, client, &args, 0) == GASNET_ERR_BAD_ARG && k == (gex_MK_t)(uintptr_t)0x5a5a0);
+  args.gex_class = GEX_MK_CLASS_CUDA_UVA;
+  args.gex_args.gex_class_cuda_uva.gex_CUdevice = 4096; /* no such device */
+  CHECK(gex_MK_Create(&k, client, &args, 0) == GASNET_ERR_BAD_ARG && k == (gex_MK_t)(uintptr_t)0x5a5a0);
+  gex_Segment_t s = (gex_Segment_t)(uintptr_t)0x7070;
+  static char host[64];
+  CHECK(gex_Segment_Create(&s, client, NULL, 0, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_Segment_Create(&s, client, (void *)(uintptr_t)-64, 128, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_Segment_Create(&s, client, host, sizeof host, (gex_MK_t)(uintptr_t)0x999, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_Segment_Create(&s, client, NULL, (uintptr_t)-1, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+  if (kind != GEX_MK_INVALID) {
+    CHECK(gex_Segment_Create(&s, client, host, sizeof host, kind, 0) == GASNET_ERR_BAD_ARG); /* host memory */
+    CHECK(gex_Segment_Create(&s, client, NULL, 0, kind, 0) == GASNET_ERR_BAD_ARG);
+  }
+  CHECK(s == (gex_Segment_t)(uintptr_t)0x7070);
+  gex_EP_t e = (gex_EP_t)(uintptr_t)0x3030;
+  CHECK(gex_EP_Create(&e, client, 0, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
+  CHECK(gex_EP_Create(&e, client, 1u << 30, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
+}
+
+/* Host segments on a non-primordial endpoint, reached by loopback: ep3 is published before it has a
+ * segment (nothing to see), then bound to a client-allocated host segment and published again. */
+static void host_endpoint(void) {
+  static unsigned char mem[3 * CHUNK + 5], out[CHUNK], in[CHUNK];
+  OK(gex_EP_Create(&ep3, client, GEX_EP_CAPABILITY_RMA, 0));
+  OK(gex_EP_PublishBoundSegment(tm, &ep3, 1, 0));
+  gex_TM_t pair3 = gex_TM_Pair(ep0, gex_EP_QueryIndex(ep3));
+  void *owner = (void *)1;
+  CHECK(gex_Segment_QueryBound(pair3, me, &owner, NULL, NULL) != GASNET_OK && owner == (void *)1);
+  OK(gex_Segment_Create(&seg3, client, mem + 5, sizeof mem - 5, GEX_MK_HOST, 0)); /* no alignment rule */
+  CHECK(gex_Segment_QueryAddr(seg3) == mem + 5 && gex_Segment_QuerySize(seg3) == sizeof mem - 5);
+  OK(gex_EP_BindSegment(ep3, seg3, 0));
+  CHECK(gex_EP_QuerySegment(ep3) == seg3);
+  OK(gex_EP_PublishBoundSegment(tm, &ep3, 1, 0));
+  void *local = NULL;
+  uintptr_t size = 0;
+  OK(gex_Segment_QueryBound(pair3, me, &owner, &local, &size));
+  CHECK(owner == mem + 5 && local == mem + 5 && size == sizeof mem - 5);
+  fill(out, me, me, 9);
+  OK(gex_RMA_PutBlocking(pair3, me, mem + 5 + CHUNK, out, CHUNK, 0));
+  expect(mem + 5 + CHUNK, me, me, 9);
+  OK(gex_RMA_GetBlocking(pair3, in, me, mem + 5 + CHUNK, CHUNK, 0));
+  expect(in, me, me, 9);
+}
+
+/* Which job ranks share this process's neighbourhood (the ones whose device memory it reaches). */
+static int nbrhd[MAXR];
+static void find_neighbourhood(void) {
+  gex_RankInfo_t *info = NULL;
+  gex_Rank_t count = 0, mine = 0;
+  gex_System_QueryNbrhdInfo(&info, &count, &mine);
+  for (gex_Rank_t i = 0; i < count; ++i)
+    nbrhd[info[i].gex_jobrank] = 1;
+  CHECK(nbrhd[me]);
+}
+
+static void device_matrix(gex_MK_t kind) {
+  /* ep1: a library-allocated device segment; ep2: client-allocated, over device memory that the
+   * unbound seg_other owns. Indices count from 1 in creation order. */
+  OK(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0));
+  OK(gex_EP_Create(&ep2, client, GEX_EP_CAPABILITY_RMA, GEX_FLAG_HINT_ACCEL_ALL));
+  CHECK(gex_EP_QueryIndex(ep0) == 0 && gex_EP_QueryIndex(ep1) == 1 && gex_EP_QueryIndex(ep2) == 2);
+  CHECK(gex_EP_QueryFlags(ep2) == GEX_FLAG_HINT_ACCEL_ALL && gex_EP_QuerySegment(ep1) == GEX_SEGMENT_INVALID);
+  OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
+  OK(gex_Segment_Create(&seg_other, client, NULL, SEG + 4096, kind, 0));
+  void *dev_mem = (char *)gex_Segment_QueryAddr(seg_other) + 4096;
+  OK(gex_Segment_Create(&seg2, client, dev_mem, SEG, kind, 0));
+  CHECK(gex_Segment_QueryAddr(seg2) == dev_mem && gex_Segment_QuerySize(seg2) == SEG);
+  gex_Segment_t s = (gex_Segment_t)(uintptr_t)0x7070; /* past the end of its allocation */
+  CHECK(gex_Segment_Create(&s, client, dev_mem, SEG + 1, kind, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(s == (gex_Segment_t)(uintptr_t)0x7070);
+  OK(gex_EP_BindSegment(ep1, seg1, 0));
+  /* Published in two pieces, the second naming ep1 again, and a round that names nothing. */
+  gex_EP_t first[1] = {ep1}, both[2] = {ep2, ep1};
+  OK(gex_EP_PublishBoundSegment(tm, first, 1, 0));
+  OK(gex_EP_BindSegment(ep2, seg2, 0));
+  OK(gex_EP_PublishBoundSegment(tm, both, 2, 0));
+  OK(gex_EP_PublishBoundSegment(tm, NULL, 0, 0));
+
+  gex_TM_t h_to_1 = gex_TM_Pair(ep0, 1), d1_to_2 = gex_TM_Pair(ep1, 2), d2_to_1 = gex_TM_Pair(ep2, 1);
+  gex_TM_t self1 = gex_TM_Pair(ep1, 1), self2 = gex_TM_Pair(ep2, 2), d1_to_0 = gex_TM_Pair(ep1, 0);
+  CHECK(gex_TM_Pair(ep0, 1) == h_to_1 && h_to_1 != d1_to_2 && h_to_1 != tm);
+  unsigned char *seg1_at = gex_Segment_QueryAddr(seg1), *seg2_at = gex_Segment_QueryAddr(seg2);
+  /* Every rank's device segment addresses, as the owners see them. */
+  static void *addr1[MAXR], *addr2[MAXR];
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    uintptr_t size = 0;
+    void *local = (void *)1;
+    gex_Event_Wait(gex_EP_QueryBoundSegmentNB(h_to_1, r, &addr1[r], &local, &size, 0));
+    CHECK(addr1[r] != NULL && size == SEG && (r == me ? local == seg1_at : local == NULL));
+    OK(gex_Segment_QueryBound(gex_TM_Pair(ep0, 2), r, &addr2[r], NULL, &size));
+    CHECK(size == SEG);
+  }
+  CHECK(addr1[me] == seg1_at && addr2[me] == seg2_at);
+
+  static unsigned char out[CHUNK], in[CHUNK];
+  /* Case 1: host -> every neighbour's ep1 segment (NBI), at this rank's chunk. */
+  for (gex_Rank_t r = 0; r < n; ++r)
+    if (nbrhd[r]) {
+      fill(out, me, r, 1);
+      OK(gex_RMA_PutNBI(h_to_1, r, (char *)addr1[r] + (size_t)me * CHUNK, out, CHUNK, GEX_EVENT_NOW, 0));
+    }
+  gex_NBI_Wait(GEX_EC_PUT, 0);
+  barrier();
+  for (gex_Rank_t r = 0; r < n; ++r) /* loopback gets of what each neighbour wrote */
+    if (nbrhd[r]) {
+      memset(in, 0, CHUNK);
+      OK(gex_RMA_GetBlocking(self1, in, me, seg1_at + (size_t)r * CHUNK, CHUNK, 0));
+      expect(in, r, me, 1);
+    }
+  /* Case 2: every neighbour's ep1 chunk back into host memory (NB). */
+  for (gex_Rank_t r = 0; r < n; ++r)
+    if (nbrhd[r]) {
+      memset(in, 0, CHUNK);
+      gex_Event_t e = gex_RMA_GetNB(h_to_1, in, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0);
+      gex_Event_WaitAll(&e, 1, 0);
+      expect(in, me, r, 1);
+    }
+  barrier();
+  /* Case 3: device -> device: this rank's ep1 chunk r (written by r in case 1 ... rewritten here
+   * with a new salt by loopback) into r's ep2 segment. */
+  for (gex_Rank_t r = 0; r < n; ++r)
+    if (nbrhd[r]) {
+      fill(out, me, r, 3);
+      OK(gex_RMA_PutBlocking(self1, me, seg1_at + (size_t)r * CHUNK, out, CHUNK, 0));
+      gex_Event_t e = gex_RMA_PutNB(d1_to_2, r, (char *)addr2[r] + (size_t)me * CHUNK, seg1_at + (size_t)r * CHUNK,
+                                    CHUNK, GEX_EVENT_DEFER, 0);
+      gex_Event_Wait(e);
+    }
+  barrier();
+  for (gex_Rank_t r = 0; r < n; ++r)
+    if (nbrhd[r]) {
+      memset(in, 0, CHUNK);
+      OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
+      expect(in, r, me, 3);
+    }
+  barrier();
+  /* Case 4: device <- device: r's ep1 chunk `me` (salt 3, from case 3) into this rank's ep2. */
+  for (gex_Rank_t r = 0; r < n; ++r)
+    if (nbrhd[r]) {
+      OK(gex_RMA_GetNBI(d2_to_1, seg2_at + (size_t)r * CHUNK, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0));
+      gex_NBI_Wait(GEX_EC_GET, 0);
+      memset(in, 0, CHUNK);
+      OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
+      expect(in, r, me, 3);
+    }
+  barrier();
+  /* Value forms and an empty transfer, into the next neighbour's ep1 segment. */
+  gex_Rank_t next = me;
+  for (gex_Rank_t i = 1; i <= n; ++i)
+    if (nbrhd[(me + i) % n]) {
+      next = (me + i) % n;
+      break;
+    }
+  char *val_at = (char *)addr1[next] + SEG - 8 * MAXR + 8 * me;
+  OK(gex_RMA_PutBlockingVal(h_to_1, next, val_at, 0x1122334455667788ull + me, 8, 0));
+  CHECK(gex_RMA_GetBlockingVal(h_to_1, next, val_at, 8, 0) == 0x1122334455667788ull + me);
+  OK(gex_RMA_PutBlockingVal(h_to_1, next, val_at, 0xab, 1, 0));
+  CHECK(gex_RMA_GetBlockingVal(h_to_1, next, val_at, 2, 0) == 0x77ab); /* little-endian: the old second byte */
+  OK(gex_RMA_PutBlocking(h_to_1, next, val_at, NULL, 0, 0));
+  barrier();
+  /* Device memory to and from every rank's primordial host segment, across nodes too: this rank's
+   * ep1 chunk 0 (salt 5) into slot `me` of rank r's primordial segment, then back into ep1 chunk 1. */
+  fill(out, me, 0, 5);
+  OK(gex_RMA_PutBlocking(self1, me, seg1_at, out, CHUNK, 0));
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    void *their = NULL;
+    OK(gex_Segment_QueryBound(tm, r, &their, NULL, NULL));
+    OK(gex_RMA_PutBlocking(d1_to_0, r, (char *)their + (size_t)me * CHUNK, seg1_at, CHUNK, 0));
+  }
+  barrier();
+  for (gex_Rank_t r = 0; r < n; ++r)
+    expect(prim_base + (size_t)r * CHUNK, r, 0, 5);
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    void *their = NULL;
+    OK(gex_Segment_QueryBound(tm, r, &their, NULL, NULL));
+    OK(gex_RMA_GetBlocking(d1_to_0, seg1_at + CHUNK, r, (char *)their + (size_t)me * CHUNK, CHUNK, 0));
+    memset(in, 0, CHUNK);
+    OK(gex_RMA_GetBlocking(self1, in, me, seg1_at + CHUNK, CHUNK, 0));
+    expect(in, me, 0, 5);
+  }
+  barrier(); /* nobody reaches a segment that is destroyed next */
+  gex_Segment_Destroy(seg2, 0);
+  gex_Segment_Destroy(seg_other, 0);
+  gex_Segment_Destroy(seg1, 0);
+}
+
+int main(int argc, char **argv) {
+  const char *scene = argc > 1 ? argv[1] : "all";
+  OK(gex_Client_Init(&client, &ep0, &tm, "GEXMK", &argc, &argv, 0));
+  me = gex_TM_QueryRank(tm);
+  n = gex_TM_QuerySize(tm);
+  CHECK(n <= MAXR);
+  OK(gex_Segment_Attach(&prim, tm, PRIM));
+  prim_base = gex_Segment_QueryAddr(prim);
+  find_neighbourhood();
+  CHECK(gex_EP_QueryIndex(ep0) == 0);
+  int rc = 0;
+  gex_MK_t kind = GEX_MK_INVALID;
+  if (!strcmp(scene, "all") || !strcmp(scene, "oom") || !strcmp(scene, "badrange") || !strcmp(scene, "bindzero") ||
+      !strcmp(scene, "destroymk")) {
+    kind = make_kind(&rc);
+    OK(rc);
+    if (!strcmp(scene, "all")) {
+      gex_MK_Destroy(kind, 0); /* created, destroyed, created again */
+      kind = make_kind(&rc);
+      OK(rc);
+    }
+  } else { /* nodriver, stub, nodevice, nouva: refused, and nothing else is touched */
+    kind = (gex_MK_t)(uintptr_t)0x4242;
+    gex_MK_Create_args_t args;
+    memset(&args, 0, sizeof args);
+    args.gex_class = GEX_MK_CLASS_CUDA_UVA;
+    CHECK(gex_MK_Create(&kind, client, &args, 0) == GASNET_ERR_BAD_ARG && kind == (gex_MK_t)(uintptr_t)0x4242);
+    kind = GEX_MK_INVALID;
+  }
+  if (!strcmp(scene, "oom")) {
+    gex_Segment_t s = (gex_Segment_t)(uintptr_t)0x7070;
+    CHECK(gex_Segment_Create(&s, client, NULL, SEG, kind, 0) == GASNET_ERR_RESOURCE);
+    CHECK(s == (gex_Segment_t)(uintptr_t)0x7070);
+  } else if (!strcmp(scene, "badrange")) { /* one byte past a published device segment: fatal */
+    OK(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0));
+    OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
+    OK(gex_EP_BindSegment(ep1, seg1, 0));
+    OK(gex_EP_PublishBoundSegment(tm, &ep1, 1, 0));
+    static unsigned char out[16];
+    if (me == 0)
+      gex_RMA_PutBlocking(gex_TM_Pair(ep0, 1), 0, (char *)gex_Segment_QueryAddr(seg1) + SEG - 8, out, 9, 0);
+    barrier();
+  } else if (!strcmp(scene, "bindzero")) { /* device memory on the primordial endpoint: fatal */
+    OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
+    gex_EP_t e0 = ep0;
+    if (me == 0) {
+      OK(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0));
+      gex_EP_BindSegment(e0, seg1, 0);
+    }
+    barrier();
+  } else if (!strcmp(scene, "destroymk")) { /* a kind with a live segment: fatal */
+    OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
+    if (me == 0)
+      gex_MK_Destroy(kind, 0);
+    barrier();
+  }
+  refusals(kind);
+  if (!strcmp(scene, "all"))
+    device_matrix(kind); /* first: its endpoints are indices 1 and 2 */
+  host_endpoint();
+  barrier();
+  gex_Segment_Destroy(seg3, 0);
+  if (kind != GEX_MK_INVALID && strcmp(scene, "all") == 0)
+    gex_MK_Destroy(kind, 0);
+  if (me == 0) {
+    printf("SUCCESS gex_mk%s%s\n", strcmp(scene, "all") ? " " : "", strcmp(scene, "all") ? scene : "");
+    fflush(stdout);
+  }
+  gasnet_exit(0);
+  return 0;
+}
