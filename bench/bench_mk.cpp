@@ -1,0 +1,129 @@
+// Memory kinds: RMA on CUDA device memory through GASNet-EX TM-pairs, each figure beside the raw
+// CUDA driver call underneath it, in one run of 2 ranks on one node (hygaspi-run -n 2):
+//  - device -> device put into the other rank's device segment, beside cuMemcpyDtoDAsync +
+//    cuStreamSynchronize over a CUDA IPC mapping of the same memory that the benchmark opens itself;
+//  - host -> device put and device -> host get within the process, beside cuMemcpyHtoD / DtoH.
+// Our figure is a blocking gex_RMA_PutBlocking/GetBlocking (a copy on the library's stream, whose
+// event the call polls). Run with the real driver on a GPU, or with the fake one
+// (HYGASPI_CUDA_LIBRARY=.../tests/fake_cuda/libcuda.so.1), where it measures our overhead per
+// operation beside the fake's own copy.
+#define GASNET_PAR 1
+#include <gasnet_mk.h>
+#include <gasnetex.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "kinds/cuda_driver.hpp"
+
+using namespace hygaspi::cuda;
+
+namespace {
+
+constexpr std::size_t kMax = std::size_t{64} << 20;
+
+void check(bool ok, const char *what) {
+  if (!ok) {
+    std::fprintf(stderr, "[%u] bench_mk: %s failed\n", gex_System_QueryJobRank(), what);
+    std::exit(1);
+  }
+}
+void cu(CUresult r, const char *what) { check(r == CUDA_SUCCESS, what); }
+
+template <class Op> double us_per_op(std::size_t n, Op &&op) {
+  const long iters =
+      static_cast<long>(std::clamp<std::size_t>((std::size_t{1} << 30) / std::max<std::size_t>(n, 1), 20, 2000));
+  for (long i = 0; i < iters / 10 + 1; ++i)
+    op();
+  const auto t0 = std::chrono::steady_clock::now();
+  for (long i = 0; i < iters; ++i)
+    op();
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
+}
+
+void row(const char *what, std::size_t n, double ours, double raw) {
+  std::printf("%-10s | %9zu | %10.2f | %10.2f | %5.2f | %9.2f | %9.2f\n", what, n, ours, raw, ours / raw,
+              n / ours / 1e3, n / raw / 1e3);
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  gex_Client_t client;
+  gex_EP_t ep0, ep1;
+  gex_TM_t tm;
+  check(gex_Client_Init(&client, &ep0, &tm, "BENCHMK", &argc, &argv, 0) == GASNET_OK, "gex_Client_Init");
+  const gex_Rank_t me = gex_TM_QueryRank(tm);
+  check(gex_TM_QuerySize(tm) == 2, "2 ranks");
+  gex_Segment_t prim, seg;
+  check(gex_Segment_Attach(&prim, tm, 1 << 16) == GASNET_OK, "gex_Segment_Attach");
+  gex_MK_Create_args_t args{};
+  args.gex_class = GEX_MK_CLASS_CUDA_UVA;
+  gex_MK_t kind;
+  check(gex_MK_Create(&kind, client, &args, 0) == GASNET_OK, "gex_MK_Create");
+  check(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0) == GASNET_OK, "gex_EP_Create");
+  check(gex_Segment_Create(&seg, client, nullptr, kMax, kind, 0) == GASNET_OK, "gex_Segment_Create");
+  check(gex_EP_BindSegment(ep1, seg, 0) == GASNET_OK, "gex_EP_BindSegment");
+  check(gex_EP_PublishBoundSegment(tm, &ep1, 1, 0) == GASNET_OK, "gex_EP_PublishBoundSegment");
+  auto *mine = static_cast<char *>(gex_Segment_QueryAddr(seg));
+
+  // The raw side: the same driver, the device's primary context current on this thread, a stream.
+  const char *lib = std::getenv("HYGASPI_CUDA_LIBRARY");
+  std::string why;
+  const Driver *d = load(lib != nullptr ? lib : "libcuda.so.1", why);
+  check(d != nullptr, why.c_str());
+  CUdevice dev;
+  CUcontext ctx;
+  CUstream stream;
+  cu(d->cuDeviceGet(&dev, 0), "cuDeviceGet");
+  cu(d->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
+  cu(d->cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
+  cu(d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+
+  // Rank 1 hands rank 0 the IPC handle of its segment, through rank 0's primordial segment.
+  CUipcMemHandle handle{};
+  if (me == 1) {
+    cu(d->cuIpcGetMemHandle(&handle, reinterpret_cast<CUdeviceptr>(mine)), "cuIpcGetMemHandle");
+    void *at = nullptr;
+    check(gex_Segment_QueryBound(tm, 0, &at, nullptr, nullptr) == GASNET_OK, "gex_Segment_QueryBound");
+    check(gex_RMA_PutBlocking(tm, 0, at, &handle, sizeof handle, 0) == GASNET_OK, "put of the handle");
+  }
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  if (me == 0) {
+    std::memcpy(&handle, gex_Segment_QueryAddr(prim), sizeof handle);
+    CUdeviceptr theirs = 0;
+    cu(d->cuIpcOpenMemHandle(&theirs, handle, CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS), "cuIpcOpenMemHandle");
+    void *remote = nullptr;
+    check(gex_Segment_QueryBound(gex_TM_Pair(ep0, 1), 1, &remote, nullptr, nullptr) == GASNET_OK, "QueryBound");
+    std::vector<char> host(kMax, 1);
+    const gex_TM_t d2d = gex_TM_Pair(ep1, 1), h2d = gex_TM_Pair(ep0, 1);
+    int version = 0;
+    cu(d->cuDriverGetVersion(&version), "cuDriverGetVersion");
+    std::printf("bench_mk: CUDA driver %d (%s); blocking operations, µs per op (ratio: ours / raw)\n", version,
+                lib != nullptr ? lib : "libcuda.so.1");
+    std::printf("%-10s | %9s | %10s | %10s | %5s | %9s | %9s\n", "op", "bytes", "ours µs", "raw µs", "ratio",
+                "ours GB/s", "raw GB/s");
+    for (std::size_t n = 8; n <= kMax; n *= 8) {
+      row("put d2d", n, us_per_op(n, [&] { gex_RMA_PutBlocking(d2d, 1, remote, mine, n, 0); }), us_per_op(n, [&] {
+            cu(d->cuMemcpyDtoDAsync(theirs, reinterpret_cast<CUdeviceptr>(mine), n, stream), "cuMemcpyDtoDAsync");
+            cu(d->cuStreamSynchronize(stream), "cuStreamSynchronize");
+          }));
+    }
+    for (std::size_t n = 8; n <= kMax; n *= 8)
+      row("put h2d", n, us_per_op(n, [&] { gex_RMA_PutBlocking(h2d, 0, mine, host.data(), n, 0); }), us_per_op(n, [&] {
+            cu(d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(mine), host.data(), n), "cuMemcpyHtoD");
+          }));
+    for (std::size_t n = 8; n <= kMax; n *= 8)
+      row("get d2h", n, us_per_op(n, [&] { gex_RMA_GetBlocking(h2d, host.data(), 0, mine, n, 0); }), us_per_op(n, [&] {
+            cu(d->cuMemcpyDtoH(host.data(), reinterpret_cast<CUdeviceptr>(mine), n), "cuMemcpyDtoH");
+          }));
+    cu(d->cuIpcCloseMemHandle(theirs), "cuIpcCloseMemHandle");
+  }
+  gex_Event_Wait(gex_Coll_BarrierNB(tm, 0));
+  gasnet_exit(0);
+}
