@@ -133,9 +133,16 @@ void require_may_communicate(const char *call) noexcept {
     fatal(call, "called while holding a handler-safe lock [G1 section 2.4.4]");
 }
 
-void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {
+void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs,
+                     char *body, std::size_t nbytes) {
   State &s = state();
   switch (handler) {
+  case kHandlerServedPut:
+  case kHandlerServedAck:
+  case kHandlerServedGet:
+  case kHandlerServedData:
+    handle_served(token, handler, args, nargs, body, nbytes);
+    return;
   case kHandlerSeginfo:
     if (nargs == 4 && token.source < s.nodes) {
       NodeSegment &seg = s.segments[token.source];

@@ -107,14 +107,14 @@ const Published *published(gex_Rank_t jobrank, gex_EP_Index_t index) {
   return p.valid ? &p : nullptr;
 }
 
-void *reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n,
-            kinds::CudaDevice *&dev) {
+Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n) {
   const State &s = state();
-  dev = nullptr;
+  Route route;
   if (index == 0) {
-    (void)segment_offset(call, jobrank, addr, n); // fatal outside rank's primordial segment
+    const std::uint64_t offset = segment_offset(call, jobrank, addr, n); // fatal outside the primordial segment
     const NodeSegment &seg = s.segments[jobrank];
-    return seg.mapped == nullptr ? nullptr : seg.mapped + (reinterpret_cast<std::uint64_t>(addr) - seg.addr);
+    route.local = seg.mapped == nullptr ? nullptr : seg.mapped + offset;
+    return route;
   }
   PublishedTable &t = table();
   std::lock_guard lock(t.lock);
@@ -125,26 +125,27 @@ void *reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
   if (a < p.addr || a - p.addr > p.size || n > p.size - (a - p.addr))
     fatal(call, "[%p, +%zu) is not inside the segment of rank %u's endpoint %u [%p, +%llu)", addr, n, jobrank, index,
           reinterpret_cast<void *>(p.addr), static_cast<unsigned long long>(p.size));
-  if (p.local == nullptr) {
-    if (!p.device || !node_peer(jobrank))
-      fatal(call,
-            "rank %u's endpoint %u segment is %s memory of another %s: this path is not implemented (RMA through a "
-            "TM-pair reaches the process's own segments and the device segments of its node)",
-            jobrank, index, p.device ? "device" : "host", p.device ? "node" : "process");
+  route.offset = a - p.addr;
+  if (p.local == nullptr && p.device && node_peer(jobrank)) {
     // A node peer's device memory: opened through this process's device of the same ordinal.
     kinds::CudaDevice *mine = local_device(p.key.device_ordinal);
     if (mine == nullptr)
-      fatal(call, "rank %u's endpoint %u segment is memory of CUDA device %u, for which this process has no kind",
-            jobrank, index, p.key.device_ordinal);
+      fatal(call, "rank %u's endpoint %u segment is memory of CUDA device %u, which this process cannot open", jobrank,
+            index, p.key.device_ordinal);
     std::string why;
     void *base = mine->import(p.key, why);
     if (base == nullptr)
       fatal(call, "rank %u's endpoint %u segment: %s", jobrank, index, why.c_str());
     p.local = base;
   }
+  if (p.local == nullptr) {
+    route.served = true;
+    return route;
+  }
+  route.local = static_cast<char *>(p.local) + route.offset;
   if (p.device)
-    dev = local_device(p.key.device_ordinal);
-  return static_cast<char *>(p.local) + (a - p.addr);
+    route.dev = local_device(p.key.device_ordinal);
+  return route;
 }
 
 } // namespace hygaspi::gasnet::ex

@@ -117,15 +117,31 @@ struct Published {
 // The entry of (job rank, endpoint index), nullptr when none was published; index 0 answers from
 // the primordial segment. Thread-safe.
 const Published *published(gex_Rank_t jobrank, gex_EP_Index_t index);
-// The local address that reaches [addr, +n) of (jobrank, index)'s bound segment, opening a node
-// peer's device memory the first time; fatal naming the call when the range is outside it or the
-// memory cannot be reached from here. `device` says whether the memory is device memory, `dev`
-// the kind's device to copy with (this process's own device for a node peer's memory).
-void *reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n,
-            hygaspi::kinds::CudaDevice *&dev);
+// How this process reaches [addr, +n) of (jobrank, index)'s bound segment (fatal naming the call
+// when the range lies outside it): `local`, this process's address of it (a node peer's device
+// memory opened the first time), and `dev`, the device to copy with when it is device memory; or,
+// for memory this process cannot map (a peer's non-primordial host segment, another node's
+// segment of an endpoint beyond 0), `served` with the range's `offset` in the segment: the owner
+// copies (ex_served.cpp). Index 0 across nodes: neither (the GASNet-1 path).
+struct Route {
+  void *local = nullptr;
+  hygaspi::kinds::CudaDevice *dev = nullptr;
+  bool served = false;
+  std::uint64_t offset = 0;
+};
+Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n);
+// RMA that the owner of the remote segment serves: chunks in internal AMs, each copied in or out
+// by a handler there; complete when it returns. `local_dev` copies a device-memory local side.
+void served_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std::uint64_t offset, void *local,
+                 std::size_t n, bool put, hygaspi::kinds::CudaDevice *local_dev);
 // This process's device of CUDA ordinal `ordinal`, through which node peers' memory on it is
 // opened and copied (opened at first use, kept for the process's life); nullptr without one.
 hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);
+// A copy on `dev`'s stream, waited for here (polling meanwhile); fatal naming the call when the
+// driver fails it.
+void device_copy(const char *call, hygaspi::kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n);
+// Device memory moves through host memory in pieces of this size (bounce buffers).
+inline constexpr std::size_t kStagePiece = std::size_t{4} << 20;
 // RMA through a TM-pair (ex_rma.cpp calls it for tm->pair_ep): a blocking copy between `local`
 // (host memory, or in the local endpoint's bound segment) and the remote range.
 void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n, bool put);

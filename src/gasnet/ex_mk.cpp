@@ -54,6 +54,10 @@ bool inside(const void *p, std::size_t n, const void *base, std::size_t size) {
   return a >= b && a - b <= size && n <= size - (a - b);
 }
 
+} // namespace
+
+namespace hygaspi::gasnet::ex {
+
 // A copy on `dev`'s stream, waited for here.
 void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n) {
   kinds::Copy copy;
@@ -64,10 +68,6 @@ void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void
   if (!why.empty())
     fatal(call, "%s", why.c_str());
 }
-
-} // namespace
-
-namespace hygaspi::gasnet::ex {
 
 kinds::CudaDevice *local_device(unsigned ordinal) {
   Objects &o = objects();
@@ -85,8 +85,7 @@ kinds::CudaDevice *local_device(unsigned ordinal) {
 
 void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n, bool put) {
   gex_hyg_EP &ep = *tm->pair_ep;
-  kinds::CudaDevice *remote_dev = nullptr;
-  void *there = reach(call, jobrank, tm->pair_remote, remote, n, remote_dev);
+  const Route route = reach(call, jobrank, tm->pair_remote, remote, n);
   kinds::CudaDevice *local_dev = nullptr;
   if (const gex_hyg_Segment *seg = ep.bound.load(std::memory_order_acquire);
       seg != nullptr && seg->device() != nullptr) {
@@ -96,7 +95,11 @@ void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, v
       fatal(call, "[%p, +%zu) runs past the end of endpoint %u's device segment [%p, +%zu)", local, n, ep.index,
             seg->addr, static_cast<std::size_t>(seg->size));
   }
-  if (there == nullptr) { // another node's primordial segment: the GASNet-1 path
+  if (route.served) {
+    served_copy(call, jobrank, tm->pair_remote, route.offset, local, n, put, local_dev);
+    return;
+  }
+  if (route.local == nullptr) { // another node's primordial segment: the GASNet-1 path
     if (local_dev == nullptr) {
       if (put)
         gasnet_put_bulk(jobrank, remote, local, n);
@@ -104,8 +107,7 @@ void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, v
         gasnet_get_bulk(local, jobrank, remote, n);
       return;
     }
-    constexpr std::size_t kChunk = std::size_t{4} << 20;
-    std::vector<char> bounce(std::min(n, kChunk));
+    std::vector<char> bounce(std::min(n, kStagePiece));
     for (std::size_t done = 0; done < n; done += bounce.size()) {
       const std::size_t len = std::min(bounce.size(), n - done);
       char *l = static_cast<char *>(local) + done, *r = static_cast<char *>(remote) + done;
@@ -119,9 +121,9 @@ void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, v
     }
     return;
   }
-  void *dst = put ? there : local;
-  const void *src = put ? local : there;
-  if (kinds::CudaDevice *dev = remote_dev != nullptr ? remote_dev : local_dev; dev != nullptr)
+  void *dst = put ? route.local : local;
+  const void *src = put ? local : route.local;
+  if (kinds::CudaDevice *dev = route.dev != nullptr ? route.dev : local_dev; dev != nullptr)
     device_copy(call, *dev, dst, src, n);
   else
     std::memmove(dst, src, n);

@@ -245,4 +245,13 @@ bool CudaDevice::test(Copy &copy, std::string &why) {
   return true;
 }
 
+bool CudaDevice::copy_now(void *dst, const void *src, std::size_t n, std::string &why) {
+  Scope scope(*this);
+  if (const CUresult r = d_.cuMemcpy(dptr(dst), dptr(src), n); r != CUDA_SUCCESS) {
+    why = "cuMemcpy of " + std::to_string(n) + " bytes: " + describe(&d_, r);
+    return false;
+  }
+  return true;
+}
+
 } // namespace hygaspi::kinds

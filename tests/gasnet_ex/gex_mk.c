@@ -11,10 +11,9 @@
  *  - two device endpoints, indices 1 and 2: ep1 bound to a library-allocated device segment, ep2
  *    to a client-allocated one (device memory of a third, unbound segment); ep3 published before
  *    it has a segment, then with a host segment;
- *  - with every rank of its neighbourhood (itself included): host -> device puts (NBI), device ->
- *    host gets (NB), device -> device puts and gets, value forms;
- *  - with every other rank: device -> host segment puts and gets (the primordial segment; across
- *    nodes through a bounce buffer);
+ *  - with every rank (itself included): host -> device puts (NBI), device -> host gets (NB),
+ *    device -> device puts and gets, value forms (a node peer's device memory through CUDA IPC,
+ *    another node's served by its owner), and device -> primordial host segment puts and gets;
  *  - then every segment destroyed, and the kind.
  * Scenes `nodriver`, `stub`, `nodevice`, `nouva` (run with the matching driver setting): the kind
  * is refused with GASNET_ERR_BAD_ARG, and host segments, endpoints and loopback RMA still work.
@@ -99,8 +98,9 @@ static void refusals(gex_MK_t kind) {
   CHECK(gex_EP_Create(&e, client, 1u << 30, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
 }
 
-/* Host segments on a non-primordial endpoint, reached by loopback: ep3 is published before it has a
- * segment (nothing to see), then bound to a client-allocated host segment and published again. */
+/* Host segments on a non-primordial endpoint: ep3 is published before it has a segment (nothing to
+ * see), then bound to a client-allocated host segment and published again; loopback, then a put
+ * into the next rank's and a get back (its owner serves both). */
 static void host_endpoint(void) {
   static unsigned char mem[3 * CHUNK + 5], out[CHUNK], in[CHUNK];
   OK(gex_EP_Create(&ep3, client, GEX_EP_CAPABILITY_RMA, 0));
@@ -122,17 +122,67 @@ static void host_endpoint(void) {
   expect(mem + 5 + CHUNK, me, me, 9);
   OK(gex_RMA_GetBlocking(pair3, in, me, mem + 5 + CHUNK, CHUNK, 0));
   expect(in, me, me, 9);
+  const gex_Rank_t next = (me + 1) % n, prev = (me + n - 1) % n;
+  void *theirs = NULL;
+  OK(gex_Segment_QueryBound(pair3, next, &theirs, NULL, &size));
+  CHECK(theirs != NULL && size == sizeof mem - 5);
+  fill(out, me, next, 11);
+  OK(gex_RMA_PutBlocking(pair3, next, (char *)theirs + 2 * CHUNK, out, CHUNK, 0));
+  barrier();
+  expect(mem + 5 + 2 * CHUNK, prev, me, 11);
+  memset(in, 0, CHUNK);
+  OK(gex_RMA_GetBlocking(pair3, in, next, (char *)theirs + 2 * CHUNK, CHUNK, 0));
+  expect(in, me, next, 11);
+  barrier();
 }
 
-/* Which job ranks share this process's neighbourhood (the ones whose device memory it reaches). */
-static int nbrhd[MAXR];
-static void find_neighbourhood(void) {
-  gex_RankInfo_t *info = NULL;
-  gex_Rank_t count = 0, mine = 0;
-  gex_System_QueryNbrhdInfo(&info, &count, &mine);
-  for (gex_Rank_t i = 0; i < count; ++i)
-    nbrhd[info[i].gex_jobrank] = 1;
-  CHECK(nbrhd[me]);
+/* Transfers of many AM chunks and more than one bounce piece (4 MiB), of an odd size, in ep4's
+ * device segment of two halves A and B: host memory into the next rank's A; this rank's A into the
+ * next rank's B (device -> device put); the next rank's A into this rank's B (device <- device
+ * get). Each step is checked by a loopback get; no rank writes memory another one reads meanwhile. */
+#define BIG ((size_t)5 * 1024 * 1024 + 123)
+static unsigned char big_pattern(unsigned from, size_t i) {
+  return (unsigned char)(from * 17u + (i % 251u) * 3u + i / 65536u);
+}
+static void expect_big(unsigned char *buf, gex_TM_t self, void *at, unsigned from, const char *step) {
+  memset(buf, 0, BIG);
+  OK(gex_RMA_GetBlocking(self, buf, me, at, BIG, 0));
+  for (size_t i = 0; i < BIG; ++i)
+    if (buf[i] != big_pattern(from, i)) {
+      fprintf(stderr, "[%u] %s: byte %zu is %u, expected %u\n", me, step, i, buf[i], big_pattern(from, i));
+      CHECK(0);
+    }
+}
+static void big_transfers(gex_MK_t kind) {
+  gex_EP_t ep4;
+  gex_Segment_t seg4;
+  OK(gex_EP_Create(&ep4, client, GEX_EP_CAPABILITY_RMA, 0));
+  CHECK(gex_EP_QueryIndex(ep4) == 3); /* after ep1 and ep2 */
+  OK(gex_Segment_Create(&seg4, client, NULL, 2 * BIG, kind, 0));
+  OK(gex_EP_BindSegment(ep4, seg4, 0));
+  OK(gex_EP_PublishBoundSegment(tm, &ep4, 1, 0));
+  const gex_Rank_t next = (me + 1) % n;
+  gex_TM_t host_pair = gex_TM_Pair(ep0, 3), dev_pair = gex_TM_Pair(ep4, 3);
+  char *a = gex_Segment_QueryAddr(seg4), *b = a + BIG, *next_a = NULL;
+  OK(gex_Segment_QueryBound(host_pair, next, (void **)&next_a, NULL, NULL));
+  char *next_b = next_a + BIG;
+  unsigned char *buf = malloc(BIG);
+  CHECK(buf != NULL);
+  for (size_t i = 0; i < BIG; ++i)
+    buf[i] = big_pattern(me, i);
+  OK(gex_RMA_PutNBI(host_pair, next, next_a, buf, BIG, GEX_EVENT_DEFER, 0));
+  gex_NBI_Wait(GEX_EC_PUT, 0);
+  barrier();
+  expect_big(buf, host_pair, a, (me + n - 1) % n, "host -> device");
+  OK(gex_RMA_PutBlocking(dev_pair, next, next_b, a, BIG, 0));
+  barrier();
+  expect_big(buf, host_pair, b, (me + 2 * n - 2) % n, "device -> device put");
+  barrier();
+  OK(gex_RMA_GetBlocking(dev_pair, b, next, next_a, BIG, 0));
+  expect_big(buf, host_pair, b, me, "device <- device get");
+  free(buf);
+  barrier();
+  gex_Segment_Destroy(seg4, 0);
 }
 
 static void device_matrix(gex_MK_t kind) {
@@ -176,63 +226,53 @@ static void device_matrix(gex_MK_t kind) {
 
   static unsigned char out[CHUNK], in[CHUNK];
   /* Case 1: host -> every neighbour's ep1 segment (NBI), at this rank's chunk. */
-  for (gex_Rank_t r = 0; r < n; ++r)
-    if (nbrhd[r]) {
-      fill(out, me, r, 1);
-      OK(gex_RMA_PutNBI(h_to_1, r, (char *)addr1[r] + (size_t)me * CHUNK, out, CHUNK, GEX_EVENT_NOW, 0));
-    }
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    fill(out, me, r, 1);
+    OK(gex_RMA_PutNBI(h_to_1, r, (char *)addr1[r] + (size_t)me * CHUNK, out, CHUNK, GEX_EVENT_NOW, 0));
+  }
   gex_NBI_Wait(GEX_EC_PUT, 0);
   barrier();
   for (gex_Rank_t r = 0; r < n; ++r) /* loopback gets of what each neighbour wrote */
-    if (nbrhd[r]) {
-      memset(in, 0, CHUNK);
-      OK(gex_RMA_GetBlocking(self1, in, me, seg1_at + (size_t)r * CHUNK, CHUNK, 0));
-      expect(in, r, me, 1);
-    }
+  {
+    memset(in, 0, CHUNK);
+    OK(gex_RMA_GetBlocking(self1, in, me, seg1_at + (size_t)r * CHUNK, CHUNK, 0));
+    expect(in, r, me, 1);
+  }
   /* Case 2: every neighbour's ep1 chunk back into host memory (NB). */
-  for (gex_Rank_t r = 0; r < n; ++r)
-    if (nbrhd[r]) {
-      memset(in, 0, CHUNK);
-      gex_Event_t e = gex_RMA_GetNB(h_to_1, in, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0);
-      gex_Event_WaitAll(&e, 1, 0);
-      expect(in, me, r, 1);
-    }
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    memset(in, 0, CHUNK);
+    gex_Event_t e = gex_RMA_GetNB(h_to_1, in, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0);
+    gex_Event_WaitAll(&e, 1, 0);
+    expect(in, me, r, 1);
+  }
   barrier();
   /* Case 3: device -> device: this rank's ep1 chunk r (written by r in case 1 ... rewritten here
    * with a new salt by loopback) into r's ep2 segment. */
-  for (gex_Rank_t r = 0; r < n; ++r)
-    if (nbrhd[r]) {
-      fill(out, me, r, 3);
-      OK(gex_RMA_PutBlocking(self1, me, seg1_at + (size_t)r * CHUNK, out, CHUNK, 0));
-      gex_Event_t e = gex_RMA_PutNB(d1_to_2, r, (char *)addr2[r] + (size_t)me * CHUNK, seg1_at + (size_t)r * CHUNK,
-                                    CHUNK, GEX_EVENT_DEFER, 0);
-      gex_Event_Wait(e);
-    }
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    fill(out, me, r, 3);
+    OK(gex_RMA_PutBlocking(self1, me, seg1_at + (size_t)r * CHUNK, out, CHUNK, 0));
+    gex_Event_t e = gex_RMA_PutNB(d1_to_2, r, (char *)addr2[r] + (size_t)me * CHUNK, seg1_at + (size_t)r * CHUNK, CHUNK,
+                                  GEX_EVENT_DEFER, 0);
+    gex_Event_Wait(e);
+  }
   barrier();
-  for (gex_Rank_t r = 0; r < n; ++r)
-    if (nbrhd[r]) {
-      memset(in, 0, CHUNK);
-      OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
-      expect(in, r, me, 3);
-    }
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    memset(in, 0, CHUNK);
+    OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
+    expect(in, r, me, 3);
+  }
   barrier();
   /* Case 4: device <- device: r's ep1 chunk `me` (salt 3, from case 3) into this rank's ep2. */
-  for (gex_Rank_t r = 0; r < n; ++r)
-    if (nbrhd[r]) {
-      OK(gex_RMA_GetNBI(d2_to_1, seg2_at + (size_t)r * CHUNK, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0));
-      gex_NBI_Wait(GEX_EC_GET, 0);
-      memset(in, 0, CHUNK);
-      OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
-      expect(in, r, me, 3);
-    }
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    OK(gex_RMA_GetNBI(d2_to_1, seg2_at + (size_t)r * CHUNK, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0));
+    gex_NBI_Wait(GEX_EC_GET, 0);
+    memset(in, 0, CHUNK);
+    OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
+    expect(in, r, me, 3);
+  }
   barrier();
   /* Value forms and an empty transfer, into the next neighbour's ep1 segment. */
-  gex_Rank_t next = me;
-  for (gex_Rank_t i = 1; i <= n; ++i)
-    if (nbrhd[(me + i) % n]) {
-      next = (me + i) % n;
-      break;
-    }
+  const gex_Rank_t next = (me + 1) % n;
   char *val_at = (char *)addr1[next] + SEG - 8 * MAXR + 8 * me;
   OK(gex_RMA_PutBlockingVal(h_to_1, next, val_at, 0x1122334455667788ull + me, 8, 0));
   CHECK(gex_RMA_GetBlockingVal(h_to_1, next, val_at, 8, 0) == 0x1122334455667788ull + me);
@@ -260,6 +300,8 @@ static void device_matrix(gex_MK_t kind) {
     OK(gex_RMA_GetBlocking(self1, in, me, seg1_at + CHUNK, CHUNK, 0));
     expect(in, me, 0, 5);
   }
+  barrier();
+  big_transfers(kind);
   barrier(); /* nobody reaches a segment that is destroyed next */
   gex_Segment_Destroy(seg2, 0);
   gex_Segment_Destroy(seg_other, 0);
@@ -274,7 +316,6 @@ int main(int argc, char **argv) {
   CHECK(n <= MAXR);
   OK(gex_Segment_Attach(&prim, tm, PRIM));
   prim_base = gex_Segment_QueryAddr(prim);
-  find_neighbourhood();
   CHECK(gex_EP_QueryIndex(ep0) == 0);
   int rc = 0;
   gex_MK_t kind = GEX_MK_INVALID;
