@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <type_traits>
 
 #include "bridge/engine.hpp"
 #include "gasnet/ex_internal.hpp"
@@ -145,7 +146,11 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
   require_flags(call, flags, 0);
   if (args->gex_flags != 0)
     fatal(call, "args->gex_flags %#llx: reserved, must be 0", static_cast<unsigned long long>(args->gex_flags));
-  switch (args->gex_class) {
+  // Read as the integer it is: a client's value outside the enumeration is no gex_MK_Class_t.
+  std::underlying_type_t<gex_MK_Class_t> cls = 0;
+  static_assert(sizeof cls == sizeof args->gex_class);
+  std::memcpy(&cls, &args->gex_class, sizeof cls);
+  switch (cls) {
   case GEX_MK_CLASS_HOST:
     fatal(call, "GEX_MK_CLASS_HOST has one kind, GEX_MK_HOST, which needs no creation");
   case GEX_MK_CLASS_CUDA_UVA:
@@ -153,9 +158,9 @@ int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_arg
   case GEX_MK_CLASS_HIP:
   case GEX_MK_CLASS_ZE:
     return error(call, GASNET_ERR_BAD_ARG, "memory kind class %s is not served by this build",
-                 args->gex_class == GEX_MK_CLASS_HIP ? "GEX_MK_CLASS_HIP" : "GEX_MK_CLASS_ZE");
+                 cls == GEX_MK_CLASS_HIP ? "GEX_MK_CLASS_HIP" : "GEX_MK_CLASS_ZE");
   default:
-    return error(call, GASNET_ERR_BAD_ARG, "%d is no memory kind class", static_cast<int>(args->gex_class));
+    return error(call, GASNET_ERR_BAD_ARG, "%lld is no memory kind class", static_cast<long long>(cls));
   }
   const int ordinal = args->gex_args.gex_class_cuda_uva.gex_CUdevice;
   if (ordinal < 0)
