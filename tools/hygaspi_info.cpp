@@ -20,6 +20,7 @@
 #include "core/knobs.hpp"
 #include "core/limits.hpp"
 #include "gasnet/internal.hpp" // defines GASNET_HYG_LIBRARY and includes <gasnet.h>
+#include "kinds/cuda_driver.hpp"
 #include "mpi_rma/mpi_env.hpp"
 
 #ifndef HYGASPI_VERSION
@@ -181,6 +182,34 @@ void print_gasnet() {
   std::printf("\n");
 }
 
+// Memory kinds (gasnet_mk.h): what this machine can serve, through the driver that gex_MK_Create
+// would load (HYGASPI_CUDA_LIBRARY).
+void print_kinds(const Knobs &knobs) {
+  std::printf("== Memory kinds (GASNet-EX gex_MK_Create)\n");
+  std::printf("  HOST:             GEX_MK_HOST\n");
+  std::string why;
+  const cuda::Driver *d = cuda::load(knobs.cuda_library, why);
+  int count = 0;
+  if (d != nullptr && d->cuDeviceGetCount(&count) != cuda::CUDA_SUCCESS)
+    count = 0;
+  if (d == nullptr) {
+    std::printf("  CUDA_UVA:         none: %s\n", why.c_str());
+  } else {
+    std::printf("  CUDA_UVA:         %d device%s through %s (CUDA driver %d.%d)\n", count, count == 1 ? "" : "s",
+                knobs.cuda_library.c_str(), d->version / 1000, d->version % 1000 / 10);
+    for (int i = 0; i < count; ++i) {
+      cuda::CUdevice dev = 0;
+      int uva = 0;
+      const bool ok = d->cuDeviceGet(&dev, i) == cuda::CUDA_SUCCESS &&
+                      d->cuDeviceGetAttribute(&uva, cuda::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, dev) ==
+                          cuda::CUDA_SUCCESS;
+      std::printf("    device %d:       %s\n", i,
+                  !ok ? "cannot be queried" : uva != 0 ? "unified addressing: served" : "no unified addressing: refused");
+    }
+  }
+  std::printf("  HIP, ZE:          not served by this build\n\n");
+}
+
 void print_topology() {
   std::printf("== Topology (hwloc)\n");
   hwloc_topology_t topology = nullptr;
@@ -292,6 +321,7 @@ int main(int argc, char **argv) {
     print_knobs();
     print_limits();
     print_gasnet();
+    print_kinds(knobs_now());
     print_topology();
     std::fwrite(buffer, 1, size, stdout);
   }

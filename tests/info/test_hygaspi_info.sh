@@ -12,7 +12,7 @@ need() {  # need DESCRIPTION FIXED-STRING
   if grep -qF -- "$2" <<<"$out"; then echo "ok   $1"; else echo "FAIL $1: no '$2'"; failed=1; fi
 }
 need "version line" "HyGASPI "
-for section in "== Build" "== Environment knobs" "== Limits" "== GASNet" "== Topology (hwloc)" "== MPI"; do
+for section in "== Build" "== Environment knobs" "== Limits" "== GASNet" "== Memory kinds" "== Topology (hwloc)" "== MPI"; do
   need "section $section" "$section"
 done
 need "build type" "build type:"
@@ -52,6 +52,24 @@ done
 need "MPI library" "library:"
 need "thread level" "MPI_THREAD_"
 need "osc component" "OMPI_MCA_osc="
+# Memory kinds through the driver HYGASPI_CUDA_LIBRARY names: none; the fake one (FAKE_CUDA, from
+# ctest) with 3 devices, without unified addressing, and as the toolkit's stub.
+need "host kind" "  HOST:             GEX_MK_HOST"
+kinds() { HYGASPI_CUDA_LIBRARY=$1 HYGASPI_FAKE_CUDA=$2 "$INFO" | sed -n '/^== Memory kinds/,/^$/p'; }
+k=$(kinds /nonexistent/libcuda.so.1 "")
+grep -qE "^  CUDA_UVA: +none: cannot load /nonexistent/libcuda.so.1" <<<"$k" && echo "ok   no CUDA driver" ||
+  { echo "FAIL no CUDA driver: $k"; failed=1; }
+if [ -n "${FAKE_CUDA:-}" ]; then
+  k=$(kinds "$FAKE_CUDA" devices=3)
+  grep -qE "^  CUDA_UVA: +3 devices through .*libcuda.so.1 \(CUDA driver 13.0\)$" <<<"$k" &&
+    [ "$(grep -c "unified addressing: served" <<<"$k")" = 3 ] && echo "ok   fake CUDA driver, 3 devices" ||
+    { echo "FAIL fake CUDA driver: $k"; failed=1; }
+  k=$(kinds "$FAKE_CUDA" nouva)
+  grep -q "device 0: *no unified addressing: refused" <<<"$k" && echo "ok   no unified addressing" ||
+    { echo "FAIL no unified addressing: $k"; failed=1; }
+  k=$(kinds "$FAKE_CUDA" stub)
+  grep -qE "^  CUDA_UVA: +none: cuInit: .*34" <<<"$k" && echo "ok   stub driver" || { echo "FAIL stub driver: $k"; failed=1; }
+fi
 "$INFO" --help | grep -q "usage: hygaspi-info" && echo "ok   --help" || { echo "FAIL --help"; failed=1; }
 if "$INFO" --bogus >/dev/null 2>&1; then echo "FAIL unknown option accepted"; failed=1; else echo "ok   unknown option"; fi
 exit $failed
