@@ -55,6 +55,29 @@ bool inside(const void *p, std::size_t n, const void *base, std::size_t size) {
   return a >= b && a - b <= size && n <= size - (a - b);
 }
 
+// A device copy in flight: an NB event points at it (tagged), an NBI one is in its thread's list.
+struct alignas(16) DeviceOp {
+  kinds::CudaDevice *dev;
+  kinds::Copy copy;
+};
+struct DeviceNbi {
+  std::vector<DeviceOp *> puts, gets;
+};
+thread_local DeviceNbi t_device_nbi; // NBI operations are the calling thread's [GEX "NBI"]
+
+// One look at `op` (or a wait, `block`); true, with `op` freed, once its copy is complete.
+bool finish(const char *call, DeviceOp *op, bool block) {
+  std::string why;
+  if (block)
+    block_until([&] { return op->dev->test(op->copy, why); });
+  else if (!op->dev->test(op->copy, why))
+    return false;
+  delete op;
+  if (!why.empty())
+    fatal(call, "%s", why.c_str());
+  return true;
+}
+
 } // namespace
 
 namespace hygaspi::gasnet::ex {
@@ -84,7 +107,8 @@ kinds::CudaDevice *local_device(unsigned ordinal) {
   return o.devices.back().get();
 }
 
-void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n, bool put) {
+gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n,
+                      bool put, PairWait wait) {
   gex_hyg_EP &ep = *tm->pair_ep;
   const Route route = reach(call, jobrank, tm->pair_remote, remote, n);
   kinds::CudaDevice *local_dev = nullptr;
@@ -98,7 +122,7 @@ void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, v
   }
   if (route.served) {
     served_copy(call, jobrank, tm->pair_remote, route.offset, local, n, put, local_dev);
-    return;
+    return GEX_EVENT_INVALID;
   }
   if (route.local == nullptr) { // another node's primordial segment: the GASNet-1 path
     if (local_dev == nullptr) {
@@ -106,7 +130,7 @@ void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, v
         gasnet_put_bulk(jobrank, remote, local, n);
       else
         gasnet_get_bulk(local, jobrank, remote, n);
-      return;
+      return GEX_EVENT_INVALID;
     }
     std::vector<char> bounce(std::min(n, kStagePiece));
     for (std::size_t done = 0; done < n; done += bounce.size()) {
@@ -120,14 +144,56 @@ void pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, v
         device_copy(call, *local_dev, l, bounce.data(), len);
       }
     }
-    return;
+    return GEX_EVENT_INVALID;
   }
   void *dst = put ? route.local : local;
   const void *src = put ? local : route.local;
-  if (kinds::CudaDevice *dev = route.dev != nullptr ? route.dev : local_dev; dev != nullptr)
-    device_copy(call, *dev, dst, src, n);
-  else
+  kinds::CudaDevice *dev = route.dev != nullptr ? route.dev : local_dev;
+  if (dev == nullptr) {
     std::memmove(dst, src, n);
+    return GEX_EVENT_INVALID;
+  }
+  if (wait == PairWait::now || (wait == PairWait::nbi && nbi_in_region())) { // a region takes no device copy
+    device_copy(call, *dev, dst, src, n);
+    return GEX_EVENT_INVALID;
+  }
+  auto *op = new DeviceOp{dev, {}};
+  std::string why;
+  if (!dev->start_copy(dst, src, n, op->copy, why)) {
+    delete op;
+    fatal(call, "%s", why.c_str());
+  }
+  if (wait == PairWait::nbi) {
+    (put ? t_device_nbi.puts : t_device_nbi.gets).push_back(op);
+    return GEX_EVENT_INVALID;
+  }
+  return reinterpret_cast<gex_Event_t>(reinterpret_cast<std::uintptr_t>(op) | 8u);
+}
+
+bool device_event_test(const char *call, gex_Event_t e, bool block) {
+  auto *op = reinterpret_cast<DeviceOp *>(reinterpret_cast<std::uintptr_t>(e) & ~std::uintptr_t{15});
+  return finish(call, op, block);
+}
+
+bool device_nbi_test(const char *call, gex_EC_t mask) {
+  bool none_left = true;
+  for (auto *list : {(mask & GEX_EC_PUT) != 0 ? &t_device_nbi.puts : nullptr,
+                     (mask & GEX_EC_GET) != 0 ? &t_device_nbi.gets : nullptr}) {
+    if (list == nullptr)
+      continue;
+    // Completed copies leave the list; a stream completes its copies in order, so the first one
+    // still running ends the look.
+    std::size_t done = 0;
+    while (done < list->size() && finish(call, (*list)[done], false))
+      ++done;
+    list->erase(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(done));
+    none_left = none_left && list->empty();
+  }
+  return none_left;
+}
+
+void device_nbi_wait(const char *call, gex_EC_t mask) {
+  block_until([&] { return device_nbi_test(call, mask); });
 }
 
 } // namespace hygaspi::gasnet::ex

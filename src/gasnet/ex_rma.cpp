@@ -3,7 +3,8 @@
 // target's segment here first, so that a bad one is fatal naming the gex_ call.
 //
 // Events: an RMA event is the GASNet-1 handle (the types are interoperable [GEX "Events"]); an
-// atomic's and a collective's are told apart by their bits (ex_internal.hpp), which no handle has.
+// atomic's, a collective's and a TM-pair's device copy's are told apart by their bits
+// (ex_internal.hpp), which no handle has.
 #include "gasnet/ex_internal.hpp"
 
 using namespace hygaspi;
@@ -27,18 +28,19 @@ bool start(const char *call, gex_TM_t tm, gex_Rank_t &rank, const void *remote, 
   return true;
 }
 
-// RMA through a TM-pair (ex_mk.cpp's pair_copy), complete when it returns. False when `tm` is no
-// TM-pair (a team: the caller goes on).
+// RMA through a TM-pair (ex_mk.cpp's pair_copy): true when `tm` is one (and the call is made,
+// its event in `event`); false for a team, and the caller goes on.
 bool pair_rma(const char *call, gex_TM_t tm, gex_Rank_t rank, void *local, void *remote, std::size_t nbytes,
-              gex_Flags_t flags, bool put) {
+              gex_Flags_t flags, bool put, PairWait wait = PairWait::now, gex_Event_t *event = nullptr) {
   if (!is_pair(tm))
     return false;
   require_flags(call, flags, kRmaFlags);
   require_may_communicate(call);
   if (rank >= state().nodes)
     fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
-  if (nbytes > 0)
-    pair_copy(call, tm, rank, local, remote, nbytes, put);
+  const gex_Event_t e = nbytes > 0 ? pair_copy(call, tm, rank, local, remote, nbytes, put, wait) : GEX_EVENT_INVALID;
+  if (event != nullptr)
+    *event = e;
   return true;
 }
 
@@ -58,6 +60,8 @@ bool test_one(const char *call, gex_Event_t e, bool block) {
     return ad_event_test(call, e, block);
   if (is_coll_event(e))
     return coll_test(call, e, block);
+  if (is_device_event(e))
+    return device_event_test(call, e, block);
   if (block) {
     gasnet_wait_syncnb(to_handle(e));
     return true;
@@ -90,7 +94,9 @@ int gex_RMA_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, si
   const char *call = "gex_RMA_PutNBI";
   if (lc_opt != GEX_EVENT_NOW && lc_opt != GEX_EVENT_DEFER && lc_opt != GEX_EVENT_GROUP)
     fatal(call, "lc_opt must be GEX_EVENT_NOW, GEX_EVENT_DEFER or GEX_EVENT_GROUP");
-  if (pair_rma(call, tm, rank, const_cast<void *>(src), dest, nbytes, flags, true))
+  // DEFER leaves a device copy in flight (its source is read until then); NOW and GROUP wait for it.
+  if (pair_rma(call, tm, rank, const_cast<void *>(src), dest, nbytes, flags, true,
+               lc_opt == GEX_EVENT_DEFER ? PairWait::nbi : PairWait::now))
     return 0;
   if (!start(call, tm, rank, dest, nbytes, flags))
     return 0;
@@ -109,8 +115,9 @@ gex_Event_t gex_RMA_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *
   if (lc_opt == nullptr || lc_opt == GEX_EVENT_GROUP)
     fatal(call, "lc_opt must be GEX_EVENT_NOW, GEX_EVENT_DEFER or the address of an event");
   gex_Event_t e = GEX_EVENT_INVALID;
-  if (pair_rma(call, tm, rank, const_cast<void *>(src), dest, nbytes, flags, true))
-    ; // complete: e stays GEX_EVENT_INVALID
+  if (pair_rma(call, tm, rank, const_cast<void *>(src), dest, nbytes, flags, true,
+               lc_opt == GEX_EVENT_DEFER ? PairWait::event : PairWait::now, &e))
+    ; // e: the device copy in flight, or GEX_EVENT_INVALID
   else if (start(call, tm, rank, dest, nbytes, flags))
     e = to_event(lc_opt == GEX_EVENT_DEFER ? gasnet_put_nb_bulk(rank, dest, const_cast<void *>(src), nbytes)
                                            : gasnet_put_nb(rank, dest, const_cast<void *>(src), nbytes));
@@ -127,15 +134,16 @@ int gex_RMA_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, siz
   return 0;
 }
 int gex_RMA_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags) {
-  if (pair_rma("gex_RMA_GetNBI", tm, rank, dest, src, nbytes, flags, false))
+  if (pair_rma("gex_RMA_GetNBI", tm, rank, dest, src, nbytes, flags, false, PairWait::nbi))
     return 0;
   if (start("gex_RMA_GetNBI", tm, rank, src, nbytes, flags))
     gasnet_get_nbi_bulk(dest, rank, src, nbytes);
   return 0;
 }
 gex_Event_t gex_RMA_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes, gex_Flags_t flags) {
-  if (pair_rma("gex_RMA_GetNB", tm, rank, dest, src, nbytes, flags, false))
-    return GEX_EVENT_INVALID;
+  if (gex_Event_t e = GEX_EVENT_INVALID;
+      pair_rma("gex_RMA_GetNB", tm, rank, dest, src, nbytes, flags, false, PairWait::event, &e))
+    return e;
   if (!start("gex_RMA_GetNB", tm, rank, src, nbytes, flags))
     return GEX_EVENT_INVALID;
   return to_event(gasnet_get_nb_bulk(dest, rank, src, nbytes));
@@ -235,7 +243,7 @@ int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Test";
   require_no_flags(call, flags);
   require_may_communicate(call);
-  if (!ad_nbi_test(call, event_mask))
+  if (!ad_nbi_test(call, event_mask) || !device_nbi_test(call, event_mask))
     return GASNET_ERR_NOT_READY;
   const bool gets = (event_mask & GEX_EC_GET) != 0, puts = (event_mask & GEX_EC_PUT) != 0;
   if (gets && puts)
@@ -251,6 +259,7 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   require_no_flags(call, flags);
   require_may_communicate(call);
   ad_nbi_wait(call, event_mask);
+  device_nbi_wait(call, event_mask);
   if ((event_mask & GEX_EC_GET) != 0)
     gasnet_wait_syncnbi_gets();
   if ((event_mask & GEX_EC_PUT) != 0)

@@ -210,6 +210,12 @@ void memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std
 // An NBI operation goes to the open access region, or to the thread's NBI set.
 Completion &nbi(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? t_nbi.puts : t_nbi.gets; }
 
+} // namespace
+
+bool hygaspi::gasnet::nbi_in_region() noexcept { return t_nbi.in_region; }
+
+namespace {
+
 void no_region(const char *call) {
   if (t_nbi.in_region)
     fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");

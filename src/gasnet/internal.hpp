@@ -199,6 +199,9 @@ inline std::uint64_t segment_offset(const char *call, gasnet_node_t node, const 
 // GASNet segment): opened by gasnet_attach, collectively over all ranks, when the job spans nodes.
 bool window_open(void *base, std::uint64_t size);
 
+// The calling thread has an NBI access region open (gasnet_begin_nbi_accessregion).
+bool nbi_in_region() noexcept;
+
 // gasnet_exit's path, also run when another rank's exit notice arrives (core.cpp).
 [[noreturn]] void exit_job(int code) noexcept;
 void exit_at_process_exit(int status) noexcept; // registered with engine_on_exit
