@@ -143,6 +143,10 @@ void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_
   case kHandlerServedData:
     handle_served(token, handler, args, nargs, body, nbytes);
     return;
+  case kHandlerUnmap:
+  case kHandlerUnmapAck:
+    handle_unmap(token, handler, args, nargs);
+    return;
   case kHandlerSeginfo:
     if (nargs == 4 && token.source < s.nodes) {
       NodeSegment &seg = s.segments[token.source];

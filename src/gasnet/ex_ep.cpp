@@ -13,6 +13,7 @@
 #include <cstring>
 #include <functional>
 
+#include "bridge/am_channel.hpp"
 #include "gasnet/ex_internal.hpp"
 
 using namespace hygaspi;
@@ -148,7 +149,63 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
   return route;
 }
 
+namespace {
+
+// Forgets every entry of `jobrank` for the allocation `buffer_id` (closing this process's mapping).
+void forget(gex_Rank_t jobrank, std::uint64_t buffer_id) {
+  PublishedTable &t = table();
+  std::lock_guard lock(t.lock);
+  for (gex_EP_Index_t i = 1; i < GASNET_MAXEPS; ++i) {
+    Published &p = t.at(jobrank, i);
+    if (!p.valid || !p.device || p.key.buffer_id != buffer_id)
+      continue;
+    if (p.local != nullptr && jobrank != state().mynode)
+      if (kinds::CudaDevice *dev = local_device(p.key.device_ordinal); dev != nullptr)
+        dev->unimport(p.key);
+    p = Published{};
+  }
+}
+
+} // namespace
+
+void unpublish_device(const char *call, const gex_hyg_Segment &seg) {
+  kinds::IpcKey key;
+  std::string why;
+  if (!seg.device()->export_key(seg.addr, key, why))
+    fatal(call, "%s", why.c_str());
+  const State &s = state();
+  forget(s.mynode, key.buffer_id);
+  if (!am::is_open())
+    return; // no messaging: no peer can have learnt of it
+  std::atomic<unsigned> answered{0};
+  unsigned asked = 0;
+  const gasnet_handlerarg_t args[4] = {high(key.buffer_id), low(key.buffer_id),
+                                       high(reinterpret_cast<std::uint64_t>(&answered)),
+                                       low(reinterpret_cast<std::uint64_t>(&answered))};
+  for (gex_Rank_t r = 0; r < s.nodes; ++r)
+    if (r != s.mynode && node_peer(r)) {
+      am_internal(r, kHandlerUnmap, args, 4);
+      ++asked;
+    }
+  block_until([&] { return answered.load(std::memory_order_acquire) == asked; });
+}
+
 } // namespace hygaspi::gasnet::ex
+
+void hygaspi::gasnet::handle_unmap(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args,
+                                   int nargs) {
+  if (handler == kHandlerUnmap && nargs == 4) {
+    forget(token.source, join(args[0], args[1]));
+    am_internal(token.source, kHandlerUnmapAck, args + 2, 2, nullptr, 0, true);
+    return;
+  }
+  if (handler == kHandlerUnmapAck && nargs == 2) {
+    reinterpret_cast<std::atomic<unsigned> *>(join(args[0], args[1]))->fetch_add(1, std::memory_order_acq_rel);
+    return;
+  }
+  fatal("gasnet_AMPoll", "a malformed unmap message (handler %u, %d arguments) from node %u", handler, nargs,
+        token.source);
+}
 
 extern "C" {
 

@@ -134,6 +134,9 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
 // by a handler there; complete when it returns. `local_dev` copies a device-memory local side.
 void served_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std::uint64_t offset, void *local,
                  std::size_t n, bool put, hygaspi::kinds::CudaDevice *local_dev);
+// gex_Segment_Destroy of a device segment: every node peer forgets what this rank published of
+// it and closes its IPC mapping, and has answered, before the memory may be freed. Waits, polling.
+void unpublish_device(const char *call, const gex_hyg_Segment &seg);
 // This process's device of CUDA ordinal `ordinal`, through which node peers' memory on it is
 // opened and copied (opened at first use, kept for the process's life); nullptr without one.
 hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);

@@ -339,6 +339,7 @@ void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
     segment->destroyed = true;
   }
   if (kinds::CudaDevice *dev = segment->device(); dev != nullptr) {
+    unpublish_device(call, *segment); // no node peer still maps it when it is freed
     if (segment->library_allocated)
       dev->release(segment->addr);
     segment->kind->segments.fetch_sub(1);

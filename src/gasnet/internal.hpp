@@ -37,6 +37,9 @@ enum InternalHandler : gasnet_handler_t {
   kHandlerServedAck = 5,  // reply, Short: a put's chunk is in place
   kHandlerServedGet = 6,  // request, Short: bytes wanted from the target's segment
   kHandlerServedData = 7, // reply, Medium: those bytes
+  // gex_Segment_Destroy of a published device segment (ex_ep.cpp)
+  kHandlerUnmap = 8,    // request, Short: forget (and close) the segment of this buffer id
+  kHandlerUnmapAck = 9, // reply, Short: done
 };
 inline constexpr unsigned kFirstClientHandler = 128;
 inline constexpr std::size_t kMaxArgs = 16;
@@ -174,6 +177,8 @@ void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_hand
 // The internal handlers' dispatch (core.cpp); `body` is a Medium's payload.
 void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs,
                      char *body, std::size_t nbytes);
+// The unmap handlers of gex_Segment_Destroy (ex_ep.cpp).
+void handle_unmap(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs);
 // The served-RMA handlers (ex_served.cpp).
 void handle_served(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs, char *body,
                    std::size_t nbytes);

@@ -18,7 +18,9 @@
  * Scenes `nodriver`, `stub`, `nodevice`, `nouva` (run with the matching driver setting): the kind
  * is refused with GASNET_ERR_BAD_ARG, and host segments, endpoints and loopback RMA still work.
  * Scene `oom`: a library-allocated device segment is refused with GASNET_ERR_RESOURCE. Scenes
- * `badrange`, `bindzero`, `destroymk`: bad input that is fatal, naming the call. */
+ * `badrange`, `bindzero`, `destroymk`, `afterdestroy`: bad input that is fatal, naming the call
+ * (the last: a put into a node peer's destroyed device segment, which every node peer forgot and
+ * unmapped before the owner freed it). */
 #define GASNET_PAR 1
 #include <gasnet_mk.h>
 #include <gasnetex.h>
@@ -326,7 +328,7 @@ int main(int argc, char **argv) {
   int rc = 0;
   gex_MK_t kind = GEX_MK_INVALID;
   if (!strcmp(scene, "all") || !strcmp(scene, "oom") || !strcmp(scene, "badrange") || !strcmp(scene, "bindzero") ||
-      !strcmp(scene, "destroymk")) {
+      !strcmp(scene, "destroymk") || !strcmp(scene, "afterdestroy")) {
     kind = make_kind(&rc);
     OK(rc);
     if (!strcmp(scene, "all")) {
@@ -362,6 +364,23 @@ int main(int argc, char **argv) {
       OK(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0));
       gex_EP_BindSegment(e0, seg1, 0);
     }
+    barrier();
+  } else if (!strcmp(scene, "afterdestroy")) { /* a put into a node peer's destroyed segment: fatal */
+    OK(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0));
+    OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
+    OK(gex_EP_BindSegment(ep1, seg1, 0));
+    OK(gex_EP_PublishBoundSegment(tm, &ep1, 1, 0));
+    void *theirs = NULL;
+    OK(gex_Segment_QueryBound(gex_TM_Pair(ep0, 1), 1, &theirs, NULL, NULL));
+    static unsigned char out[16];
+    if (me == 0) /* opens rank 1's allocation (CUDA IPC) */
+      OK(gex_RMA_PutBlocking(gex_TM_Pair(ep0, 1), 1, theirs, out, sizeof out, 0));
+    barrier();
+    if (me == 1)
+      gex_Segment_Destroy(seg1, 0); /* rank 0 closes its mapping before the memory goes */
+    barrier();
+    if (me == 0)
+      gex_RMA_PutBlocking(gex_TM_Pair(ep0, 1), 1, theirs, out, sizeof out, 0);
     barrier();
   } else if (!strcmp(scene, "destroymk")) { /* a kind with a live segment: fatal */
     OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
