@@ -344,6 +344,14 @@ typedef gasnet_hsl_t gex_HSL_t;
 #define gex_HSL_Trylock gasnet_hsl_trylock
 
 /* ---- teams [GEX "Operations on gex_TM_t"; gex_TM_Destroy from the "[PROPOSED]" section] */
+/* gex_TM_Dup [GEX-MK 5.2]: a team of the same members, its collectives independent of the
+ * original's (no scratch is needed: the size queries return 0). Its scratch flags share bits with
+ * the handler-registration flags of gex_AM_Entry_t, which never reach a team call. */
+#define GEX_FLAG_TM_SYMMETRIC_SCRATCH ((gex_Flags_t)1u << 16)
+#define GEX_FLAG_TM_LOCAL_SCRATCH ((gex_Flags_t)1u << 17)
+#define GEX_FLAG_TM_GLOBAL_SCRATCH ((gex_Flags_t)1u << 18)
+#define GEX_FLAG_SCRATCH_SEG_OFFSET ((gex_Flags_t)1u << 20)
+size_t gex_TM_Dup(gex_TM_t *new_tm_p, gex_TM_t orig_tm, gex_Addr_t scratch_addr, size_t scratch_len, gex_Flags_t flags);
 size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, void *scratch_addr, size_t scratch_size,
                     gex_Flags_t flags);
 int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags);

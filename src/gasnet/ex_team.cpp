@@ -155,6 +155,30 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, 
   return 0;
 }
 
+// A split of the original with one color and each member's rank as its key: the same members in
+// the same order. The scratch arguments are unused, as gex_TM_Split's.
+size_t gex_TM_Dup(gex_TM_t *new_tm_p, gex_TM_t orig_tm, gex_Addr_t scratch_addr, size_t scratch_len,
+                  gex_Flags_t flags) {
+  const char *call = "gex_TM_Dup";
+  require_tm(call, orig_tm);
+  constexpr gex_Flags_t kScratch =
+      GEX_FLAG_TM_SYMMETRIC_SCRATCH | GEX_FLAG_TM_LOCAL_SCRATCH | GEX_FLAG_TM_GLOBAL_SCRATCH | GEX_FLAG_TM_NO_SCRATCH;
+  constexpr gex_Flags_t kQueries = GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED | GEX_FLAG_TM_SCRATCH_SIZE_MIN;
+  require_flags(call, flags, kScratch | kQueries | GEX_FLAG_SCRATCH_SEG_OFFSET);
+  if ((flags & kQueries) != 0)
+    return 0; // no scratch needed; nothing is created
+  const gex_Flags_t scratch = flags & kScratch;
+  if (scratch == 0 || (scratch & (scratch - 1)) != 0)
+    fatal(call, "flags %#x: exactly one of GEX_FLAG_TM_{SYMMETRIC,LOCAL,GLOBAL,NO}_SCRATCH",
+          static_cast<unsigned>(flags));
+  (void)scratch_addr;
+  (void)scratch_len;
+  if (new_tm_p == nullptr)
+    fatal(call, "a null new_tm_p");
+  gex_TM_Split(new_tm_p, orig_tm, 0, static_cast<int>(orig_tm->rank), nullptr, 0, GEX_FLAG_TM_NO_SCRATCH);
+  return 0;
+}
+
 int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
   const char *call = "gex_TM_Destroy";
   (void)scratch_p; // no scratch was taken: nothing is returned [GEX "[PROPOSED]"]

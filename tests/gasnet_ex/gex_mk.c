@@ -316,6 +316,24 @@ static void device_matrix(gex_MK_t kind) {
   gex_Segment_Destroy(seg1, 0);
 }
 
+/* gex_TM_Dup: the same members in the same order, with collectives of its own; a TM-pair is no
+ * team (gex_TM_TranslateRankToEP gives the primordial endpoints of a team). */
+static void team_dup(void) {
+  gex_TM_t dup = GEX_TM_INVALID;
+  CHECK(gex_TM_Dup(NULL, tm, NULL, 0, GEX_FLAG_TM_SCRATCH_SIZE_RECOMMENDED) == 0);
+  CHECK(gex_TM_Dup(&dup, tm, NULL, 0, GEX_FLAG_TM_NO_SCRATCH) == 0);
+  CHECK(dup != GEX_TM_INVALID && dup != tm && gex_TM_QueryRank(dup) == me && gex_TM_QuerySize(dup) == n);
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    CHECK(gex_TM_TranslateRankToJobrank(dup, r) == r);
+    gex_EP_Location_t loc = gex_TM_TranslateRankToEP(dup, r, 0);
+    CHECK(loc.gex_rank == r && loc.gex_ep_index == 0);
+  }
+  uint64_t mine = me + 1, sum = 0;
+  gex_Event_Wait(gex_Coll_ReduceToAllNB(dup, &sum, &mine, GEX_DT_U64, sizeof sum, 1, GEX_OP_ADD, NULL, NULL, 0));
+  CHECK(sum == (uint64_t)n * (n + 1) / 2);
+  OK(gex_TM_Destroy(dup, NULL, 0));
+}
+
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "all";
   OK(gex_Client_Init(&client, &ep0, &tm, "GEXMK", &argc, &argv, 0));
@@ -389,8 +407,10 @@ int main(int argc, char **argv) {
     barrier();
   }
   refusals(kind);
-  if (!strcmp(scene, "all"))
+  if (!strcmp(scene, "all")) {
     device_matrix(kind); /* first: its endpoints are indices 1 and 2 */
+    team_dup();
+  }
   host_endpoint();
   barrier();
   gex_Segment_Destroy(seg3, 0);
