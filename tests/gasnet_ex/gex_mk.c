@@ -24,6 +24,7 @@
 #define GASNET_PAR 1
 #include <gasnet_mk.h>
 #include <gasnetex.h>
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -316,6 +317,25 @@ static void device_matrix(gex_MK_t kind) {
   gex_Segment_Destroy(seg1, 0);
 }
 
+/* The client's current CUDA context is what it was: the library pushes the kind's context around
+ * each driver call and pops it after. This client never made one current, so the driver (the same
+ * one the library loaded) must still report none after the kind, segment and RMA calls. */
+static void context_unchanged(void) {
+  const char *path = getenv("HYGASPI_CUDA_LIBRARY");
+  void *lib = dlopen(path != NULL ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  CHECK(lib != NULL);
+  typedef int (*getproc_t)(const char *, void **, int, unsigned long long, int *);
+  typedef int (*ctx_get_t)(void **);
+  getproc_t getproc = NULL;
+  *(void **)&getproc = dlsym(lib, "cuGetProcAddress_v2");
+  CHECK(getproc != NULL);
+  ctx_get_t ctx_get = NULL;
+  int found = -1;
+  CHECK(getproc("cuCtxGetCurrent", (void **)&ctx_get, 4000, 0, &found) == 0 && ctx_get != NULL);
+  void *ctx = (void *)1;
+  CHECK(ctx_get(&ctx) == 0 && ctx == NULL);
+}
+
 /* gex_TM_Dup: the same members in the same order, with collectives of its own; a TM-pair is no
  * team (gex_TM_TranslateRankToEP gives the primordial endpoints of a team). */
 static void team_dup(void) {
@@ -409,6 +429,7 @@ int main(int argc, char **argv) {
   refusals(kind);
   if (!strcmp(scene, "all")) {
     device_matrix(kind); /* first: its endpoints are indices 1 and 2 */
+    context_unchanged();
     team_dup();
   }
   host_endpoint();
