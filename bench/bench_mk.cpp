@@ -3,6 +3,10 @@
 //  - device -> device put into the other rank's device segment, beside cuMemcpyDtoDAsync +
 //    cuStreamSynchronize over a CUDA IPC mapping of the same memory that the benchmark opens itself;
 //  - host -> device put and device -> host get within the process, beside cuMemcpyHtoD / DtoH.
+// With the argument `staged`, under mpirun with the 2 ranks on different nodes
+// (HYGASPI_NODE_SIZE=1): a device -> device put that the target serves, beside the same bytes
+// moved by hand: cuMemcpyDtoH, MPI_Put + MPI_Win_flush into a window over host memory, and
+// cuMemcpyHtoD (done here, standing in for the target's copy).
 // Our figure is a blocking gex_RMA_PutBlocking/GetBlocking (a copy on the library's stream, whose
 // event the call polls). Run with the real driver on a GPU, or with the fake one
 // (HYGASPI_CUDA_LIBRARY=.../tests/fake_cuda/libcuda.so.1), where it measures our overhead per
@@ -10,6 +14,7 @@
 #define GASNET_PAR 1
 #include <gasnet_mk.h>
 #include <gasnetex.h>
+#include <mpi.h>
 
 #include <algorithm>
 #include <chrono>
@@ -54,6 +59,18 @@ void row(const char *what, std::size_t n, double ours, double raw) {
 } // namespace
 
 int main(int argc, char **argv) {
+  // The staged floor calls MPI beside the library: MPI is then ours, and ours to finalize.
+  const bool staged = argc > 1 && std::strcmp(argv[1], "staged") == 0;
+  if (staged) {
+    int provided = 0;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+    std::atexit([] {
+      int finalized = 0;
+      MPI_Finalized(&finalized);
+      if (!finalized)
+        MPI_Finalize();
+    });
+  }
   gex_Client_t client;
   gex_EP_t ep0, ep1;
   gex_TM_t tm;
@@ -85,6 +102,31 @@ int main(int argc, char **argv) {
   cu(d->cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
   cu(d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
 
+  if (staged) {
+    std::vector<char> host(kMax, 1);
+    MPI_Win win;
+    MPI_Win_create(host.data(), static_cast<MPI_Aint>(kMax), 1, MPI_INFO_NULL, MPI_COMM_WORLD, &win);
+    MPI_Win_lock_all(0, win);
+    if (me == 0) {
+      void *remote = nullptr;
+      check(gex_Segment_QueryBound(gex_TM_Pair(ep0, 1), 1, &remote, nullptr, nullptr) == GASNET_OK, "QueryBound");
+      const gex_TM_t d2d = gex_TM_Pair(ep1, 1);
+      std::printf("bench_mk staged: device -> device put to another node, served by its owner; µs per op\n");
+      std::printf("%-10s | %9s | %10s | %10s | %5s | %9s | %9s\n", "op", "bytes", "ours µs", "raw µs", "ratio",
+                  "ours GB/s", "raw GB/s");
+      for (std::size_t n = 8; n <= kMax; n *= 8)
+        row("put d2d", n, us_per_op(n, [&] { gex_RMA_PutBlocking(d2d, 1, remote, mine, n, 0); }), us_per_op(n, [&] {
+              cu(d->cuMemcpyDtoH(host.data(), reinterpret_cast<CUdeviceptr>(mine), n), "cuMemcpyDtoH");
+              MPI_Put(host.data(), static_cast<int>(n), MPI_BYTE, 1, 0, static_cast<int>(n), MPI_BYTE, win);
+              MPI_Win_flush(1, win);
+              cu(d->cuMemcpyHtoD(reinterpret_cast<CUdeviceptr>(mine), host.data(), n), "cuMemcpyHtoD");
+            }));
+    }
+    gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); // the owner serves every chunk while it waits here
+    MPI_Win_unlock_all(win);
+    MPI_Win_free(&win);
+    gasnet_exit(0);
+  }
   // Rank 1 hands rank 0 the IPC handle of its segment, through rank 0's primordial segment.
   CUipcMemHandle handle{};
   if (me == 1) {

@@ -1,12 +1,19 @@
 // RMA through a GASNet-EX TM-pair into memory this process cannot map: another node's segment of
 // an endpoint beyond the primordial one (host or device memory), or a node peer's non-primordial
 // host segment. The owner serves it: the initiator sends the bytes (a put) or asks for them (a
-// get) in internal Medium AMs of at most kMaxMedium bytes, all in flight at once, and a handler at
-// the owner copies each into or out of its segment, checked there against the segment its endpoint
-// has bound now. A device-memory side goes through host memory: the initiator's in pieces of
-// kStagePiece on its device's stream, the owner's chunk by chunk with cuMemcpy, which the driver
-// completes before the handler returns. Each chunk is answered (an ack, or the bytes), and the
-// initiator waits for every answer, polling.
+// get) in internal Medium AMs, all in flight at once, and a handler at the owner copies each into
+// or out of the segment its endpoint has bound now (checked there) and answers it (an ack, or the
+// bytes); the initiator waits for every answer, polling.
+//
+// Chunks of kMaxMedium (a node ring carries no more). Across nodes each is a large message of the
+// MPI path (announced, then received by the owner's progress; Open MPI moves it in fragments that
+// each wait for that progress), which makes this path slow for bulk data: on the fake driver over
+// vader a 2 MiB device -> device put took 6-26x the same bytes moved by hand (cuMemcpyDtoH,
+// MPI_Put, cuMemcpyHtoD; bench_mk staged). Chunks of 4 MiB were worse from 4 KiB to 2 MiB (up to
+// 126x). The remedy is RMA into a staging area at the owner, announced by a short AM. A
+// device-memory side goes through host memory: the initiator's in pieces of kStagePiece on its
+// device's stream, the owner's chunk by chunk with cuMemcpy, which the driver completes before the
+// handler returns.
 #include <algorithm>
 #include <cstring>
 
@@ -111,7 +118,7 @@ void handle_served(const Token &token, gasnet_handler_t handler, const gasnet_ha
     const auto n = static_cast<std::size_t>(static_cast<std::uint32_t>(args[3]));
     gex_hyg_Segment *seg = nullptr;
     char *at = nullptr;
-    alignas(16) static thread_local char out[kMaxMedium];
+    alignas(16) static thread_local char out[kMaxMedium]; // the answer's bytes: at most a chunk
     int f = n <= kMaxMedium ? locate(args[0], join(args[1], args[2]), n, seg, at) : kOutside;
     if (f == kOk)
       f = copy_here(seg->device(), out, at, n);
@@ -148,6 +155,7 @@ namespace hygaspi::gasnet::ex {
 
 void served_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std::uint64_t offset, void *local,
                  std::size_t n, bool put, kinds::CudaDevice *local_dev) {
+  constexpr std::size_t chunk = kMaxMedium;
   Op op;
   std::uint64_t chunks = 0;
   const auto ordinal = static_cast<gasnet_handlerarg_t>(local_dev == nullptr ? 0 : local_dev->ordinal() + 1);
@@ -162,21 +170,21 @@ void served_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std
         device_copy(call, *local_dev, bounce.data(), src, piece_len);
         src = bounce.data();
       }
-      for (std::size_t done = 0; done < piece_len; done += kMaxMedium, ++chunks) {
+      for (std::size_t done = 0; done < piece_len; done += chunk, ++chunks) {
         const std::uint64_t at = offset + piece + done;
         const gasnet_handlerarg_t args[5] = {static_cast<gasnet_handlerarg_t>(index), high(at), low(at), hi(&op),
                                              lo(&op)};
-        am_internal(jobrank, kHandlerServedPut, args, 5, src + done, std::min(kMaxMedium, piece_len - done));
+        am_internal(jobrank, kHandlerServedPut, args, 5, src + done, std::min(chunk, piece_len - done));
       }
     }
   } else {
-    for (std::size_t done = 0; done < n; done += kMaxMedium, ++chunks) {
+    for (std::size_t done = 0; done < n; done += chunk, ++chunks) {
       const std::uint64_t at = offset + done;
       char *dst = static_cast<char *>(local) + done;
       const gasnet_handlerarg_t args[9] = {static_cast<gasnet_handlerarg_t>(index),
                                            high(at),
                                            low(at),
-                                           static_cast<gasnet_handlerarg_t>(std::min(kMaxMedium, n - done)),
+                                           static_cast<gasnet_handlerarg_t>(std::min(chunk, n - done)),
                                            hi(dst),
                                            lo(dst),
                                            hi(&op),
