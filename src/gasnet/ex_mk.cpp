@@ -27,8 +27,8 @@ using namespace hygaspi::gasnet::ex;
 namespace {
 
 // Live kinds and segments, for the checks of Destroy and of every handle passed in. Segments are
-// never freed: an endpoint stays bound to a destroyed segment [GEX-MK 4.3, Open Issue 1], and a
-// later call that names it must find it marked, not freed memory.
+// never freed: an endpoint stays bound to a destroyed segment (the memory-kinds supplement, 4.3),
+// and a later call that names it must find it marked, not freed memory.
 struct Objects {
   std::mutex lock;
   std::vector<std::unique_ptr<gex_hyg_MK>> kinds;
