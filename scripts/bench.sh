@@ -9,6 +9,8 @@
 #                  nodes of 2)                                  vs raw MPI RMA / collectives
 #   bench_gasnet   GASNet-1: AM round trips, put/get, bulk, barrier at 2 ranks on a node and as 2 nodes
 #                  (MPI path)                                   vs raw shm / MPI ping-pong, memcpy / MPI_Put
+#   bench_mk       memory kinds, 2 ranks: device <-> device and host <-> device RMA through TM-pairs, and
+#                  a staged put across nodes (MPI path)         vs raw CUDA driver calls (+ MPI_Put)
 #   bench_mpi      across two network-namespace hosts (scripts/multihost.sh --bench; root only): the
 #                  same figures at 2 ranks, 1 per host, over TCP on a veth pair; barrier, allreduce at
 #                  4 ranks as 2 hosts of 2                      vs raw MPI RMA / collectives
@@ -102,6 +104,24 @@ if [ $have_mpi = 1 ] && [ -x "$bin/bench_gasnet" ]; then
     "$bin/bench_gasnet"
   step gasnet-mpi.log env OMPI_MCA_pml=ob1 HYGASPI_NODE_SIZE=1 timeout 300 mpirun "${mpirun_args[@]}" \
     -x OMPI_MCA_pml -x HYGASPI_NODE_SIZE -np 2 "$bin/bench_gasnet"
+fi
+# Memory kinds (bench_mk.cpp): device RMA beside the raw CUDA driver calls, 2 ranks of a node; on
+# the GPU when hygaspi-info finds one, else on the fake driver of a test build (its figures are our
+# overhead per operation beside the fake's own copy), else skipped.
+mk_env=
+if "$BUILD_DIR/tools/hygaspi-info" 2>/dev/null | grep -qE "^  CUDA_UVA: +[1-9][0-9]* devices? through"; then
+  mk_env="HYGASPI_CUDA_LIBRARY=libcuda.so.1"
+elif [ -f build/tests/fake_cuda/libcuda.so.1 ]; then
+  mk_env="HYGASPI_CUDA_LIBRARY=$PWD/build/tests/fake_cuda/libcuda.so.1"
+fi
+if [ -n "$mk_env" ] && [ -x "$bin/bench_mk" ]; then
+  step mk.log env "$mk_env" "$run" -n 2 --timeout 300 -- "$bin/bench_mk"
+  if [ $have_mpi = 1 ]; then
+    step mk-staged.log env "$mk_env" OMPI_MCA_pml=ob1 HYGASPI_NODE_SIZE=1 timeout 300 mpirun "${mpirun_args[@]}" \
+      -x OMPI_MCA_pml -x HYGASPI_NODE_SIZE -x HYGASPI_CUDA_LIBRARY -np 2 "$bin/bench_mk" staged
+  fi
+else
+  echo "bench.sh: memory-kinds bench skipped: no CUDA device and no fake driver (build the tests: scripts/build.sh)"
 fi
 # The same across two "hosts" (network namespaces, scripts/multihost.sh): needs root and ip netns.
 multihost_log=
