@@ -7,13 +7,13 @@
 //
 // Chunks of kMaxMedium (a node ring carries no more). Across nodes each is a large message of the
 // MPI path (announced, then received by the owner's progress; Open MPI moves it in fragments that
-// each wait for that progress), which makes this path slow for bulk data: on the fake driver over
-// vader a 2 MiB device -> device put took 6-26x the same bytes moved by hand (cuMemcpyDtoH,
-// MPI_Put, cuMemcpyHtoD; bench_mk staged). Chunks of 4 MiB were worse from 4 KiB to 2 MiB (up to
-// 126x). The remedy is RMA into a staging area at the owner, announced by a short AM. A
-// device-memory side goes through host memory: the initiator's in pieces of kStagePiece on its
-// device's stream, the owner's chunk by chunk with cuMemcpy, which the driver completes before the
-// handler returns.
+// wait for that progress), which makes bulk data slow: on the fake driver over vader a device ->
+// device put took 0.6-0.7x the same bytes moved by hand (cuMemcpyDtoH, MPI_Put + flush,
+// cuMemcpyHtoD; bench_mk staged) up to 512 B, but 2-4.5x from 4 KiB to 2 MiB and 3x at 16 MiB.
+// Chunks of 4 MiB, tried, were worse from 4 KiB to 2 MiB. The remedy is RMA into a staging area at
+// the owner, announced by a short AM. A device-memory side goes through host memory: the
+// initiator's in pieces of kStagePiece on its device's stream, the owner's chunk by chunk with
+// cuMemcpy, which the driver completes before the handler returns.
 #include <algorithm>
 #include <cstring>
 
