@@ -340,15 +340,15 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p
     require_may_communicate(call);
     if (team_rank >= state().nodes)
       fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", team_rank, state().nodes);
-    const Published *p = published(team_rank, tm->pair_remote);
-    if (p == nullptr)
+    Published p;
+    if (!published(team_rank, tm->pair_remote, p))
       return 1;
     if (owneraddr_p != nullptr)
-      *owneraddr_p = reinterpret_cast<void *>(p->addr);
+      *owneraddr_p = reinterpret_cast<void *>(p.addr);
     if (localaddr_p != nullptr) // device memory is mapped here only in its owner
-      *localaddr_p = !p->device || team_rank == state().mynode ? p->local : nullptr;
+      *localaddr_p = !p.device || team_rank == state().mynode ? p.local : nullptr;
     if (size_p != nullptr)
-      *size_p = static_cast<uintptr_t>(p->size);
+      *size_p = static_cast<uintptr_t>(p.size);
     return GASNET_OK;
   }
   const gex_Rank_t rank = is_pair(tm) ? team_rank : job_rank(call, tm, team_rank);

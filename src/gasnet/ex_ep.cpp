@@ -62,50 +62,47 @@ void reduce_all(gex_TM_t tm, std::uint64_t *dst, const std::uint64_t *src, std::
 
 } // namespace
 
+// The created endpoint of index i (1 <= i < ep_count), or nullptr. Lock-free.
+gex_hyg_EP *created(std::uint32_t i) noexcept {
+  ExState &x = ex_state();
+  return i >= 1 && i < x.ep_count.load(std::memory_order_acquire) ? x.ep_table[i].load(std::memory_order_acquire)
+                                                                  : nullptr;
+}
+
 gex_hyg_EP &endpoint(const char *call, gex_EP_t ep) noexcept {
   ExState &x = ex_state();
   if (!x.client.load(std::memory_order_acquire))
     fatal(call, "called before gex_Client_Init");
   if (ep == &x.ep_object)
     return x.ep_object;
-  std::lock_guard lock(x.eps_lock);
-  for (const auto &e : x.eps)
-    if (e.get() == ep)
+  for (std::uint32_t i = 1; gex_hyg_EP *e = created(i); ++i)
+    if (e == ep)
       return *e;
   fatal(call, "ep %p is not an endpoint of this client", static_cast<void *>(ep));
 }
 
 bool is_pair(gex_TM_t tm) noexcept {
   ExState &x = ex_state();
-  if (!x.client.load(std::memory_order_acquire))
-    return false;
   const auto in = [tm](const gex_hyg_EP &e) {
     const std::less<const gex_hyg_TM *> before;
     return !before(tm, e.pairs.data()) && before(tm, e.pairs.data() + e.pairs.size());
   };
   if (in(x.ep_object))
     return true;
-  std::lock_guard lock(x.eps_lock);
-  return std::any_of(x.eps.begin(), x.eps.end(), [&](const auto &e) { return in(*e); });
+  for (std::uint32_t i = 1; gex_hyg_EP *e = created(i); ++i)
+    if (in(*e))
+      return true;
+  return false;
 }
 
-const Published *published(gex_Rank_t jobrank, gex_EP_Index_t index) {
-  if (index == 0) { // the primordial segment: GASNet-1's table
-    const State &s = state();
-    static thread_local Published p;
-    if (!s.attach_done.load(std::memory_order_acquire) || s.segments[jobrank].size == 0)
-      return nullptr;
-    p = Published{};
-    p.valid = true;
-    p.addr = s.segments[jobrank].addr;
-    p.size = s.segments[jobrank].size;
-    p.local = s.segments[jobrank].mapped;
-    return &p;
-  }
+bool published(gex_Rank_t jobrank, gex_EP_Index_t index, Published &out) {
   PublishedTable &t = table();
   std::lock_guard lock(t.lock);
   const Published &p = t.at(jobrank, index);
-  return p.valid ? &p : nullptr;
+  if (!p.valid)
+    return false;
+  out = p;
+  return true;
 }
 
 Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n) {
@@ -144,6 +141,7 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
     return route;
   }
   route.local = static_cast<char *>(p.local) + route.offset;
+  route.device = p.device;
   if (p.device)
     route.dev = local_device(p.key.device_ordinal);
   return route;
@@ -231,6 +229,7 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
     return error(call, GASNET_ERR_RESOURCE, "this process has %u endpoints already (GASNET_MAXEPS)", index);
   ep->index = index;
   *ep_p = ep.get();
+  x.ep_table[index].store(ep.get(), std::memory_order_release);
   x.eps.push_back(std::move(ep));
   x.ep_count.store(index + 1, std::memory_order_release);
   return GASNET_OK;

@@ -91,16 +91,21 @@ struct ExState {
   std::array<gex_AM_Entry_t, 256> entries{}; // what each client index was registered with
   std::mutex teams_lock;                     // the teams gex_TM_Split made; never freed while in use
   std::vector<std::unique_ptr<gex_hyg_TM>> teams;
-  // gex_EP_Create's endpoints: eps[i] has index i + 1. Never freed (no gex_EP_Destroy exists), so
-  // a handle stays valid and an index is never reused.
-  std::mutex eps_lock;
+  // gex_EP_Create's endpoints: ep_table[i] has index i (0: the primordial one, set at first use),
+  // published with a release store before ep_count counts it, so that lookups (every RMA call asks
+  // whether its tm is a TM-pair) take no lock. Never freed (no gex_EP_Destroy exists): a handle
+  // stays valid and an index is never reused.
+  std::mutex eps_lock; // creation
   std::vector<std::unique_ptr<gex_hyg_EP>> eps;
+  std::array<std::atomic<gex_hyg_EP *>, GASNET_MAXEPS> ep_table{};
   std::atomic<std::uint32_t> ep_count{1}; // endpoints, the primordial one included
 };
 ExState &ex_state() noexcept;
 
 // The endpoint `ep` (primordial or created), checked: fatal naming the call when it is none.
 gex_hyg_EP &endpoint(const char *call, gex_EP_t ep) noexcept;
+// The created endpoint of index i, or nullptr (index 0, or not created). Lock-free.
+gex_hyg_EP *created(std::uint32_t i) noexcept;
 // `tm` is a TM-pair of one of this client's endpoints (checked without reading through `tm`).
 bool is_pair(gex_TM_t tm) noexcept;
 
@@ -114,9 +119,9 @@ struct Published {
   hygaspi::kinds::IpcKey key{};
   void *local = nullptr; // the owner's address in this process (self: addr; node peer: once imported)
 };
-// The entry of (job rank, endpoint index), nullptr when none was published; index 0 answers from
-// the primordial segment. Thread-safe.
-const Published *published(gex_Rank_t jobrank, gex_EP_Index_t index);
+// A copy of the entry of (job rank, endpoint index > 0); false when none was published.
+// Thread-safe.
+bool published(gex_Rank_t jobrank, gex_EP_Index_t index, Published &out);
 // How this process reaches [addr, +n) of (jobrank, index)'s bound segment (fatal naming the call
 // when the range lies outside it): `local`, this process's address of it (a node peer's device
 // memory opened the first time), and `dev`, the device to copy with when it is device memory; or,
@@ -125,6 +130,7 @@ const Published *published(gex_Rank_t jobrank, gex_EP_Index_t index);
 // copies (ex_served.cpp). Index 0 across nodes: neither (the GASNet-1 path).
 struct Route {
   void *local = nullptr;
+  bool device = false; // the range is device memory
   hygaspi::kinds::CudaDevice *dev = nullptr;
   bool served = false;
   std::uint64_t offset = 0;

@@ -1,16 +1,16 @@
 // GASNet-EX memory kinds and segments [GEX-MK sections 4 and 6]: gex_MK_Create/Destroy (gasnet_mk.h),
 // gex_Segment_Create/Destroy of host or CUDA device memory, and the copy behind RMA through a
-// TM-pair (pair_copy), which reaches:
-//  - this process's segments, host or device: memcpy, or a copy on the device's stream;
+// TM-pair (pair_copy), which reaches, by the route ex_ep.cpp's reach() finds:
+//  - this process's segments, host or device: memmove, or a copy on the device's stream;
 //  - a node peer's device segment: its allocation opened once through CUDA IPC (the key it
 //    published), then a copy on the device's stream;
 //  - any rank's primordial segment (remote index 0), from host memory or from a device segment:
-//    the GASNet-1 path, through a host bounce buffer when the local side is device memory.
-// A node peer's non-primordial host segment, and another node's non-primordial segment, are not
-// reachable yet: the call fails fatally, naming the rank and the endpoint.
-//
-// Every copy is complete when pair_copy returns: NB calls return GEX_EVENT_INVALID, NBI calls
-// leave nothing outstanding. The wait polls the AM lanes meanwhile (block_until).
+//    the GASNet-1 path, through a host bounce buffer when the local side is device memory;
+//  - anything else (another node's segment of an endpoint beyond 0, a node peer's host segment of
+//    one): its owner serves it (ex_served.cpp).
+// A copy on a device's stream may be left in flight (an NB event, the thread's NBI lists: see
+// PairWait); every other route is complete when pair_copy returns. Waits poll the AM lanes
+// meanwhile (block_until).
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -114,9 +114,11 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
   kinds::CudaDevice *local_dev = nullptr;
   if (const gex_hyg_Segment *seg = ep.bound.load(std::memory_order_acquire);
       seg != nullptr && seg->device() != nullptr) {
-    if (inside(local, n, seg->addr, seg->size))
+    if (inside(local, n, seg->addr, seg->size)) {
       local_dev = local_device(static_cast<unsigned>(seg->device()->ordinal()));
-    else if (inside(local, 1, seg->addr, seg->size))
+      if (local_dev == nullptr)
+        local_dev = seg->device(); // the kind's own device copies as well
+    } else if (inside(local, 1, seg->addr, seg->size))
       fatal(call, "[%p, +%zu) runs past the end of endpoint %u's device segment [%p, +%zu)", local, n, ep.index,
             seg->addr, static_cast<std::size_t>(seg->size));
   }
@@ -149,6 +151,9 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
   void *dst = put ? route.local : local;
   const void *src = put ? local : route.local;
   kinds::CudaDevice *dev = route.dev != nullptr ? route.dev : local_dev;
+  if (dev == nullptr && route.device)
+    fatal(call, "rank %u's endpoint %u segment is device memory, and this process has no device to copy it with",
+          jobrank, tm->pair_remote);
   if (dev == nullptr) {
     std::memmove(dst, src, n);
     return GEX_EVENT_INVALID;

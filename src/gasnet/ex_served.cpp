@@ -52,14 +52,8 @@ template <class T> T *pointer(gasnet_handlerarg_t h, gasnet_handlerarg_t l) {
 
 // The owner's side: the address of [offset, +n) in the segment endpoint `index` has bound now.
 int locate(gasnet_handlerarg_t index, std::uint64_t offset, std::size_t n, gex_hyg_Segment *&seg, char *&at) {
-  ExState &x = ex_state();
-  {
-    std::lock_guard lock(x.eps_lock);
-    const auto i = static_cast<std::uint32_t>(index);
-    if (i == 0 || i > x.eps.size())
-      return kNoSegment;
-    seg = x.eps[i - 1]->bound.load(std::memory_order_acquire);
-  }
+  const gex_hyg_EP *e = created(static_cast<std::uint32_t>(index));
+  seg = e != nullptr ? e->bound.load(std::memory_order_acquire) : nullptr;
   if (seg == nullptr || seg->destroyed)
     return kNoSegment;
   if (offset > seg->size || n > seg->size - offset)
