@@ -31,6 +31,8 @@
 #include <functional>
 #include <vector>
 
+#include "mpi_owned.hpp"
+
 namespace {
 
 using Clock = std::chrono::steady_clock;
@@ -79,17 +81,7 @@ void row(const char *figure, double ours, double floor, const char *unit, const 
 } // namespace
 
 int main(int argc, char **argv) {
-  // The raw floors call MPI beside the library, whose progress thread calls MPI too: so MPI is
-  // ours, at MPI_THREAD_MULTIPLE (the library then runs that thread only if MPI grants it), and
-  // ours to finalize once gasnet_exit has stopped the engine.
-  int provided = 0;
-  MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-  std::atexit([] {
-    int finalized = 0;
-    MPI_Finalized(&finalized);
-    if (!finalized)
-      MPI_Finalize();
-  });
+  init_mpi_owned(argc, argv); // the raw floors call MPI beside the library
   if (gasnet_init(&argc, &argv) != GASNET_OK)
     return 1;
   const bool rma_only = argc > 1 && std::strcmp(argv[1], "rma") == 0;

@@ -25,6 +25,7 @@
 #include <vector>
 
 #include "kinds/cuda_driver.hpp"
+#include "mpi_owned.hpp"
 
 using namespace hygaspi::cuda;
 
@@ -59,18 +60,10 @@ void row(const char *what, std::size_t n, double ours, double raw) {
 } // namespace
 
 int main(int argc, char **argv) {
-  // The staged floor calls MPI beside the library: MPI is then ours, and ours to finalize.
+  // The staged floor calls MPI beside the library (mpi_owned.hpp).
   const bool staged = argc > 1 && std::strcmp(argv[1], "staged") == 0;
-  if (staged) {
-    int provided = 0;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    std::atexit([] {
-      int finalized = 0;
-      MPI_Finalized(&finalized);
-      if (!finalized)
-        MPI_Finalize();
-    });
-  }
+  if (staged)
+    init_mpi_owned(argc, argv);
   gex_Client_t client;
   gex_EP_t ep0, ep1;
   gex_TM_t tm;

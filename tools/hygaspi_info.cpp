@@ -200,11 +200,13 @@ void print_kinds(const Knobs &knobs) {
     for (int i = 0; i < count; ++i) {
       cuda::CUdevice dev = 0;
       int uva = 0;
-      const bool ok = d->cuDeviceGet(&dev, i) == cuda::CUDA_SUCCESS &&
-                      d->cuDeviceGetAttribute(&uva, cuda::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, dev) ==
-                          cuda::CUDA_SUCCESS;
+      const bool ok =
+          d->cuDeviceGet(&dev, i) == cuda::CUDA_SUCCESS &&
+          d->cuDeviceGetAttribute(&uva, cuda::CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING, dev) == cuda::CUDA_SUCCESS;
       std::printf("    device %d:       %s\n", i,
-                  !ok ? "cannot be queried" : uva != 0 ? "unified addressing: served" : "no unified addressing: refused");
+                  !ok        ? "cannot be queried"
+                  : uva != 0 ? "unified addressing: served"
+                             : "no unified addressing: refused");
     }
   }
   std::printf("  HIP, ZE:          not served by this build\n\n");

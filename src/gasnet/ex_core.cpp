@@ -47,6 +47,13 @@ void require_ep(const char *call, gex_EP_t ep) noexcept {
     fatal(call, "ep %p is not the endpoint of gex_Client_Init", static_cast<void *>(ep));
 }
 
+void require_client(const char *call, gex_Client_t client) noexcept {
+  if (!ex_state().client.load(std::memory_order_acquire))
+    fatal(call, "called before gex_Client_Init");
+  if (client != &ex_state().client_object)
+    fatal(call, "client %p is not the client of gex_Client_Init", static_cast<void *>(client));
+}
+
 void require_segment(const char *call) noexcept {
   if (!state().attach_done.load(std::memory_order_acquire))
     fatal(call, "called before gex_Segment_Attach or gasnet_attach");

@@ -209,11 +209,7 @@ extern "C" {
 
 int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t capabilities, gex_Flags_t flags) {
   const char *call = "gex_EP_Create";
-  ExState &x = ex_state();
-  if (!x.client.load(std::memory_order_acquire))
-    fatal(call, "called before gex_Client_Init");
-  if (client != &x.client_object)
-    fatal(call, "client %p is not the client of gex_Client_Init", static_cast<void *>(client));
+  require_client(call, client);
   if (ep_p == nullptr)
     fatal(call, "a null ep_p");
   require_flags(call, flags, GEX_FLAG_HINT_ACCEL_ALL);
@@ -223,6 +219,7 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
   auto ep = std::make_unique<gex_hyg_EP>();
   ep->capabilities = capabilities;
   ep->flags = flags;
+  ExState &x = ex_state();
   std::lock_guard lock(x.eps_lock);
   const std::uint32_t index = x.ep_count.load(std::memory_order_relaxed);
   if (index >= GASNET_MAXEPS)

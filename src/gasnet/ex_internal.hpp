@@ -177,6 +177,8 @@ void require_tm(const char *call, gex_TM_t tm) noexcept;
 // `rank` of team `tm` (checked as require_tm does), as a job rank; fatal when it is no member.
 gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept;
 void require_ep(const char *call, gex_EP_t ep) noexcept;
+// gex_Client_Init has run and `client` is its client.
+void require_client(const char *call, gex_Client_t client) noexcept;
 void require_segment(const char *call) noexcept;
 // The name of a GEX_DT_* for messages; nullptr for no data type.
 const char *dt_name(gex_DT_t dt) noexcept;

@@ -207,11 +207,7 @@ extern "C" {
 
 int gex_MK_Create(gex_MK_t *kind_p, gex_Client_t client, const gex_MK_Create_args_t *args, gex_Flags_t flags) {
   const char *call = "gex_MK_Create";
-  ExState &x = ex_state();
-  if (!x.client.load(std::memory_order_acquire))
-    fatal(call, "called before gex_Client_Init");
-  if (client != &x.client_object)
-    fatal(call, "client %p is not the client of gex_Client_Init", static_cast<void *>(client));
+  require_client(call, client);
   if (kind_p == nullptr || args == nullptr)
     fatal(call, "a null %s", kind_p == nullptr ? "kind_p" : "args");
   require_flags(call, flags, 0);
@@ -270,11 +266,7 @@ void gex_MK_Destroy(gex_MK_t kind, gex_Flags_t flags) {
 int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t address, uintptr_t length,
                        gex_MK_t kind, gex_Flags_t flags) {
   const char *call = "gex_Segment_Create";
-  ExState &x = ex_state();
-  if (!x.client.load(std::memory_order_acquire))
-    fatal(call, "called before gex_Client_Init");
-  if (client != &x.client_object)
-    fatal(call, "client %p is not the client of gex_Client_Init", static_cast<void *>(client));
+  require_client(call, client);
   if (segment_p == nullptr)
     fatal(call, "a null segment_p");
   require_flags(call, flags, 0);

@@ -51,7 +51,6 @@ public:
   CudaDevice &operator=(const CudaDevice &) = delete;
 
   [[nodiscard]] int ordinal() const noexcept { return ordinal_; }
-  [[nodiscard]] const cuda::Driver &driver() const noexcept { return d_; }
 
   // Device memory of `n` bytes (n > 0), with synchronous memory operations set (a copy through it
   // is ordered with the kernels of other streams, as GASNet-EX does).
