@@ -53,6 +53,32 @@ HYGASPI_API gaspi_return_t gaspi_segment_size(const gaspi_segment_id_t segment_i
                                               gaspi_size_t *const size);
 
 /* ---------------------------------------------------------------------------
+ * Device segments (a HyGASPI extension). GASPI 17.1 §4.1 leaves the meaning
+ * of gaspi_memory_description_t to the implementation ("e.g. MEMORY_GPU or
+ * MEMORY_HOST might be relevant"). In HyGASPI:
+ *  - a value with bit 30 clear (0, and whatever GPI-2 code passes: GPI-2
+ *    ignores the argument) describes host memory;
+ *  - HYGASPI_MEMORY_CUDA(ordinal) describes memory of CUDA device `ordinal`
+ *    (cuMemAlloc or cudaMalloc; not managed memory), which
+ *    gaspi_segment_bind and gaspi_segment_use then bind as the segment.
+ *    The CUDA driver (libcuda.so.1, or the file HYGASPI_CUDA_LIBRARY names) is
+ *    loaded at run time; the device must support unified addressing.
+ *  - any other value with bit 30 set names a memory class this build does not
+ *    serve: the call returns GASPI_ERROR, with a message.
+ * On a device segment gaspi_write, gaspi_read, their list and _notify forms
+ * move device data: by one driver copy between ranks of a node (CUDA IPC) and
+ * served by the owner across nodes, complete when the call returns. Its
+ * notifications stay in host memory. gaspi_segment_ptr returns the device
+ * address. Global atomics and passive messages on it return GASPI_ERROR,
+ * with a message that says why.
+ * ------------------------------------------------------------------------- */
+#define HYGASPI_MEMORY_HOST ((gaspi_memory_description_t)0)
+#define HYGASPI_MEMORY_CLASS_BIT 0x40000000
+#define HYGASPI_MEMORY_CLASS_CUDA 1
+#define HYGASPI_MEMORY_CUDA(ordinal)                                                                                   \
+  ((gaspi_memory_description_t)(HYGASPI_MEMORY_CLASS_BIT | (HYGASPI_MEMORY_CLASS_CUDA << 16) | ((ordinal)&0xffff)))
+
+/* ---------------------------------------------------------------------------
  * Limits (extends spec §12). GPI-2 lists gaspi_rw_list_elem_max among its
  * extensions; it is declared once, in GASPI.h, which this header includes
  * (a second declaration would trip -Wredundant-decls in client builds).

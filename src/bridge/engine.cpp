@@ -11,6 +11,7 @@
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
+#include "kinds/devices.hpp"
 #include "shm/doorbell.hpp"
 
 namespace hygaspi {
@@ -65,6 +66,20 @@ gaspi_return_t allocate_segment(std::uint32_t id, std::uint64_t size, std::uint3
                                 gaspi_alloc_t alloc_policy) {
   return rt().segments.create(id, size, notification_num, user_memory, alloc_policy);
 }
+
+gaspi_return_t bind_device_segment(std::uint32_t id, std::uint64_t size, std::uint32_t notification_num, void *memory,
+                                   int ordinal) {
+  std::string why;
+  kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);
+  kinds::IpcKey key;
+  if (dev == nullptr || dev->check_client(memory, size, why) != kinds::Fail::none ||
+      !dev->export_key(memory, key, why)) {
+    log::error("segment %u: %lu bytes at %p on CUDA device %d: %s", id, static_cast<unsigned long>(size), memory,
+               ordinal, why.c_str());
+    return GASPI_ERROR;
+  }
+  return rt().segments.create(id, size, notification_num, memory, 0, &key);
+}
 gaspi_return_t delete_segment(std::uint32_t id) { return rt().segments.remove(id); }
 bool segment_pending(std::uint32_t id) noexcept { return rt().segments.pending_collective(id); }
 void set_segment_pending(std::uint32_t id, bool pending) noexcept { rt().segments.set_pending_collective(id, pending); }
@@ -83,7 +98,7 @@ char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noex
   const shm::MappedSegment *m = p.kind == PeerKind::self  ? r.segments.local(id)
                                 : p.kind == PeerKind::shm ? r.node.lookup(p.node, id)
                                                           : nullptr;
-  if (m == nullptr || m->data == nullptr)
+  if (m == nullptr || !m->host_mapped())
     return nullptr;
   if (size_out != nullptr)
     *size_out = m->size;
@@ -151,7 +166,7 @@ void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id,
 
 bool fill_atomic_target(std::uint32_t rank, std::uint32_t seg, AtomicTarget &t) noexcept {
   const SegmentView *m = mapped_segment(rank, seg);
-  if (m == nullptr || m->data == nullptr || m->size < sizeof(std::uint64_t))
+  if (m == nullptr || !m->host_mapped() || m->size < sizeof(std::uint64_t))
     return false;
   Runtime &r = rt();
   const NodeIndex owner = r.peers[GlobalRank{rank}].node;

@@ -68,6 +68,12 @@ gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size);
 // Registered with nobody yet.
 gaspi_return_t allocate_segment(std::uint32_t id, std::uint64_t size, std::uint32_t notification_num, void *user_memory,
                                 gaspi_alloc_t alloc_policy);
+// Creates this rank's segment `id` over `size` bytes of CUDA device memory at `memory` (device
+// `ordinal`, checked with the driver), with `notification_num` notifications in host shm. Node
+// peers open it through CUDA IPC; other nodes' transfers are served here. GASPI_ERROR (logged,
+// with the driver's reason) when the driver, the device or the memory cannot serve.
+gaspi_return_t bind_device_segment(std::uint32_t id, std::uint64_t size, std::uint32_t notification_num, void *memory,
+                                   int ordinal);
 // Deletes this rank's segment `id`.
 gaspi_return_t delete_segment(std::uint32_t id);
 // A collective creation of segment `id` that returned GASPI_TIMEOUT and is to be resumed: the

@@ -127,9 +127,11 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline,
     members[i] = GlobalRank{i};
   r.peers.build(GlobalRank{r.rank}, r.nranks, members, false);
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
-  shm::NodeOptions options{
-      knobs.job,           r.rank,  r.nranks, {effective_spin(knobs, r.nranks), knobs.yields}, passive.slots,
-      passive.payload_max, members, true};
+  shm::NodeOptions options{knobs.job,         r.rank,
+                           r.nranks,          {effective_spin(knobs, r.nranks), knobs.yields},
+                           passive.slots,     passive.payload_max,
+                           members,           true,
+                           knobs.cuda_library};
   return r.node.init(options, deadline);
 }
 
@@ -180,10 +182,11 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     rc = shm::Node::create_job_block(r.mpi.node_job, node_size, r.bootstrap_job);
   }
   HYGASPI_TRY(agree(r, rc)); // the job blocks exist
-  shm::NodeOptions options{r.mpi.node_job, static_cast<std::uint32_t>(r.mpi.local_rank),
-                           node_size,      {effective_spin(knobs, node_size), knobs.yields},
-                           passive.slots,  passive.payload_max,
-                           members};
+  shm::NodeOptions options{r.mpi.node_job,    static_cast<std::uint32_t>(r.mpi.local_rank),
+                           node_size,         {effective_spin(knobs, node_size), knobs.yields},
+                           passive.slots,     passive.payload_max,
+                           members,           false,
+                           knobs.cuda_library};
   rc = r.node.init(options, deadline);
   if (rc != GASPI_SUCCESS)
     r.node.abandon();        // node peers fail at once; others learn it from agree()

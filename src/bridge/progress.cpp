@@ -6,6 +6,7 @@
 #include <ctime>
 #include <thread>
 
+#include "bridge/device_rma.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 #include "core/atomic_op.hpp"
@@ -22,7 +23,7 @@ gaspi_return_t serve_atomic(const mpi::AtomicRequest &request, std::uint64_t &ol
   const std::uint32_t id = request.segment;
   const shm::MappedSegment *seg =
       id < limits::kMaxSegments || id == limits::kGasnetSegment ? rt().segments.local(id) : nullptr;
-  if (seg == nullptr || seg->data == nullptr || !mpi::valid_atomic_request(request, seg->size))
+  if (seg == nullptr || !seg->host_mapped() || !mpi::valid_atomic_request(request, seg->size))
     return GASPI_ERROR;
   old = apply_atomic(seg->data + request.offset, request.op);
   return GASPI_SUCCESS;
@@ -55,6 +56,8 @@ bool progress_step() {
   if (tag == mpi::Control::kNoMessage && !control.abandoned_pending())
     return served;
   served |= control.progress(tag);
+  if (tag == mpi::kTagDeviceRequest || tag == mpi::Control::kAnyTag)
+    served |= engine::serve_device_requests();
   if (tag != mpi::Control::kAnyTag && tag != mpi::kTagAtomicRequest)
     return served;
   mpi::AtomicCall call;

@@ -8,14 +8,15 @@
 namespace hygaspi {
 
 gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
-                                    void *user_memory, std::uint64_t alloc_policy) {
+                                    void *user_memory, std::uint64_t alloc_policy, const kinds::IpcKey *device_key) {
   std::lock_guard lock(mutex_);
   // The spec leaves the code open; GPI-2 returns GASPI_ERR_INV_SEG.
   if (node_->local(seg) != nullptr) {
     log::error("segment %u already exists", seg);
     return GASPI_ERR_INV_SEG;
   }
-  if (const gaspi_return_t rc = node_->segment_create(seg, size, notification_num, user_memory, alloc_policy);
+  if (const gaspi_return_t rc =
+          node_->segment_create(seg, size, notification_num, user_memory, alloc_policy, device_key);
       rc != GASPI_SUCCESS)
     return rc;
   if (rma_->active()) {
@@ -24,11 +25,14 @@ gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::
     // data: one range, so one attachment (mpi_rma/rma.hpp, "Attachments"). Bound memory lies
     // elsewhere.
     std::array<mpi::Rma::Range, 2> ranges{};
+    // Device memory is not attached: its owner serves it (Control::device_transfer).
     if (m.kind == shm::SegmentKind::shm)
       ranges[0] = {m.notifications,
                    static_cast<std::uint64_t>(m.data - reinterpret_cast<char *>(m.notifications)) + m.size};
-    else
+    else if (m.kind == shm::SegmentKind::user)
       ranges = {{{m.notifications, std::uint64_t{m.notification_num} * sizeof(std::uint32_t)}, {m.data, m.size}}};
+    else
+      ranges[0] = {m.notifications, std::uint64_t{m.notification_num} * sizeof(std::uint32_t)};
     if (const gaspi_return_t rc = rma_->attach(seg, ranges); rc != GASPI_SUCCESS) {
       node_->segment_delete(seg);
       return rc;
@@ -48,6 +52,8 @@ gaspi_return_t SegmentTable::register_with(std::uint32_t seg, const Peer &peer) 
                                  reinterpret_cast<std::uint64_t>(m.notifications),
                                  m.notification_num,
                                  seg,
+                                 m.memory == Memory::cuda ? 1u : 0u,
+                                 0,
                                  {}};
   if (const gaspi_return_t rc = rma_->register_with(seg, peer.mpi, entry); rc != GASPI_SUCCESS)
     return rc;

@@ -35,8 +35,9 @@ public:
 
   // Creates local segment `seg`: its shm object, then its MPI attachment when MPI RMA is up. Fails
   // with GASPI_ERR_INV_SEG if it exists; a failed attachment deletes the object again.
+  // `device_key`: user_memory is CUDA device memory (shm::Node::segment_create).
   gaspi_return_t create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num, void *user_memory,
-                        std::uint64_t alloc_policy);
+                        std::uint64_t alloc_policy, const kinds::IpcKey *device_key = nullptr);
   // Makes local segment `seg` known to `peer`: node peers find it in the rank block; a rank of
   // another node gets its description put into its table (mpi_rma/rma.hpp).
   gaspi_return_t register_with(std::uint32_t seg, const Peer &peer);

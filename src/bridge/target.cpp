@@ -2,6 +2,7 @@
 // per operation, from the peer table (docs/DESIGN.md "Code conventions").
 #include "bridge/target.hpp"
 
+#include "bridge/device_rma.hpp"
 #include "bridge/runtime.hpp"
 
 namespace hygaspi::engine {
@@ -29,23 +30,31 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept {
     if (m == nullptr)
       return Found::absent;
     out.ref_ = RemoteRef{m, nullptr, m->size, m->notification_num};
-    out.atomics_ = m->data != nullptr;
+    out.atomics_ = m->host_mapped();
+    out.device_ = m->memory == Memory::cuda;
     return Found::yes;
   }
   const mpi::RemoteSegment *seg = rtm.rma.remote(peer.mpi, id);
   if (seg == nullptr)
     return Found::not_registered;
   out.ref_ = RemoteRef{nullptr, seg, seg->size, seg->notification_num};
-  out.atomics_ = true;
+  out.device_ = seg->device != 0;
+  out.atomics_ = !out.device_;
   return Found::yes;
 }
 
-gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue) {
+gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local) {
+  if (local != nullptr || to.device()) [[unlikely]]
+    return device_put(to, offset, src, size, local);
   return on_transport(
       to, [&](auto &tx, auto rank, const auto &seg) { return tx.put(rank, seg, offset, src, size, queue); });
 }
 
-gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue) {
+gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local) {
+  if (local != nullptr || from.device()) [[unlikely]]
+    return device_get(dst, from, offset, size, local);
   return on_transport(
       from, [&](auto &tx, auto rank, const auto &seg) { return tx.get(dst, rank, seg, offset, size, queue); });
 }
@@ -55,7 +64,11 @@ gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, s
 }
 
 gaspi_return_t put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t id,
-                          std::uint32_t value, std::uint32_t queue) {
+                          std::uint32_t value, std::uint32_t queue, const SegmentView *local) {
+  if (local != nullptr || to.device()) [[unlikely]] {
+    HYGASPI_TRY(device_put(to, offset, src, size, local)); // complete: the notification comes after it
+    return notify(to, id, value, queue);
+  }
   return on_transport(to, [&](auto &tx, auto rank, const auto &seg) {
     HYGASPI_TRY(tx.put(rank, seg, offset, src, size, queue));
     return tx.notify(rank, seg, id, value, queue);

@@ -9,6 +9,7 @@
 
 #include "core/atomic_op.hpp"
 #include "core/ranks.hpp"
+#include "core/segment_view.hpp"
 
 namespace hygaspi {
 
@@ -45,6 +46,8 @@ public:
   // The word of an atomic can be reached: false for bound user memory of a node peer, which this
   // process reaches by cross-memory attach, not by a mapping.
   [[nodiscard]] bool atomics() const noexcept { return atomics_; }
+  // The segment's bytes are CUDA device memory (wherever they are).
+  [[nodiscard]] bool device() const noexcept { return device_; }
   // For the bridge's routing (bridge/target.cpp).
   [[nodiscard]] const Peer &peer() const noexcept { return *peer_; }
   [[nodiscard]] const RemoteRef &ref() const noexcept { return ref_; }
@@ -54,6 +57,7 @@ private:
   const Peer *peer_ = nullptr;
   RemoteRef ref_;
   bool atomics_ = false;
+  bool device_ = false;
 };
 
 // Resolves segment `id` of rank `r` (< the job's size, checked by the caller).
@@ -63,12 +67,16 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept;
 // notification ids. On `queue`: a node peer's transfer is complete when it returns, another
 // node's at flush(queue). spec §8.3.2 / §8.4.1: a notification never overtakes the writes this
 // queue carried to the same rank before it.
-gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue);
-gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue);
+// `local`: the local segment that holds src/dst, when its memory is not host memory (a device
+// segment: bridge/device_rma.hpp), else nullptr. A device side completes before the call returns.
+gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local = nullptr);
+gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local = nullptr);
 gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, std::uint32_t queue);
 // put then notify, with one choice of transport for both.
 gaspi_return_t put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t id,
-                          std::uint32_t value, std::uint32_t queue);
+                          std::uint32_t value, std::uint32_t queue, const SegmentView *local = nullptr);
 // The gets this rank issued to `from` so far have landed (MPI: a flush of that rank; a node
 // peer's are complete already).
 gaspi_return_t gets_landed(GlobalRank from);

@@ -18,6 +18,7 @@
 
 #include "bridge/engine.hpp"
 #include "gasnet/ex_internal.hpp"
+#include "kinds/devices.hpp"
 #include "gasnet_mk.h"
 
 using namespace hygaspi;
@@ -33,10 +34,6 @@ struct Objects {
   std::mutex lock;
   std::vector<std::unique_ptr<gex_hyg_MK>> kinds;
   std::vector<std::unique_ptr<gex_hyg_Segment>> segments;
-  // The device of each ordinal that node peers' memory is opened and copied through: kept for
-  // the process's life, so that an opened peer allocation outlives gex_MK_Destroy of the client's
-  // kinds.
-  std::vector<std::unique_ptr<kinds::CudaDevice>> devices;
 };
 Objects &objects() {
   static auto *o = new Objects; // threads may still use it as the process exits
@@ -94,17 +91,8 @@ void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void
 }
 
 kinds::CudaDevice *local_device(unsigned ordinal) {
-  Objects &o = objects();
-  std::lock_guard lock(o.lock);
-  for (const auto &d : o.devices)
-    if (d->ordinal() == static_cast<int>(ordinal))
-      return d.get();
   std::string why;
-  auto dev = kinds::CudaDevice::open(engine::knobs().cuda_library, static_cast<int>(ordinal), why);
-  if (dev == nullptr)
-    return nullptr;
-  o.devices.push_back(std::move(dev));
-  return o.devices.back().get();
+  return kinds::device(engine::knobs().cuda_library, static_cast<int>(ordinal), why);
 }
 
 gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n,

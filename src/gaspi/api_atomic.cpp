@@ -21,8 +21,8 @@ gaspi_return_t atomic_target(gaspi_segment_id_t seg_id, gaspi_offset_t offset, g
   HYGASPI_TRY(check::remote_segment(rank, seg_id, offset, sizeof(gaspi_atomic_value_t), seg));
   HYGASPI_CHECK(offset % sizeof(gaspi_atomic_value_t) == 0, GASPI_ERR_UNALIGN_OFF, "offset %lu is not 8-byte aligned",
                 offset);
-  HYGASPI_CHECK(seg.atomics(), GASPI_ERROR,
-                "segment %u of rank %u is bound user memory, which global atomics cannot reach", seg_id, rank);
+  HYGASPI_CHECK(seg.atomics(), GASPI_ERROR, "segment %u of rank %u is %s, which global atomics cannot reach", seg_id,
+                rank, seg.device() ? "CUDA device memory" : "bound user memory of another process");
   return GASPI_SUCCESS;
 }
 

@@ -41,6 +41,7 @@ gaspi_return_t pgaspi_passive_send(const gaspi_segment_id_t segment_id_local, co
     HYGASPI_TRY(passive_size(size));
     const SegmentView *local = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
+    HYGASPI_TRY(check::host_segment(segment_id_local, *local, "passive messages"));
     return stats::passive_sent(rank, size,
                                engine::passive_send(GlobalRank{rank}, local->data + offset_local, size, timeout));
   });
@@ -56,6 +57,7 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
     HYGASPI_TRY(passive_size(size));
     const SegmentView *local = nullptr;
     HYGASPI_TRY(check::local_segment(segment_id_local, offset_local, size, local));
+    HYGASPI_TRY(check::host_segment(segment_id_local, *local, "passive messages"));
     std::uint32_t from = 0;
     const gaspi_return_t rc = engine::passive_receive(local->data + offset_local, size, from, timeout);
     if (rc != GASPI_SUCCESS && timeout == GASPI_BLOCK && engine::stopping())

@@ -16,6 +16,8 @@ namespace {
 struct Transfer {
   const SegmentView *local = nullptr;
   engine::Target remote;
+  // The local segment when it is device memory, for the engine's device routes; else nullptr.
+  [[nodiscard]] const SegmentView *local_device() const noexcept { return local->host_mapped() ? nullptr : local; }
 };
 
 // Resolves the target of a post of `entries` queue entries. Whether a post to a rank known dead
@@ -54,8 +56,8 @@ struct Mover {
   gaspi_queue_id_t queue;
   bool read;
   gaspi_return_t operator()(const Transfer &t, gaspi_offset_t off_l, gaspi_offset_t off_r, gaspi_size_t size) const {
-    return read ? engine::get(t.local->data + off_l, t.remote, off_r, size, queue)
-                : engine::put(t.remote, off_r, t.local->data + off_l, size, queue);
+    return read ? engine::get(t.local->data + off_l, t.remote, off_r, size, queue, t.local_device())
+                : engine::put(t.remote, off_r, t.local->data + off_l, size, queue, t.local_device());
   }
 };
 
@@ -137,7 +139,7 @@ private:
     // visible only after the data.
     return stats::posted(rank, size, stats::write,
                          engine::put_notify(t.remote, offset_remote, t.local->data + offset_local, size,
-                                            notification_id, notification_value, queue));
+                                            notification_id, notification_value, queue, t.local_device()));
   });
 }
 
@@ -149,11 +151,12 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
                             const gaspi_rank_t rank, const gaspi_segment_id_t segment_id_remote,
                             const gaspi_offset_t offset_remote, const gaspi_size_t size, const gaspi_queue_id_t queue,
                             const gaspi_timeout_t) {
-  // Fast path: a node peer's shm segment, every argument valid; the same checks as write_full.
+  // Fast path: a node peer's shm segment from a host segment, every argument valid; the same checks
+  // as write_full.
   const SegmentView *dst = nullptr, *src = nullptr;
   if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst, src) &&
-      dst->data != nullptr && size <= gaspi::state().config.transfer_size_max && gaspi::state().queues.exists(queue))
-      [[likely]] {
+      dst->host_mapped() && src->host_mapped() && size <= gaspi::state().config.transfer_size_max &&
+      gaspi::state().queues.exists(queue)) [[likely]] {
     HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
     std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
     stats::posted(rank, size, stats::write);
@@ -209,8 +212,9 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
   // Fast path: as gaspi_write's, plus the notification checks of write_notify_full.
   const SegmentView *dst = nullptr, *src = nullptr;
   if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst, src) &&
-      dst->data != nullptr && size <= gaspi::state().config.transfer_size_max && gaspi::state().queues.exists(queue) &&
-      notification_value != 0 && notification_id < dst->notification_num) [[likely]] {
+      dst->host_mapped() && src->host_mapped() && size <= gaspi::state().config.transfer_size_max &&
+      gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num)
+      [[likely]] {
     HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
     std::memmove(dst->data + offset_remote, src->data + offset_local, size);
     stats::posted(rank, size, stats::write);

@@ -4,6 +4,7 @@
 #include <array>
 #include <vector>
 
+#include "GASPI_Ext.h"
 #include "gaspi/group_ops.hpp"
 #include "gaspi/checks.hpp"
 
@@ -21,8 +22,24 @@ gaspi_return_t check_numa_policy(gaspi_alloc_t policy) {
   return GASPI_SUCCESS;
 }
 
+// A memory description (GASPI_Ext.h, "Device segments"): host memory, or the CUDA device `ordinal`.
+struct Placement {
+  int cuda_ordinal = -1;
+};
+gaspi_return_t describe(gaspi_memory_description_t description, Placement &out) {
+  const auto d = static_cast<std::uint32_t>(description);
+  if ((d & HYGASPI_MEMORY_CLASS_BIT) == 0)
+    return GASPI_SUCCESS; // host memory (GPI-2 ignores the argument)
+  const std::uint32_t memory_class = (d & ~static_cast<std::uint32_t>(HYGASPI_MEMORY_CLASS_BIT)) >> 16;
+  HYGASPI_CHECK(memory_class == HYGASPI_MEMORY_CLASS_CUDA, GASPI_ERROR,
+                "memory description %#x names memory class %u, which this build does not serve (CUDA is %d)", d,
+                memory_class, HYGASPI_MEMORY_CLASS_CUDA);
+  out.cuda_ordinal = static_cast<int>(d & 0xffffu);
+  return GASPI_SUCCESS;
+}
+
 gaspi_return_t allocate(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory,
-                        gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
+                        gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT, Placement memory = {}) {
   HYGASPI_TRY(check::init());
   HYGASPI_TRY(check::segment_id(seg));
   HYGASPI_CHECK(size > 0, GASPI_ERR_INV_SEGSIZE, "segment %u: size 0", seg);
@@ -31,17 +48,21 @@ gaspi_return_t allocate(gaspi_segment_id_t seg, gaspi_size_t size, void *user_me
                     !__builtin_add_overflow(reinterpret_cast<std::uintptr_t>(user_memory), size - 1, &user_end),
                 GASPI_ERR_INV_SEGSIZE, "segment %u: %lu bytes at %p wrap around the address space", seg,
                 static_cast<unsigned long>(size), user_memory);
-  return engine::allocate_segment(seg, size, gaspi::state().config.notification_num, user_memory, alloc_policy);
+  const gaspi_number_t notifications = gaspi::state().config.notification_num;
+  if (memory.cuda_ordinal >= 0)
+    return engine::bind_device_segment(seg, size, notifications, user_memory, memory.cuda_ordinal);
+  return engine::allocate_segment(seg, size, notifications, user_memory, alloc_policy);
 }
 
 gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_memory, gaspi_group_t group,
-                          gaspi_timeout_t timeout, gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT) {
+                          gaspi_timeout_t timeout, gaspi_alloc_t alloc_policy = GASPI_ALLOC_DEFAULT,
+                          Placement memory = {}) {
   InFlight call; // gaspi_proc_term in another thread wakes it (gaspi/checks.hpp)
   HYGASPI_TRY(call.status());
   HYGASPI_TRY(check::segment_id(seg));
   HYGASPI_TRY(check_committed_group(group));
   if (!engine::segment_pending(seg)) {
-    HYGASPI_TRY(allocate(seg, size, user_memory, alloc_policy));
+    HYGASPI_TRY(allocate(seg, size, user_memory, alloc_policy, memory));
     for (gaspi_rank_t member : gaspi::state().groups.groups[group].members)
       HYGASPI_TRY(engine::register_segment(seg, GlobalRank{member}));
     engine::set_segment_pending(seg, true);
@@ -89,19 +110,23 @@ gaspi_return_t pgaspi_segment_create(const gaspi_segment_id_t segment_id, const 
 }
 
 gaspi_return_t pgaspi_segment_bind(const gaspi_segment_id_t segment_id, const gaspi_pointer_t pointer,
-                                   const gaspi_size_t size, const gaspi_memory_description_t) {
+                                   const gaspi_size_t size, const gaspi_memory_description_t memory_description) {
   return guarded("gaspi_segment_bind", [&] {
     HYGASPI_TRY(check::not_null(pointer, "pointer"));
-    return allocate(segment_id, size, pointer);
+    Placement memory;
+    HYGASPI_TRY(describe(memory_description, memory));
+    return allocate(segment_id, size, pointer, GASPI_ALLOC_DEFAULT, memory);
   });
 }
 
 gaspi_return_t pgaspi_segment_use(const gaspi_segment_id_t segment_id, const gaspi_pointer_t pointer,
                                   const gaspi_size_t size, const gaspi_group_t group, const gaspi_timeout_t timeout,
-                                  const gaspi_memory_description_t) {
+                                  const gaspi_memory_description_t memory_description) {
   return guarded("gaspi_segment_use", [&] {
     HYGASPI_TRY(check::not_null(pointer, "pointer"));
-    return collective(segment_id, size, pointer, group, timeout);
+    Placement memory;
+    HYGASPI_TRY(describe(memory_description, memory));
+    return collective(segment_id, size, pointer, group, timeout, GASPI_ALLOC_DEFAULT, memory);
   });
 }
 

@@ -144,6 +144,13 @@ inline gaspi_return_t local_segment(std::uint32_t seg, std::uint64_t off, std::u
   return GASPI_SUCCESS;
 }
 
+// Local segment `seg` (from local_segment) holds host memory: `what` cannot reach device memory.
+inline gaspi_return_t host_segment(std::uint32_t seg, const SegmentView &view, const char *what) noexcept {
+  HYGASPI_CHECK(view.host_mapped(), GASPI_ERROR, "local segment %u is CUDA device memory, which %s cannot reach", seg,
+                what);
+  return GASPI_SUCCESS;
+}
+
 } // namespace check
 
 namespace check {

@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include <algorithm>
 #include <array>
+#include <cstring>
 #include <memory>
 #include <optional>
 #include <vector>
@@ -130,7 +131,8 @@ int Control::incoming() {
     return kAnyTag; // logged; the full step looks for itself
   if (pending == 0)
     return kNoMessage;
-  return (status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagKill) || status.MPI_TAG == kTagCredit
+  return (status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagKill) || status.MPI_TAG == kTagCredit ||
+                 status.MPI_TAG == kTagDeviceRequest
              ? status.MPI_TAG
              : kAnyTag;
 }
@@ -259,6 +261,88 @@ gaspi_return_t Control::start_atomic(MpiRank rank, AtomicRequest request, Flight
     return rc;
   }
   return GASPI_SUCCESS;
+}
+
+gaspi_return_t Control::device_transfer(MpiRank rank, DeviceRequest request, const void *payload, void *into,
+                                        Step progress, Step alive) {
+  const std::uint64_t sent = request.put != 0 ? request.size : 0;
+  const std::uint64_t got = request.size - sent;
+  constexpr std::uint64_t kWord = sizeof(std::uint64_t);
+  // Both buffers belong to MPI until their requests complete; a wait that ends early (the target
+  // died) hands them to the abandoned list, which progress() drains.
+  Abandoned send{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>((sizeof request + sent + kWord - 1) / kWord)};
+  Abandoned reply{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(1 + (got + kWord - 1) / kWord)};
+  {
+    auto lock = env_->lock();
+    request.reply_tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
+    std::memcpy(send.reply.get(), &request, sizeof request);
+    if (sent != 0)
+      std::memcpy(reinterpret_cast<char *>(send.reply.get()) + sizeof request, payload, sent);
+    CONTROL_TRY(HYGASPI_MPI(MPI_Irecv(reply.reply.get(), static_cast<int>(kWord + got), MPI_BYTE, rank.value(),
+                                      request.reply_tag, env_->comm(), &reply.request)));
+    // Not a blocking send: two ranks that send each other large requests must both go on serving.
+    if (const gaspi_return_t rc =
+            HYGASPI_MPI(MPI_Isend(send.reply.get(), static_cast<int>(sizeof request + sent), MPI_BYTE, rank.value(),
+                                  kTagDeviceRequest, env_->comm(), &send.request));
+        rc != GASPI_SUCCESS) {
+      cancel(reply.request);
+      return rc;
+    }
+  }
+  bool failed = false;
+  bool sent_done = false;
+  auto replied = [&] {
+    sent_done = sent_done || test(send.request, failed);
+    return sent_done && test(reply.request, failed);
+  };
+  const gaspi_return_t rc = wait_until(replied, Deadline(GASPI_BLOCK), wait_, progress, Nap{}, alive);
+  if (rc != GASPI_SUCCESS) {
+    std::lock_guard abandon(abandoned_mutex_);
+    if (!sent_done)
+      abandoned_.push_back(std::move(send));
+    abandoned_.push_back(std::move(reply));
+    return GASPI_ERROR;
+  }
+  if (failed)
+    return GASPI_ERROR; // MPI_Test said why
+  const auto status = static_cast<gaspi_return_t>(static_cast<std::int64_t>(reply.reply[0]));
+  if (status == GASPI_SUCCESS && got != 0)
+    std::memcpy(into, reply.reply.get() + 1, got);
+  return status;
+}
+
+bool Control::take_device(DeviceCall &call) {
+  for (;;) {
+    auto lock = env_->lock();
+    Probed p = env_->probe(MPI_ANY_SOURCE, kTagDeviceRequest);
+    if (!p.found)
+      return false;
+    const auto bytes = static_cast<std::uint64_t>(std::max(p.bytes, 0));
+    call.buffer.assign(std::max<std::uint64_t>(bytes, sizeof(DeviceRequest)), 0);
+    if (HYGASPI_MPI(MPI_Mrecv(call.buffer.data(), static_cast<int>(bytes), MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) !=
+        GASPI_SUCCESS)
+      continue;
+    std::memcpy(&call.request, call.buffer.data(), sizeof call.request);
+    if (bytes < sizeof call.request || !valid_device_request(call.request, bytes))
+      continue; // malformed: nobody to answer
+    call.from = MpiRank{p.source};
+    // The payload moves to where a reply's bytes go: after one status word.
+    const std::uint64_t n = call.request.size;
+    if (call.request.put != 0)
+      std::memmove(call.buffer.data() + sizeof(std::uint64_t), call.buffer.data() + sizeof call.request, n);
+    call.buffer.resize(sizeof(std::uint64_t) + n);
+    return true;
+  }
+}
+
+void Control::reply_device(DeviceCall &call, gaspi_return_t rc) {
+  const auto word = static_cast<std::uint64_t>(static_cast<std::int64_t>(rc));
+  std::memcpy(call.buffer.data(), &word, sizeof word);
+  const std::uint64_t n = rc == GASPI_SUCCESS && call.request.put == 0 ? call.request.size : 0;
+  auto lock = env_->lock();
+  // A failure is logged; the initiator then waits until it sees this rank dead.
+  (void)HYGASPI_MPI(MPI_Send(call.buffer.data(), static_cast<int>(sizeof word + n), MPI_BYTE, call.from.value(),
+                             call.request.reply_tag, env_->comm()));
 }
 
 bool Control::test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {

@@ -43,8 +43,9 @@ enum Tag : int {
   kTagAmReply = 5,        //   that replies always drain), larger than a preposted receive takes
   kTagAmRequestEager = 6, // the others, and the announcements of the large ones (mpi_rma/eager.hpp)
   kTagAmReplyEager = 7,
-  kTagCredit = 8,    // what a receiver handled: a Box and a running total of units (credits.hpp)
-  kTagReply = 100,   // + request number % kReplyTags
+  kTagCredit = 8,        // what a receiver handled: a Box and a running total of units (credits.hpp)
+  kTagDeviceRequest = 9, // a transfer into or out of a device segment, served by its owner (DeviceRequest)
+  kTagReply = 100,       // + request number % kReplyTags
   kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride, on Env::collective_comm() (leaders.cpp)
 };
 // Per group bucket: [0, 16) leader barrier rounds, 16 leader allreduce, 17 abort notice.
@@ -73,6 +74,37 @@ struct AtomicRequest {
   const std::uint64_t w = width(request.op.type);
   return segment_size >= w && request.offset % w == 0 && request.offset <= segment_size - w;
 }
+
+// A transfer into (`put`, the bytes follow the request in its message) or out of (the reply
+// carries them after its status word) [offset, +size) of the target's device segment `segment`,
+// which the target's MPI window does not reach: the target's progress copies with the CUDA driver
+// (bridge/device_rma.cpp) and answers. At most kDeviceChunk bytes per request.
+struct DeviceRequest {
+  std::uint32_t segment;
+  std::uint32_t put;
+  std::uint64_t offset;
+  std::uint64_t size;
+  std::int32_t reply_tag;
+  std::int32_t reserved;
+};
+inline constexpr std::uint64_t kDeviceChunk = std::uint64_t{1} << 20;
+// The whole message checked at the target, which compares the range with its segment itself.
+[[nodiscard]] constexpr bool valid_device_request(const DeviceRequest &request, std::uint64_t message_bytes) noexcept {
+  return request.put <= 1 && request.size <= kDeviceChunk && valid_reply_tag(request.reply_tag) &&
+         message_bytes == sizeof request + (request.put != 0 ? request.size : 0);
+}
+// [offset, +size) of a request lies inside a segment of `segment_size` bytes (overflow-safe).
+[[nodiscard]] constexpr bool device_range_inside(const DeviceRequest &request, std::uint64_t segment_size) noexcept {
+  return request.offset <= segment_size && request.size <= segment_size - request.offset;
+}
+// A request at its target, with its payload (put) or room for the reply (get): `buffer` holds the
+// status word, then the bytes.
+struct DeviceCall {
+  DeviceRequest request{};
+  MpiRank from;
+  std::vector<char> buffer;
+  [[nodiscard]] char *bytes() noexcept { return buffer.data() + sizeof(std::uint64_t); }
+};
 
 // Where a message goes at its target. A message is taken out of MPI as soon as any wait of the
 // target makes progress (passive: into a mailbox; active messages: eager.hpp), so a sender never
@@ -139,6 +171,16 @@ public:
     std::uint64_t reply[2] = {0, 0};
   };
   gaspi_return_t start_atomic(MpiRank rank, AtomicRequest request, Flight &flight);
+  // One device transfer (DeviceRequest; its reply_tag is set here) with `rank`: a put sends the
+  // request.size bytes at `payload`, a get's bytes land in `into`. Waits for the answer driving
+  // `progress`, and ends with GASPI_ERROR once `alive` says the target died. Returns the target's
+  // status.
+  gaspi_return_t device_transfer(MpiRank rank, DeviceRequest request, const void *payload, void *into, Step progress,
+                                 Step alive);
+  // Takes one pending device request, checked (valid_device_request), its payload in `call`.
+  bool take_device(DeviceCall &call);
+  // Answers `call` with `rc` and, for a successful get, the bytes in call.bytes().
+  void reply_device(DeviceCall &call, gaspi_return_t rc);
   bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old);
   // gaspi_proc_term: cancels the replies still awaited, so that nothing of this MPI session is
   // adopted after a later gaspi_proc_init.

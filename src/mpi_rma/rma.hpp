@@ -58,7 +58,11 @@ struct RemoteSegment {
   std::uint64_t notifications; // address of the notification array in the owner
   std::uint32_t notification_num;
   std::uint32_t segment; // the owner's segment id (the atomics' requests name it)
-  std::uint64_t reserved2[3];
+  // The data is CUDA device memory, which the window does not reach: the owner serves each
+  // transfer (Control::device_transfer).
+  std::uint32_t device;
+  std::uint32_t reserved1;
+  std::uint64_t reserved2[2];
 };
 static_assert(sizeof(RemoteSegment) == 64);
 

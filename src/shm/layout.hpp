@@ -14,8 +14,8 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    5; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
-       // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area
+    6; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
+       // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -89,8 +89,10 @@ static_assert(sizeof(JobBlock) == 2 * kCacheLine);
 // gaspi_proc_init to find the rank's segments, ring its doorbell and signal its collectives; the
 // name is removed once every node peer has mapped it.
 enum class SegmentKind : std::uint32_t {
-  shm = 0,  // data follows the notification array in the segment's shm object
-  user = 1, // data is user memory (gaspi_segment_bind/use); peers reach it with CMA
+  shm = 0,    // data follows the notification array in the segment's shm object
+  user = 1,   // data is user memory (gaspi_segment_bind/use); peers reach it with CMA
+  device = 2, // data is CUDA device memory; the object holds, where shm data would be, the kinds::IpcKey
+              // that a node peer opens it with
 };
 
 // Published by the owner, read by any peer without a lock. The owner writes `size`, `kind` and
@@ -100,7 +102,7 @@ enum class SegmentKind : std::uint32_t {
 struct alignas(64) SegmentEntry {
   std::atomic<std::uint64_t> generation; // odd: live; even: free
   std::uint64_t size;                    // bytes of data
-  std::uint64_t user_addr;               // SegmentKind::user: the address in the owner
+  std::uint64_t user_addr;               // SegmentKind::user and device: the address in the owner
   std::uint32_t kind;                    // SegmentKind
   std::uint32_t notification_num;        // entries in the notification array
   std::uint64_t notif_bytes;             // offset of data in the shm object (page multiple)

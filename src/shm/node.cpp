@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/log.hpp"
+#include "kinds/devices.hpp"
 #include "shm/numa.hpp"
 
 namespace hygaspi::shm {
@@ -32,12 +33,14 @@ void retire(const MappedSegment &m) noexcept {
 }
 } // namespace
 
-bool segment_bytes(std::uint64_t size, std::uint32_t notification_num, bool user, SegmentBytes &out) noexcept {
+bool segment_bytes(std::uint64_t size, std::uint32_t notification_num, SegmentKind kind, SegmentBytes &out) noexcept {
   // notification_num * 4 cannot wrap in 64 bits; every rounding and sum after it can.
   std::uint64_t data = 0;
   if (!page_round(std::uint64_t{notification_num} * sizeof(std::uint32_t), out.notifications))
     return false;
-  if (!user && !page_round(size, data))
+  if (kind == SegmentKind::shm && !page_round(size, data))
+    return false;
+  if (kind == SegmentKind::device && !page_round(sizeof(kinds::IpcKey), data))
     return false;
   if (__builtin_add_overflow(out.notifications, data, &out.object) || out.object > limits::kMaxObjectBytes)
     return false;
@@ -122,6 +125,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   global_ranks_ = options.global_ranks;
   wait_ = options.wait;
   keep_job_block_ = options.keep_job_block;
+  cuda_library_ = options.cuda_library;
   std::string error;
   const std::string job_name = solo_ ? std::string() : "hygaspi-" + job_ + "-job";
 
@@ -432,6 +436,12 @@ void Node::release(RankState final_state) noexcept {
     me.state.store(static_cast<std::uint32_t>(final_state), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
   watch_.reset();
+  for (const auto &m : mappings_)
+    if (m->imported) {
+      std::string why;
+      if (kinds::CudaDevice *dev = kinds::device(cuda_library_, m->device, why); dev != nullptr)
+        dev->unimport(m->key);
+    }
   mappings_.clear();
   passive_rings_.reset();
   passive_objects_.clear();
@@ -445,12 +455,13 @@ void Node::release(RankState final_state) noexcept {
 }
 
 gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
-                                    void *user_memory, std::uint64_t alloc_policy) {
+                                    void *user_memory, std::uint64_t alloc_policy, const kinds::IpcKey *device_key) {
   SegmentEntry &entry = my_block().segments[seg];
   const std::uint64_t gen = entry.generation.load(std::memory_order_relaxed) + 1;
   const bool user = user_memory != nullptr;
+  const SegmentKind kind = device_key != nullptr ? SegmentKind::device : user ? SegmentKind::user : SegmentKind::shm;
   SegmentBytes bytes;
-  if (!segment_bytes(size, notification_num, user, bytes)) {
+  if (!segment_bytes(size, notification_num, kind, bytes)) {
     log::error("segment %u: size %lu is beyond what this machine can map", seg, static_cast<unsigned long>(size));
     return GASPI_ERR_INV_SEGSIZE;
   }
@@ -476,11 +487,17 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
   char *base = static_cast<char *>(m->object.data());
   m->generation = gen;
   m->size = size;
-  m->kind = user ? SegmentKind::user : SegmentKind::shm;
+  m->kind = kind;
   m->notification_num = notification_num;
   m->notifications = reinterpret_cast<std::uint32_t *>(base);
   m->data = user ? static_cast<char *>(user_memory) : base + notif_bytes;
   m->user_addr = reinterpret_cast<std::uint64_t>(user_memory);
+  if (device_key != nullptr) {
+    m->memory = Memory::cuda;
+    m->device = static_cast<std::int32_t>(device_key->device_ordinal);
+    m->key = *device_key;
+    std::memcpy(base + notif_bytes, device_key, sizeof *device_key); // for the node peers
+  }
 
   entry.size = size;
   entry.user_addr = m->user_addr;
@@ -536,12 +553,12 @@ const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::u
   m->kind = static_cast<SegmentKind>(entry.kind);
   m->notification_num = entry.notification_num;
   m->user_addr = entry.user_addr;
-  const bool user = m->kind == SegmentKind::user;
   std::string error;
   // The entry was written by another process: its sizes are checked like a caller's, and the
   // notification array must lie inside the space before the data.
   SegmentBytes bytes;
-  if (!segment_bytes(m->size, m->notification_num, user, bytes) || entry.notif_bytes != bytes.notifications) {
+  if (entry.kind > static_cast<std::uint32_t>(SegmentKind::device) ||
+      !segment_bytes(m->size, m->notification_num, m->kind, bytes) || entry.notif_bytes != bytes.notifications) {
     log::error("segment lookup: rank %u segment %u: inconsistent size entry", global_rank(rank).print(), seg);
     return nullptr;
   }
@@ -551,12 +568,49 @@ const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::u
   }
   char *base = static_cast<char *>(m->object.data());
   m->notifications = reinterpret_cast<std::uint32_t *>(base);
-  m->data = user ? nullptr : base + entry.notif_bytes;
+  switch (m->kind) {
+  case SegmentKind::shm:
+    m->data = base + entry.notif_bytes;
+    break;
+  case SegmentKind::user:
+    m->memory = Memory::peer_host;
+    break;
+  case SegmentKind::device:
+    if (!open_device_segment(rank, seg, base + entry.notif_bytes, *m))
+      return nullptr;
+    break;
+  }
   if (cached != nullptr)
     retire(*cached);
   peers_[rank.value()].segments[seg].store(m.get(), std::memory_order_release);
   mappings_.push_back(std::move(m));
   return mappings_.back().get();
+}
+
+// A node peer's device segment: the key its owner wrote (checked: the owner's pid, the address
+// the entry names), opened through this process's device of the same ordinal. The allocation stays
+// open until this rank's term, since a thread may still copy through an older mapping.
+bool Node::open_device_segment(NodeIndex rank, std::uint32_t seg, const char *key_bytes, MappedSegment &m) {
+  std::memcpy(&m.key, key_bytes, sizeof m.key);
+  const GlobalRank owner = global_rank(rank);
+  if (m.key.owner_pid != pid_of(rank) || m.key.owner_base + m.key.offset != m.user_addr ||
+      m.key.offset > m.key.alloc_size || m.size > m.key.alloc_size - m.key.offset) {
+    log::error("segment lookup: rank %u segment %u: inconsistent device key", owner.print(), seg);
+    return false;
+  }
+  std::string why;
+  kinds::CudaDevice *dev = kinds::device(cuda_library_, static_cast<int>(m.key.device_ordinal), why);
+  void *at = dev != nullptr ? dev->import(m.key, why) : nullptr;
+  if (at == nullptr) {
+    log::error("segment lookup: rank %u segment %u is device memory that this process cannot open: %s", owner.print(),
+               seg, why.c_str());
+    return false;
+  }
+  m.data = static_cast<char *>(at);
+  m.memory = Memory::cuda;
+  m.device = dev->ordinal();
+  m.imported = true;
+  return true;
 }
 
 PassiveRing *Node::passive_ring(NodeIndex rank) {
@@ -593,7 +647,7 @@ gaspi_return_t cma_loop(Fn &&fn, char *local, std::uint64_t remote, std::uint64_
 
 gaspi_return_t Node::put(const MappedSegment &dst, NodeIndex dst_rank, std::uint64_t dst_offset, const void *src,
                          std::uint64_t size) {
-  if (dst.data != nullptr) {
+  if (dst.host_mapped()) {
     std::memmove(dst.data + dst_offset, src, size); // memmove: loopback writes may overlap
     return GASPI_SUCCESS;
   }
@@ -605,7 +659,7 @@ gaspi_return_t Node::put(const MappedSegment &dst, NodeIndex dst_rank, std::uint
 
 gaspi_return_t Node::get(void *dst, const MappedSegment &src, NodeIndex src_rank, std::uint64_t src_offset,
                          std::uint64_t size) {
-  if (src.data != nullptr) {
+  if (src.host_mapped()) {
     std::memmove(dst, src.data + src_offset, size);
     return GASPI_SUCCESS;
   }

@@ -20,6 +20,7 @@
 #include "shm/liveness.hpp"
 #include "shm/passive_ring.hpp"
 #include "shm/shm_object.hpp"
+#include "kinds/cuda_device.hpp"
 
 namespace hygaspi::shm {
 
@@ -27,12 +28,14 @@ namespace hygaspi::shm {
 // re-created segment gets a new MappedSegment, and old ones live until gaspi_proc_term.
 struct MappedSegment : SegmentView {
   SegmentKind kind = SegmentKind::shm;
-  std::uint64_t user_addr = 0; // SegmentKind::user: address in the owner
+  std::uint64_t user_addr = 0; // SegmentKind::user and device: address in the owner
+  kinds::IpcKey key{};         // SegmentKind::device: how a node peer opens it (its owner's copy included)
+  bool imported = false;       // a node peer's device memory, opened here with `key`
   ShmObject object;
 };
 
 // Bytes of the shm object of a segment: its notification array (whole pages), then its data
-// (whole pages; none for bound user memory).
+// (whole pages; none for bound user memory; one page of key for device memory).
 struct SegmentBytes {
   std::uint64_t notifications = 0; // offset of the data
   std::uint64_t data = 0;
@@ -40,7 +43,7 @@ struct SegmentBytes {
 };
 // False when `size` or `notification_num` give an object no machine can map: page rounding or the
 // sum would wrap around 2^64, or it exceeds limits::kMaxObjectBytes.
-[[nodiscard]] bool segment_bytes(std::uint64_t size, std::uint32_t notification_num, bool user,
+[[nodiscard]] bool segment_bytes(std::uint64_t size, std::uint32_t notification_num, SegmentKind kind,
                                  SegmentBytes &out) noexcept;
 
 struct NodeOptions {
@@ -55,6 +58,8 @@ struct NodeOptions {
   // A launcher's job: keep the job block mapped after term for a later life cycle (its name is
   // removed at the end of init). An MPI job gets a new job block for each life cycle.
   bool keep_job_block = false;
+  // The CUDA driver that opens node peers' device segments (HYGASPI_CUDA_LIBRARY).
+  std::string cuda_library = "libcuda.so.1";
 };
 
 class Node {
@@ -122,8 +127,10 @@ public:
   // it has (the engine's own segments, mapped at start-up): a crash then leaves nothing in
   // /dev/shm. The mappings stay valid.
   void unlink_segment_name(std::uint32_t seg) noexcept;
+  // `device_key`: user_memory is CUDA device memory, which node peers open with this key.
   gaspi_return_t segment_create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
-                                void *user_memory, std::uint64_t alloc_policy = 0);
+                                void *user_memory, std::uint64_t alloc_policy = 0,
+                                const kinds::IpcKey *device_key = nullptr);
   gaspi_return_t segment_delete(std::uint32_t seg);
   // The published mapping of a segment of this rank, or nullptr.
   [[nodiscard]] const MappedSegment *local(std::uint32_t seg) const noexcept {
@@ -148,7 +155,8 @@ public:
     return m != nullptr && m->generation == gen ? m : nullptr;
   }
 
-  // ---- data movement; all complete before they return (docs/DESIGN.md "Ordering")
+  // ---- data movement between host memory (the bridge routes device memory: bridge/device_rma.cpp);
+  // all complete before they return (docs/DESIGN.md "Ordering")
   gaspi_return_t put(const MappedSegment &dst, NodeIndex dst_rank, std::uint64_t dst_offset, const void *src,
                      std::uint64_t size);
   gaspi_return_t get(void *dst, const MappedSegment &src, NodeIndex src_rank, std::uint64_t src_offset,
@@ -229,6 +237,7 @@ private:
   gaspi_return_t start(const NodeOptions &options);
   // lookup()'s slow path: the owner's generation `gen` differs from our cached mapping.
   const MappedSegment *map_segment(NodeIndex rank, std::uint32_t seg, std::uint64_t gen);
+  bool open_device_segment(NodeIndex rank, std::uint32_t seg, const char *key_bytes, MappedSegment &m);
   gaspi_return_t map_peers(const Deadline &deadline);
   gaspi_return_t map_passive_ring(std::uint32_t rank);
   gaspi_return_t handshake(const Deadline &deadline);
@@ -243,6 +252,7 @@ private:
   std::uint32_t nranks_ = 0;
   std::uint32_t epoch_ = 0;
   WaitPolicy wait_;
+  std::string cuda_library_;
   ShmObject job_object_;
   JobBlock *job_block_ = nullptr;
   // The job block of a launcher's job stays mapped after term: its name is gone after the first

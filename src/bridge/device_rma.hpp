@@ -1,0 +1,33 @@
+// Transfers where either side is CUDA device memory (GASPI device segments): the routes that
+// bridge/target.cpp hands over when the local buffer or the target segment is not host memory.
+//   - memory this process addresses (its own segments, a node peer's shm segment, a node peer's
+//     device segment opened through CUDA IPC): one cuMemcpy, which the unified address space lets
+//     the driver do between any two of them;
+//   - a node peer's bound host memory (cross-memory attach) or another node's host segment (the
+//     MPI window): through a host bounce buffer, kDeviceChunk at a time, each piece complete (MPI
+//     flushed) before the buffer is reused;
+//   - another node's device segment: served by its owner (mpi::Control::device_transfer), a
+//     request of at most kDeviceChunk bytes at a time, the owner copying with the driver in its
+//     progress step (serve_device_requests).
+// Each completes before it returns. Notifications stay in host memory and take their usual path
+// after the data.
+#pragma once
+#include <GASPI.h>
+
+#include <cstdint>
+
+#include "bridge/target.hpp"
+#include "core/segment_view.hpp"
+
+namespace hygaspi::engine {
+
+// `local`: the segment that holds the local buffer, when it is device memory; else nullptr.
+gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
+                          const SegmentView *local);
+gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size,
+                          const SegmentView *local);
+// The owner's side: serves the device requests that other nodes sent (part of the progress step).
+// True when it served any.
+bool serve_device_requests();
+
+} // namespace hygaspi::engine

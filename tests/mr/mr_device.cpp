@@ -1,0 +1,310 @@
+// GASPI device segments (GASPI_Ext.h, "Device segments"), on the CUDA driver that
+// HYGASPI_CUDA_LIBRARY names (the fake of tests/fake_cuda in ctest: its device memory is mapped
+// PROT_NONE, so a host load or store through a device address crashes the test):
+//   - gaspi_segment_use of device memory (collective), gaspi_segment_bind + register of more;
+//   - every direction with every rank and itself: host -> device, device -> host,
+//     device -> device, by gaspi_write, gaspi_write_notify, gaspi_read, gaspi_read_notify, the
+//     list forms, at odd offsets and sizes, and one transfer of several driver chunks;
+//   - device memory to and from a peer's bound host memory (cross-memory attach on a node, the
+//     MPI window across nodes);
+//   - what cannot reach device memory returns GASPI_ERROR: atomics, passive messages;
+//   - bad descriptions and memory that is no device memory return GASPI_ERROR and create nothing.
+// Scene "nodriver" (HYGASPI_CUDA_LIBRARY names no file): a device description gives GASPI_ERROR,
+// and host segments work as before.
+#include <dlfcn.h>
+
+#include <cstdint>
+#include <cstdlib>
+#include <cstring>
+#include <type_traits>
+#include <vector>
+
+#include "mr_util.hpp"
+
+namespace {
+
+// The few driver calls a client makes itself (the CUDA runtime would make them for it).
+struct Driver {
+  int (*init)(unsigned) = nullptr;
+  int (*device_get)(int *, int) = nullptr;
+  int (*retain)(void **, int) = nullptr;
+  int (*push)(void *) = nullptr;
+  int (*alloc)(std::uint64_t *, std::size_t) = nullptr;
+  int (*free)(std::uint64_t) = nullptr;
+  int (*htod)(std::uint64_t, const void *, std::size_t) = nullptr;
+  int (*dtoh)(void *, std::uint64_t, std::size_t) = nullptr;
+
+  void open() {
+    const char *path = std::getenv("HYGASPI_CUDA_LIBRARY");
+    void *lib = dlopen(path != nullptr ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+    MR_CHECK(lib != nullptr);
+    using GetProc = int (*)(const char *, void **, int, unsigned long long, int *);
+    auto getproc = reinterpret_cast<GetProc>(dlsym(lib, "cuGetProcAddress_v2"));
+    MR_CHECK(getproc != nullptr);
+    auto get = [&](const char *name, int version, auto &fn) {
+      void *p = nullptr;
+      int found = 0;
+      MR_CHECK(getproc(name, &p, version, 0, &found) == 0 && p != nullptr);
+      fn = reinterpret_cast<std::remove_reference_t<decltype(fn)>>(p);
+    };
+    get("cuInit", 2000, init);
+    get("cuDeviceGet", 2000, device_get);
+    get("cuDevicePrimaryCtxRetain", 7000, retain);
+    get("cuCtxPushCurrent", 4000, push);
+    get("cuMemAlloc", 3020, alloc);
+    get("cuMemFree", 3020, free);
+    get("cuMemcpyHtoD", 3020, htod);
+    get("cuMemcpyDtoH", 3020, dtoh);
+    int dev = 0;
+    void *ctx = nullptr;
+    MR_CHECK(init(0) == 0 && device_get(&dev, 0) == 0 && retain(&ctx, dev) == 0 && push(ctx) == 0);
+  }
+  char *allocate(std::size_t n) {
+    std::uint64_t p = 0;
+    MR_CHECK(alloc(&p, n) == 0 && p != 0);
+    return reinterpret_cast<char *>(p);
+  }
+  void to_device(void *d, const void *h, std::size_t n) {
+    MR_CHECK(htod(reinterpret_cast<std::uint64_t>(d), h, n) == 0);
+  }
+  std::vector<unsigned char> from_device(const void *d, std::size_t n) {
+    std::vector<unsigned char> out(n);
+    MR_CHECK(dtoh(out.data(), reinterpret_cast<std::uint64_t>(d), n) == 0);
+    return out;
+  }
+};
+
+Driver g_cuda;
+gaspi_rank_t g_me = 0, g_n = 1;
+
+constexpr gaspi_segment_id_t kHost = 0, kDev = 1, kBound = 2, kDev2 = 3;
+constexpr gaspi_queue_id_t kQ = 0;
+constexpr gaspi_size_t kChunk = 1000;                // not a power of two: odd offsets everywhere
+constexpr gaspi_size_t kBig = (1u << 20) * 2 + 4099; // several driver chunks (1 MiB each)
+// Regions of every segment, per source rank: [kIn + from * kChunk, +kChunk) receives from `from`.
+constexpr gaspi_size_t kIn = 8;
+constexpr unsigned kMaxRanks = 8;
+constexpr gaspi_size_t kSource = kIn + kMaxRanks * kChunk; // this rank's own bytes
+constexpr gaspi_size_t kSegBytes = kSource + kChunk + 8;
+
+unsigned char pattern(gaspi_rank_t from, unsigned tag, gaspi_size_t i) {
+  return static_cast<unsigned char>((from * 41 + tag * 23 + i * 7 + (i >> 9)) & 0xff);
+}
+std::vector<unsigned char> bytes(gaspi_rank_t from, unsigned tag, gaspi_size_t n) {
+  std::vector<unsigned char> v(n);
+  for (gaspi_size_t i = 0; i < n; ++i)
+    v[i] = pattern(from, tag, i);
+  return v;
+}
+char *seg_ptr(gaspi_segment_id_t seg) {
+  gaspi_pointer_t p = nullptr;
+  MR_OK(gaspi_segment_ptr(seg, &p));
+  return static_cast<char *>(p);
+}
+void expect(const std::vector<unsigned char> &got, gaspi_rank_t from, unsigned tag, int line) {
+  for (gaspi_size_t i = 0; i < got.size(); ++i)
+    if (got[i] != pattern(from, tag, i)) {
+      std::fprintf(stderr, "rank %u line %d: byte %lu from rank %u (tag %u) is %u, expected %u\n", g_me, line, i, from,
+                   tag, got[i], pattern(from, tag, i));
+      MR_CHECK(!"wrong data");
+    }
+}
+#define EXPECT_DEV(at, n, from, tag) expect(g_cuda.from_device(at, n), from, tag, __LINE__)
+#define EXPECT_HOST(at, n, from, tag)                                                                                  \
+  expect(std::vector<unsigned char>(reinterpret_cast<const unsigned char *>(at),                                       \
+                                    reinterpret_cast<const unsigned char *>(at) + (n)),                                \
+         from, tag, __LINE__)
+
+void barrier() { MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK)); }
+void wait_queue() { MR_OK(gaspi_wait(kQ, GASPI_BLOCK)); }
+void wait_notification(gaspi_segment_id_t seg, gaspi_notification_id_t id, gaspi_notification_t value) {
+  gaspi_notification_id_t first = 0;
+  MR_OK(gaspi_notify_waitsome(seg, id, 1, &first, GASPI_BLOCK));
+  gaspi_notification_t old = 0;
+  MR_OK(gaspi_notify_reset(seg, first, &old));
+  MR_CHECK(first == id && old == value);
+}
+
+// The refusals: each returns GASPI_ERROR (or the size error) and leaves no segment behind.
+void refusals(char *dev) {
+  const gaspi_segment_id_t s = 9;
+  std::vector<char> host(64);
+  MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, dev, 64, HYGASPI_MEMORY_CLASS_BIT | (7 << 16))); // unknown class
+  MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, host.data(), 64, HYGASPI_MEMORY_CUDA(0)));       // host memory
+  MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, dev, kSegBytes + 65, HYGASPI_MEMORY_CUDA(0)));   // past its end
+  MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, dev, 64, HYGASPI_MEMORY_CUDA(5)));               // no device 5
+  MR_EXPECT(GASPI_ERR_INV_SEGSIZE, gaspi_segment_bind(s, dev, 0, HYGASPI_MEMORY_CUDA(0)));
+  gaspi_pointer_t p = nullptr;
+  MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_segment_ptr(s, &p));
+}
+
+void transfers() {
+  char *host = seg_ptr(kHost);
+  char *dev = seg_ptr(kDev);
+  char *bound = seg_ptr(kBound);
+  // Sources: this rank's bytes, tag 1 in host memory, tag 2 in device memory.
+  std::memcpy(host + kSource, bytes(g_me, 1, kChunk).data(), kChunk);
+  g_cuda.to_device(dev + kSource, bytes(g_me, 2, kChunk).data(), kChunk);
+  barrier();
+  const gaspi_size_t at = kIn + g_me * kChunk;
+  for (gaspi_rank_t r = 0; r < g_n; ++r) {
+    // host -> device, with its notification (host memory, after the data).
+    MR_OK(gaspi_write_notify(kHost, kSource, r, kDev, at, kChunk, g_me, 1, kQ, GASPI_BLOCK));
+    // device -> host, device -> device, device -> a peer's bound host memory.
+    MR_OK(gaspi_write_notify(kDev, kSource, r, kHost, at, kChunk, g_me, 2, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write(kDev, kSource, r, kDev2, at, kChunk, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write(kDev, kSource + 1, r, kBound, at + 1, kChunk - 1, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_notify(kDev2, r, g_me, 3, kQ, GASPI_BLOCK));
+    wait_queue();
+  }
+  for (gaspi_rank_t from = 0; from < g_n; ++from) {
+    const gaspi_size_t in = kIn + from * kChunk;
+    wait_notification(kDev, from, 1);
+    EXPECT_DEV(dev + in, kChunk, from, 1);
+    wait_notification(kHost, from, 2);
+    EXPECT_HOST(host + in, kChunk, from, 2);
+    wait_notification(kDev2, from, 3);
+    EXPECT_DEV(seg_ptr(kDev2) + in, kChunk, from, 2);
+  }
+  barrier(); // every write into kBound has landed (gaspi_wait before the barrier)
+  for (gaspi_rank_t from = 0; from < g_n; ++from) {
+    std::vector<unsigned char> got(bound + kIn + from * kChunk + 1, bound + kIn + (from + 1) * kChunk);
+    std::vector<unsigned char> want = bytes(from, 2, kChunk);
+    MR_CHECK(std::memcmp(got.data(), want.data() + 1, kChunk - 1) == 0);
+  }
+  barrier();
+  // Reads: a peer's device bytes into host and device memory, its host bytes into device memory,
+  // its bound host memory into device memory; read_notify's local notification after the data.
+  for (gaspi_rank_t r = 0; r < g_n; ++r) {
+    const gaspi_size_t in = kIn + r * kChunk;
+    MR_OK(gaspi_read(kHost, in, r, kDev, kSource, kChunk, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_read_notify(kDev2, in, r, kDev, kSource, kChunk, r, kQ, GASPI_BLOCK));
+    wait_queue();
+    EXPECT_HOST(host + in, kChunk, r, 2);
+    wait_notification(kDev2, r, 1);
+    EXPECT_DEV(seg_ptr(kDev2) + in, kChunk, r, 2);
+    MR_OK(gaspi_read(kDev, in, r, kHost, kSource, kChunk, kQ, GASPI_BLOCK));
+    wait_queue();
+    EXPECT_DEV(dev + in, kChunk, r, 1);
+  }
+  barrier();
+}
+
+// The list forms, every element a different direction, and a read_list_notify back.
+void lists() {
+  const gaspi_rank_t r = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
+  const gaspi_rank_t left = static_cast<gaspi_rank_t>((g_me + g_n - 1) % g_n);
+  gaspi_segment_id_t seg_l[3] = {kHost, kDev, kDev};
+  gaspi_segment_id_t seg_r[3] = {kDev, kHost, kDev2};
+  gaspi_offset_t off_l[3] = {kSource, kSource, kSource + 10};
+  const gaspi_size_t at = kIn + g_me * kChunk;
+  gaspi_offset_t off_r[3] = {at, at, at + 10};
+  gaspi_size_t size[3] = {kChunk, kChunk, kChunk - 10};
+  MR_OK(gaspi_write_list_notify(3, seg_l, off_l, r, seg_r, off_r, size, kDev, g_n + g_me, 7, kQ, GASPI_BLOCK));
+  wait_queue();
+  wait_notification(kDev, g_n + left, 7);
+  const gaspi_size_t in = kIn + left * kChunk;
+  EXPECT_DEV(seg_ptr(kDev) + in, kChunk, left, 1);
+  EXPECT_HOST(seg_ptr(kHost) + in, kChunk, left, 2);
+  auto tail = g_cuda.from_device(seg_ptr(kDev2) + in + 10, kChunk - 10);
+  MR_CHECK(std::memcmp(tail.data(), bytes(left, 2, kChunk).data() + 10, kChunk - 10) == 0);
+  barrier();
+  // read_list_notify: the right neighbour's device and host sources into this rank's device memory.
+  gaspi_segment_id_t rseg_l[2] = {kDev2, kDev2};
+  gaspi_segment_id_t rseg_r[2] = {kDev, kHost};
+  gaspi_offset_t roff_l[2] = {kIn, kIn + kChunk};
+  gaspi_offset_t roff_r[2] = {kSource, kSource};
+  gaspi_size_t rsize[2] = {kChunk, kChunk};
+  MR_OK(gaspi_read_list_notify(2, rseg_l, roff_l, r, rseg_r, roff_r, rsize, kDev2, 2 * g_n, kQ, GASPI_BLOCK));
+  wait_queue();
+  wait_notification(kDev2, 2 * g_n, 1);
+  EXPECT_DEV(seg_ptr(kDev2) + kIn, kChunk, r, 2);
+  EXPECT_DEV(seg_ptr(kDev2) + kIn + kChunk, kChunk, r, 1);
+  barrier();
+}
+
+// One transfer of several driver chunks each way, device to device between neighbours.
+void big() {
+  char *d = g_cuda.allocate(2 * kBig);
+  const gaspi_segment_id_t s = 4;
+  MR_OK(gaspi_segment_use(s, d, 2 * kBig, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
+  g_cuda.to_device(d, bytes(g_me, 5, kBig).data(), kBig);
+  barrier();
+  const gaspi_rank_t r = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
+  const gaspi_rank_t left = static_cast<gaspi_rank_t>((g_me + g_n - 1) % g_n);
+  MR_OK(gaspi_write_notify(s, 0, r, s, kBig, kBig, 0, 1, kQ, GASPI_BLOCK));
+  wait_queue();
+  wait_notification(s, 0, 1);
+  EXPECT_DEV(d + kBig, kBig, left, 5);
+  barrier();
+  MR_OK(gaspi_read(s, kBig, r, s, 0, kBig, kQ, GASPI_BLOCK));
+  wait_queue();
+  EXPECT_DEV(d + kBig, kBig, r, 5);
+  barrier();
+  MR_OK(gaspi_segment_delete(s));
+  MR_CHECK(g_cuda.free(reinterpret_cast<std::uint64_t>(d)) == 0);
+}
+
+// What device memory cannot do says so.
+void cannot() {
+  gaspi_atomic_value_t old = 0;
+  const gaspi_rank_t r = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
+  MR_EXPECT(GASPI_ERROR, gaspi_atomic_fetch_add(kDev, 8, r, 1, &old, GASPI_BLOCK));
+  MR_EXPECT(GASPI_ERROR, gaspi_atomic_compare_swap(kDev, 8, g_me, 0, 1, &old, GASPI_BLOCK));
+  MR_EXPECT(GASPI_ERROR, gaspi_passive_send(kDev, kSource, r, 16, GASPI_BLOCK));
+  gaspi_rank_t from = 0;
+  MR_EXPECT(GASPI_ERROR, gaspi_passive_receive(kDev, kSource, &from, 16, GASPI_TEST));
+  // Ranges are checked as on any segment, before anything moves.
+  MR_EXPECT(GASPI_ERR_INV_REM_OFF, gaspi_write(kHost, 0, r, kDev, kSegBytes - 4, 8, kQ, GASPI_BLOCK));
+  MR_EXPECT(GASPI_ERR_INV_LOC_OFF, gaspi_write(kDev, kSegBytes - 4, r, kHost, 0, 8, kQ, GASPI_BLOCK));
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  const bool nodriver = argc > 1 && std::strcmp(argv[1], "nodriver") == 0;
+  mr_init(g_me, g_n);
+  MR_CHECK(g_n <= kMaxRanks);
+  MR_OK(gaspi_segment_create(kHost, kSegBytes, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
+  if (nodriver) {
+    static char fake[64];
+    MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(kDev, fake, sizeof fake, HYGASPI_MEMORY_CUDA(0)));
+    MR_EXPECT(GASPI_ERROR,
+              gaspi_segment_use(kDev, fake, sizeof fake, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
+    // Host memory described as host (any value without the class bit, as GPI-2 ignores it).
+    std::vector<char> mem(kSegBytes);
+    MR_OK(gaspi_segment_use(kBound, mem.data(), mem.size(), GASPI_GROUP_ALL, GASPI_BLOCK, 1));
+    const gaspi_rank_t r = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
+    MR_OK(gaspi_write_notify(kHost, 0, r, kBound, 0, 64, 0, 1, kQ, GASPI_BLOCK));
+    wait_queue();
+    wait_notification(kBound, 0, 1);
+    mr_finish("mr_device nodriver");
+    return 0;
+  }
+  g_cuda.open();
+  char *dev = g_cuda.allocate(kSegBytes + 64);
+  char *dev2 = g_cuda.allocate(kSegBytes);
+  refusals(dev);
+  // A segment over device memory at an offset into its allocation, collectively; a second one
+  // bound and registered with every rank; a peer's bound host memory.
+  MR_OK(gaspi_segment_use(kDev, dev + 64, kSegBytes, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
+  MR_CHECK(seg_ptr(kDev) == dev + 64);
+  MR_OK(gaspi_segment_bind(kDev2, dev2, kSegBytes, HYGASPI_MEMORY_CUDA(0)));
+  for (gaspi_rank_t r = 0; r < g_n; ++r)
+    MR_OK(gaspi_segment_register(kDev2, r, GASPI_BLOCK));
+  std::vector<char> mem(kSegBytes);
+  MR_OK(gaspi_segment_use(kBound, mem.data(), mem.size(), GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_HOST));
+  barrier();
+  gaspi_size_t size = 0;
+  MR_OK(gaspi_segment_size(kDev, static_cast<gaspi_rank_t>((g_me + 1) % g_n), &size));
+  MR_CHECK(size == kSegBytes);
+  transfers();
+  lists();
+  big();
+  cannot();
+  barrier();
+  MR_OK(gaspi_segment_delete(kDev2));
+  MR_OK(gaspi_segment_delete(kDev));
+  mr_finish("mr_device");
+  return 0;
+}
