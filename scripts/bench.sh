@@ -11,6 +11,7 @@
 #                  (MPI path)                                   vs raw shm / MPI ping-pong, memcpy / MPI_Put
 #   bench_mk       memory kinds, 2 ranks: device <-> device and host <-> device RMA through TM-pairs, and
 #                  a staged put across nodes (MPI path)         vs raw CUDA driver calls (+ MPI_Put)
+#   bench_gaspi_device  the same through GASPI device segments (gaspi_write/read + gaspi_wait)
 #   bench_mpi      across two network-namespace hosts (scripts/multihost.sh --bench; root only): the
 #                  same figures at 2 ranks, 1 per host, over TCP on a veth pair; barrier, allreduce at
 #                  4 ranks as 2 hosts of 2                      vs raw MPI RMA / collectives
@@ -115,11 +116,14 @@ elif [ -f build/tests/fake_cuda/libcuda.so.1 ]; then
   mk_env="HYGASPI_CUDA_LIBRARY=$PWD/build/tests/fake_cuda/libcuda.so.1"
 fi
 if [ -n "$mk_env" ] && [ -x "$bin/bench_mk" ]; then
-  step mk.log env "$mk_env" "$run" -n 2 --timeout 300 -- "$bin/bench_mk"
-  if [ $have_mpi = 1 ]; then
-    step mk-staged.log env "$mk_env" OMPI_MCA_pml=ob1 HYGASPI_NODE_SIZE=1 timeout 300 mpirun "${mpirun_args[@]}" \
-      -x OMPI_MCA_pml -x HYGASPI_NODE_SIZE -x HYGASPI_CUDA_LIBRARY -np 2 "$bin/bench_mk" staged
-  fi
+  # bench_mk through GASNet-EX, bench_gaspi_device through GASPI device segments.
+  for b in mk gaspi_device; do
+    step $b.log env "$mk_env" "$run" -n 2 --timeout 300 -- "$bin/bench_$b"
+    if [ $have_mpi = 1 ]; then
+      step $b-staged.log env "$mk_env" OMPI_MCA_pml=ob1 HYGASPI_NODE_SIZE=1 timeout 300 mpirun "${mpirun_args[@]}" \
+        -x OMPI_MCA_pml -x HYGASPI_NODE_SIZE -x HYGASPI_CUDA_LIBRARY -np 2 "$bin/bench_$b" staged
+    fi
+  done
 else
   echo "bench.sh: memory-kinds bench skipped: no CUDA device and no fake driver (build the tests: scripts/build.sh)"
 fi

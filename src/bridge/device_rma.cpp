@@ -14,16 +14,22 @@ namespace hygaspi::engine {
 
 namespace {
 
-// A copy between two addresses of this process, at least one of them device memory, by the
-// device `ordinal`'s context; complete when it returns.
+// A copy between two addresses of this process, at least one of them device memory, on the device
+// `ordinal`'s stream; complete when it returns. The wait polls the copy's event in core/wait.hpp
+// (no progress step: the copy needs none): on an H100 this took 2 µs less per copy than letting the
+// driver wait (cuEventSynchronize, CudaDevice::copy_now).
 gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
   std::string why;
   kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);
-  if (dev == nullptr || !dev->copy_now(dst, src, n, why)) {
-    log::error("CUDA device %d: %s", ordinal, why.c_str());
-    return GASPI_ERROR;
+  kinds::Copy copy;
+  if (dev != nullptr && dev->start_copy(dst, src, n, copy, why)) {
+    auto done = [&] { return dev->test(copy, why); };
+    (void)wait_until(done, Deadline(GASPI_BLOCK), rt().node.wait_policy(), Step(), Nap{}, kAlwaysHealthy);
+    if (why.empty())
+      return GASPI_SUCCESS;
   }
-  return GASPI_SUCCESS;
+  log::error("CUDA device %d: %s", ordinal, why.c_str());
+  return GASPI_ERROR;
 }
 
 // The host buffer that device data passes through: the calling thread's, kept between calls (a

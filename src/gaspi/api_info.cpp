@@ -275,8 +275,11 @@ void pgaspi_print_affinity_mask(void) {
     return;
   std::string cpus;
   for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set))
-      cpus += (cpus.empty() ? "" : ",") + std::to_string(c);
+    if (CPU_ISSET(c, &set)) {
+      if (!cpus.empty())
+        cpus += ',';
+      cpus += std::to_string(c); // not "," + to_string(c): GCC 12 -O2 warns falsely on that operator+
+    }
   std::printf("[rank %u] affinity: %s\n", engine::rank(), cpus.c_str());
 }
 

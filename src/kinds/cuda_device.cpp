@@ -1,5 +1,7 @@
 #include "kinds/cuda_device.hpp"
 
+#include <cstdio>
+
 #include <unistd.h>
 
 namespace hygaspi::kinds {
@@ -135,7 +137,9 @@ Fail CudaDevice::check_client(const void *p, std::size_t n, std::string &why) {
     return Fail::bad_arg;
   }
   if (n > size - (dptr(p) - base)) {
-    why = "runs past the end of its allocation [" + std::to_string(base) + ", +" + std::to_string(size) + ")";
+    char at[32];
+    std::snprintf(at, sizeof at, "%#llx", static_cast<unsigned long long>(base));
+    why = std::string("runs past the end of its allocation [") + at + ", +" + std::to_string(size) + ")";
     return Fail::bad_arg;
   }
   return Fail::none;
@@ -245,10 +249,23 @@ bool CudaDevice::test(Copy &copy, std::string &why) {
   return true;
 }
 
+// Not cuMemcpy: the driver API's "API synchronization behavior" lets it return before a copy into
+// device memory is done (device -> device at once, host -> device once the source is staged), and
+// a node peer that reads the memory after a notification would see the old bytes (it did on an
+// H100). The copy goes on the stream, and the driver waits for its event.
 bool CudaDevice::copy_now(void *dst, const void *src, std::size_t n, std::string &why) {
-  Scope scope(*this);
-  if (const CUresult r = d_.cuMemcpy(dptr(dst), dptr(src), n); r != CUDA_SUCCESS) {
-    why = "cuMemcpy of " + std::to_string(n) + " bytes: " + describe(&d_, r);
+  Copy copy;
+  if (!start_copy(dst, src, n, copy, why))
+    return false;
+  CUresult r = CUDA_SUCCESS;
+  {
+    Scope scope(*this);
+    r = d_.cuEventSynchronize(copy.event);
+  }
+  std::string ignored;
+  (void)test(copy, ignored); // the event back into the pool
+  if (r != CUDA_SUCCESS) {
+    why = "cuEventSynchronize after a copy of " + std::to_string(n) + " bytes: " + describe(&d_, r);
     return false;
   }
   return true;

@@ -17,7 +17,9 @@
 //              cuGetProcAddress still hands out the functions
 //   defer      asynchronous copies wait in their stream until it is synchronized, destroyed or
 //              queried twice (the first query answers CUDA_ERROR_NOT_READY), or until an event
-//              recorded after them is synchronized or queried twice
+//              recorded after them is synchronized or queried twice; and so do the "synchronous"
+//              copies that a real driver may return from before they are done (cuMemcpy* into
+//              device memory: fake_memory.cpp, copy_now), on the legacy default stream
 #include "fake_cuda.hpp"
 
 #include <atomic>

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <vector>
 #include <sys/types.h>
 #include <type_traits>
 
@@ -63,6 +64,7 @@ struct Allocation {
 // One queued copy: raw addresses, with the allocations they lie in held alive.
 struct Copy {
   std::shared_ptr<Allocation> dst_hold, src_hold;
+  std::shared_ptr<std::vector<unsigned char>> staged; // a host source taken at the call (`src` points into it)
   void *dst = nullptr;
   const void *src = nullptr;
   std::size_t bytes = 0;

@@ -126,7 +126,12 @@ CUresult resolve(CUdeviceptr ptr, std::size_t bytes, Side side, std::shared_ptr<
 
 CUdeviceptr host_address(const void *p) { return reinterpret_cast<std::uintptr_t>(p); }
 
-// A synchronous copy: after the legacy default stream's work, as in a real driver.
+// A "synchronous" copy: after the legacy default stream's work, as in a real driver. The driver
+// API's "API synchronization behavior" makes only a copy into host memory complete at return: one
+// from host memory into device memory returns once the source is staged, one between device
+// memories returns at once. Under `defer` such a copy joins the legacy default stream (a host
+// source staged now), so a caller that lets another process read the result without a sync of
+// its own sees the old data, as it may on a GPU.
 CUresult copy_now(CUdeviceptr dst, Side dst_side, CUdeviceptr src, Side src_side, std::size_t bytes) {
   Copy c;
   unsigned char *d = nullptr, *s = nullptr;
@@ -137,6 +142,13 @@ CUresult copy_now(CUdeviceptr dst, Side dst_side, CUdeviceptr src, Side src_side
   c.dst = d;
   c.src = s;
   c.bytes = bytes;
+  if (knobs().defer && c.dst_hold) {
+    if (!c.src_hold) {
+      c.staged = std::make_shared<std::vector<unsigned char>>(s, s + bytes);
+      c.src = c.staged->data();
+    }
+    return enqueue(nullptr, std::move(c));
+  }
   finish_legacy_work();
   c.run();
   return CUDA_SUCCESS;

@@ -33,6 +33,7 @@ struct Driver {
   int (*free)(std::uint64_t) = nullptr;
   int (*htod)(std::uint64_t, const void *, std::size_t) = nullptr;
   int (*dtoh)(void *, std::uint64_t, std::size_t) = nullptr;
+  int (*sync)(void *) = nullptr;
 
   void open() {
     const char *path = std::getenv("HYGASPI_CUDA_LIBRARY");
@@ -55,6 +56,7 @@ struct Driver {
     get("cuMemFree", 3020, free);
     get("cuMemcpyHtoD", 3020, htod);
     get("cuMemcpyDtoH", 3020, dtoh);
+    get("cuStreamSynchronize", 2000, sync);
     int dev = 0;
     void *ctx = nullptr;
     MR_CHECK(init(0) == 0 && device_get(&dev, 0) == 0 && retain(&ctx, dev) == 0 && push(ctx) == 0);
@@ -64,8 +66,10 @@ struct Driver {
     MR_CHECK(alloc(&p, n) == 0 && p != 0);
     return reinterpret_cast<char *>(p);
   }
+  // cuMemcpyHtoD may return before the bytes are in device memory: the client synchronizes before
+  // the library (on a stream of its own) reads them, as with any CUDA library.
   void to_device(void *d, const void *h, std::size_t n) {
-    MR_CHECK(htod(reinterpret_cast<std::uint64_t>(d), h, n) == 0);
+    MR_CHECK(htod(reinterpret_cast<std::uint64_t>(d), h, n) == 0 && sync(nullptr) == 0);
   }
   std::vector<unsigned char> from_device(const void *d, std::size_t n) {
     std::vector<unsigned char> out(n);
