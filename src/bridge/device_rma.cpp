@@ -135,7 +135,7 @@ bool serve_device_requests() {
     served = true;
     const mpi::DeviceRequest &q = call.request;
     // The request comes from another process: the range is checked against the segment as it is now.
-    const shm::MappedSegment *seg = q.segment < limits::kMaxSegments ? r.segments.local(q.segment) : nullptr;
+    const shm::MappedSegment *seg = q.segment < limits::kSegmentSlots ? r.segments.local(q.segment) : nullptr;
     gaspi_return_t rc = GASPI_ERROR;
     if (seg == nullptr || seg->memory != Memory::cuda || !mpi::device_range_inside(q, seg->size))
       log::error("rank %u asked for [%lu, +%lu) of device segment %u, which this rank does not have",

@@ -63,7 +63,7 @@ void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
   Token *outer = std::exchange(ctx.handler, &token);
   ctx.publish();
   if ((h.flags & kInternal) != 0) {
-    handle_internal(token, h.handler, m.args, h.nargs, medium, h.category == kMedium ? h.nbytes : 0);
+    handle_internal(token, h.handler, m.args, h.nargs);
   } else if (s.exiting.load(std::memory_order_acquire)) {
     // The job is ending (gasnet_exit): client handlers no longer run.
   } else {
@@ -299,15 +299,13 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
   return GASNET_OK;
 }
 
-void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs,
-                 const void *body, std::size_t nbytes, bool reply) {
+void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs, bool reply) {
   AmHead h{};
   h.flags = static_cast<std::uint8_t>(kInternal | (reply ? kReply : 0));
-  h.category = nbytes != 0 ? kMedium : kShort;
+  h.category = kShort;
   h.handler = handler;
   h.nargs = static_cast<std::uint8_t>(nargs);
-  h.nbytes = static_cast<std::uint32_t>(nbytes);
-  deliver("gasnet", dest, reply ? am::Lane::reply : am::Lane::request, encode(h, args, 0), body, nbytes);
+  deliver("gasnet", dest, reply ? am::Lane::reply : am::Lane::request, encode(h, args, 0), nullptr, 0);
 }
 
 } // namespace hygaspi::gasnet

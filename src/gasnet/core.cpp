@@ -133,16 +133,9 @@ void require_may_communicate(const char *call) noexcept {
     fatal(call, "called while holding a handler-safe lock [G1 section 2.4.4]");
 }
 
-void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs,
-                     char *body, std::size_t nbytes) {
+void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {
   State &s = state();
   switch (handler) {
-  case kHandlerServedPut:
-  case kHandlerServedAck:
-  case kHandlerServedGet:
-  case kHandlerServedData:
-    handle_served(token, handler, args, nargs, body, nbytes);
-    return;
   case kHandlerUnmap:
   case kHandlerUnmapAck:
     handle_unmap(token, handler, args, nargs);

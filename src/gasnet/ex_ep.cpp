@@ -14,6 +14,7 @@
 #include <functional>
 
 #include "bridge/am_channel.hpp"
+#include "bridge/engine.hpp"
 #include "gasnet/ex_internal.hpp"
 
 using namespace hygaspi;
@@ -194,7 +195,7 @@ void hygaspi::gasnet::handle_unmap(const Token &token, gasnet_handler_t handler,
                                    int nargs) {
   if (handler == kHandlerUnmap && nargs == 4) {
     forget(token.source, join(args[0], args[1]));
-    am_internal(token.source, kHandlerUnmapAck, args + 2, 2, nullptr, 0, true);
+    am_internal(token.source, kHandlerUnmapAck, args + 2, 2, true);
     return;
   }
   if (handler == kHandlerUnmapAck && nargs == 2) {
@@ -243,6 +244,18 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags) {
   gex_hyg_Segment *none = nullptr;
   if (!e.bound.compare_exchange_strong(none, segment, std::memory_order_acq_rel))
     fatal(call, "endpoint %u has a bound segment already", e.index);
+  if (e.index > 0 && !segment->destroyed) {
+    // The engine's segment of this endpoint: node peers find it at once, other nodes once it is
+    // published to them (what the owner serves or the MPI window reaches: ex_mk.cpp pair_copy).
+    const std::uint32_t slot = endpoint_segment(e.index);
+    const kinds::CudaDevice *dev = segment->device();
+    const gaspi_return_t rc = dev != nullptr
+                                  ? engine::bind_device_segment(slot, segment->size, 0, segment->addr, dev->ordinal())
+                                  : engine::allocate_segment(slot, segment->size, 0, segment->addr, 0);
+    if (rc != GASPI_SUCCESS)
+      fatal(call, "endpoint %u: the engine could not take its segment [%p, +%zu) (see above)", e.index, segment->addr,
+            static_cast<std::size_t>(segment->size));
+  }
   return GASNET_OK;
 }
 
@@ -264,6 +277,11 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
     Record &r = mine[i];
     r.head = kPresent | e.index;
     if (gex_hyg_Segment *seg = e.bound.load(std::memory_order_acquire); seg != nullptr) {
+      if (!seg->destroyed)
+        for (gex_Rank_t m = 0; m < tm->size; ++m)
+          if (engine::register_segment(endpoint_segment(e.index), GlobalRank{tm->jobrank(m)}) != GASPI_SUCCESS)
+            fatal(call, "endpoint %u: its segment could not be registered with rank %u (see above)", e.index,
+                  tm->jobrank(m));
       r.head |= kHasSegment;
       r.addr = reinterpret_cast<std::uint64_t>(seg->addr);
       r.size = seg->size;

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "core/limits.hpp"
 #include "gasnet/internal.hpp"
 #include "kinds/cuda_device.hpp"
 
@@ -109,6 +110,12 @@ gex_hyg_EP *created(std::uint32_t i) noexcept;
 // `tm` is a TM-pair of one of this client's endpoints (checked without reading through `tm`).
 bool is_pair(gex_TM_t tm) noexcept;
 
+// The engine segment of the segment bound to endpoint `index` (1 <= index < GASNET_MAXEPS).
+static_assert(GASNET_MAXEPS - 1 == hygaspi::limits::kEndpointSegments);
+inline std::uint32_t endpoint_segment(gex_EP_Index_t index) noexcept {
+  return hygaspi::limits::kEndpointSegment0 + index - 1;
+}
+
 // What a rank published of one of its endpoints' bound segments (gex_EP_PublishBoundSegment, or
 // gex_Segment_Attach for index 0): the owner's address, the size, and how a process of its node
 // opens device memory. `local` is this process's address of it, once opened.
@@ -136,10 +143,6 @@ struct Route {
   std::uint64_t offset = 0;
 };
 Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n);
-// RMA that the owner of the remote segment serves: chunks in internal AMs, each copied in or out
-// by a handler there; complete when it returns. `local_dev` copies a device-memory local side.
-void served_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std::uint64_t offset, void *local,
-                 std::size_t n, bool put, hygaspi::kinds::CudaDevice *local_dev);
 // gex_Segment_Destroy of a device segment: every node peer forgets what this rank published of
 // it and closes its IPC mapping, and has answered, before the memory may be freed. Waits, polling.
 void unpublish_device(const char *call, const gex_hyg_Segment &seg);

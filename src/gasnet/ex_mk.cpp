@@ -17,6 +17,7 @@
 #include <type_traits>
 
 #include "bridge/engine.hpp"
+#include "bridge/target.hpp"
 #include "gasnet/ex_internal.hpp"
 #include "kinds/devices.hpp"
 #include "gasnet_mk.h"
@@ -95,6 +96,35 @@ kinds::CudaDevice *local_device(unsigned ordinal) {
   return kinds::device(engine::knobs().cuda_library, static_cast<int>(ordinal), why);
 }
 
+namespace {
+
+// Memory this process does not map (`reach` says "served"): the engine's segment of the endpoint,
+// which the bridge reaches by its own routes (bridge/device_rma.hpp, bridge/target.hpp): a node
+// peer's host memory by cross-memory attach, another node's host memory through the MPI window,
+// another node's device memory served by its owner. Complete at return.
+void engine_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std::uint64_t offset, void *local,
+                 std::size_t n, bool put, const kinds::CudaDevice *local_dev) {
+  engine::Target target;
+  if (engine::find(GlobalRank{jobrank}, endpoint_segment(index), target) != engine::Found::yes)
+    fatal(call, "rank %u's endpoint %u segment is not registered with this rank (destroyed?)", jobrank, index);
+  if (offset > target.size() || n > target.size() - offset)
+    fatal(call, "[%llu, +%zu) lies outside rank %u's endpoint %u segment of %llu bytes (destroyed and rebound?)",
+          static_cast<unsigned long long>(offset), n, jobrank, index, static_cast<unsigned long long>(target.size()));
+  SegmentView device_side; // the local side, when it is device memory
+  device_side.memory = Memory::cuda;
+  device_side.device = local_dev != nullptr ? local_dev->ordinal() : -1;
+  const SegmentView *local_view = local_dev != nullptr ? &device_side : nullptr;
+  gaspi_return_t rc =
+      put ? engine::put(target, offset, local, n, 0, local_view) : engine::get(local, target, offset, n, 0, local_view);
+  if (rc == GASPI_SUCCESS)
+    rc = engine::gets_landed(GlobalRank{jobrank}); // an MPI window transfer is complete at its flush
+  if (rc != GASPI_SUCCESS)
+    fatal(call, "%s of %zu bytes %s rank %u's endpoint %u segment failed (see above)", put ? "a put" : "a get", n,
+          put ? "into" : "out of", jobrank, index);
+}
+
+} // namespace
+
 gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n,
                       bool put, PairWait wait) {
   gex_hyg_EP &ep = *tm->pair_ep;
@@ -111,7 +141,7 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
             seg->addr, static_cast<std::size_t>(seg->size));
   }
   if (route.served) {
-    served_copy(call, jobrank, tm->pair_remote, route.offset, local, n, put, local_dev);
+    engine_copy(call, jobrank, tm->pair_remote, route.offset, local, n, put, local_dev);
     return GEX_EVENT_INVALID;
   }
   if (route.local == nullptr) { // another node's primordial segment: the GASNet-1 path
@@ -323,6 +353,11 @@ void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
       fatal(call, "segment %p was destroyed already", static_cast<void *>(segment));
     segment->destroyed = true;
   }
+  // The engine forgets it (and so do the ranks of other nodes it was registered with) before the
+  // memory goes.
+  for (std::uint32_t i = 1; gex_hyg_EP *e = created(i); ++i)
+    if (e->bound.load(std::memory_order_acquire) == segment)
+      (void)engine::delete_segment(endpoint_segment(e->index));
   if (kinds::CudaDevice *dev = segment->device(); dev != nullptr) {
     unpublish_device(call, *segment); // no node peer still maps it when it is freed
     if (segment->library_allocated)

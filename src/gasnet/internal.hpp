@@ -32,11 +32,6 @@ namespace hygaspi::gasnet {
 enum InternalHandler : gasnet_handler_t {
   kHandlerSeginfo = 1, // attach: a rank's segment base and size
   kHandlerExit = 3,    // gasnet_exit of another rank: its code
-  // RMA through a GASNet-EX TM-pair that the target serves (ex_served.cpp)
-  kHandlerServedPut = 4,  // request, Medium: bytes for the target's segment
-  kHandlerServedAck = 5,  // reply, Short: a put's chunk is in place
-  kHandlerServedGet = 6,  // request, Short: bytes wanted from the target's segment
-  kHandlerServedData = 7, // reply, Medium: those bytes
   // gex_Segment_Destroy of a published device segment (ex_ep.cpp)
   kHandlerUnmap = 8,    // request, Short: forget (and close) the segment of this buffer id
   kHandlerUnmapAck = 9, // reply, Short: done
@@ -170,18 +165,14 @@ bool poll(bool replies_only = false);
 // The active-message send behind every gasnet_AM* name (am.cpp).
 int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category, gasnet_handler_t handler,
             const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args);
-// An internal message (handlers below 128), to another node: `args` has nargs entries; a Medium
-// when nbytes > 0 (at most kMaxMedium); a reply (on the reply lane) when `reply`.
+// An internal message (handlers below 128, a Short), to another node: `args` has nargs entries; a
+// reply (on the reply lane) when `reply`.
 void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs,
-                 const void *body = nullptr, std::size_t nbytes = 0, bool reply = false);
-// The internal handlers' dispatch (core.cpp); `body` is a Medium's payload.
-void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs,
-                     char *body, std::size_t nbytes);
+                 bool reply = false);
+// The internal handlers' dispatch (core.cpp).
+void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs);
 // The unmap handlers of gex_Segment_Destroy (ex_ep.cpp).
 void handle_unmap(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs);
-// The served-RMA handlers (ex_served.cpp).
-void handle_served(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs, char *body,
-                   std::size_t nbytes);
 
 // The segment of `node` as this rank reaches it: checks that [addr, addr + n) lies in it (fatal
 // otherwise) and returns the offset. Inline: every put and get starts here.
