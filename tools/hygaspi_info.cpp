@@ -185,7 +185,7 @@ void print_gasnet() {
 // Memory kinds (gasnet_mk.h): what this machine can serve, through the driver that gex_MK_Create
 // would load (HYGASPI_CUDA_LIBRARY).
 void print_kinds(const Knobs &knobs) {
-  std::printf("== Memory kinds (GASNet-EX gex_MK_Create)\n");
+  std::printf("== Memory kinds (GASNet-EX gex_MK_Create, GASPI HYGASPI_MEMORY_CUDA)\n");
   std::printf("  HOST:             GEX_MK_HOST\n");
   std::string why;
   const cuda::Driver *d = cuda::load(knobs.cuda_library, why);

@@ -138,7 +138,7 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
     p.local = base;
   }
   if (p.local == nullptr) {
-    route.served = true;
+    route.by_engine = true;
     return route;
   }
   route.local = static_cast<char *>(p.local) + route.offset;

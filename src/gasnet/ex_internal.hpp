@@ -133,13 +133,14 @@ bool published(gex_Rank_t jobrank, gex_EP_Index_t index, Published &out);
 // when the range lies outside it): `local`, this process's address of it (a node peer's device
 // memory opened the first time), and `dev`, the device to copy with when it is device memory; or,
 // for memory this process cannot map (a peer's non-primordial host segment, another node's
-// segment of an endpoint beyond 0), `served` with the range's `offset` in the segment: the owner
-// copies (ex_served.cpp). Index 0 across nodes: neither (the GASNet-1 path).
+// segment of an endpoint beyond 0), `by_engine` with the range's `offset` in the segment: the
+// engine's segment of that endpoint is reached by the bridge's routes (ex_mk.cpp engine_copy).
+// Index 0 across nodes: neither (the GASNet-1 path).
 struct Route {
   void *local = nullptr;
   bool device = false; // the range is device memory
   hygaspi::kinds::CudaDevice *dev = nullptr;
-  bool served = false;
+  bool by_engine = false;
   std::uint64_t offset = 0;
 };
 Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n);

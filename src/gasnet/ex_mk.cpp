@@ -7,7 +7,8 @@
 //  - any rank's primordial segment (remote index 0), from host memory or from a device segment:
 //    the GASNet-1 path, through a host bounce buffer when the local side is device memory;
 //  - anything else (another node's segment of an endpoint beyond 0, a node peer's host segment of
-//    one): its owner serves it (ex_served.cpp).
+//    one): the engine's segment of that endpoint, by the bridge's routes (engine_copy: the MPI
+//    window, cross-memory attach, or a request its owner serves for device memory).
 // A copy on a device's stream may be left in flight (an NB event, the thread's NBI lists: see
 // PairWait); every other route is complete when pair_copy returns. Waits poll the AM lanes
 // meanwhile (block_until).
@@ -98,7 +99,7 @@ kinds::CudaDevice *local_device(unsigned ordinal) {
 
 namespace {
 
-// Memory this process does not map (`reach` says "served"): the engine's segment of the endpoint,
+// Memory this process does not map (`reach` says `by_engine`): the engine's segment of the endpoint,
 // which the bridge reaches by its own routes (bridge/device_rma.hpp, bridge/target.hpp): a node
 // peer's host memory by cross-memory attach, another node's host memory through the MPI window,
 // another node's device memory served by its owner. Complete at return.
@@ -140,7 +141,7 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
       fatal(call, "[%p, +%zu) runs past the end of endpoint %u's device segment [%p, +%zu)", local, n, ep.index,
             seg->addr, static_cast<std::size_t>(seg->size));
   }
-  if (route.served) {
+  if (route.by_engine) {
     engine_copy(call, jobrank, tm->pair_remote, route.offset, local, n, put, local_dev);
     return GEX_EVENT_INVALID;
   }
