@@ -2,6 +2,8 @@
 #include "bridge/device_rma.hpp"
 
 #include <algorithm>
+#include <cstring>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -39,6 +41,13 @@ char *bounce() {
   return buffer.data();
 }
 
+// The owner's host buffer for the requests it serves (its own: a request may be served inside a
+// transfer of this thread that holds bounce()).
+char *serve_buffer() {
+  thread_local std::vector<char> buffer(mpi::kDeviceChunk);
+  return buffer.data();
+}
+
 int ordinal_of(const SegmentView *local) { return local != nullptr ? local->device : -1; }
 
 // `fn(done, n)` for each piece of at most kDeviceChunk bytes of [0, size).
@@ -52,15 +61,77 @@ template <class Fn> gaspi_return_t pieces(std::uint64_t size, Fn &&fn) {
   return GASPI_SUCCESS;
 }
 
-// One request to another node's device segment.
-gaspi_return_t served(const Peer &peer, std::uint32_t segment, std::uint64_t offset, bool put, const void *payload,
-                      void *into, std::uint64_t n) {
-  const mpi::DeviceRequest request{segment, put ? 1u : 0u, offset, n, 0, 0};
+// This process's staging buffer for another node's device memory: an engine segment of
+// kDeviceChunk bytes (so attached to the MPI window), made at first use and held by one transfer
+// at a time. The owner reads a put's bytes from it and writes a get's into it (DeviceRequest).
+class Staging {
+public:
+  // Locks the buffer; nullptr (logged) when it cannot be made.
+  char *acquire() {
+    lock_.lock();
+    const SegmentView *seg = rt().segments.local(limits::kDeviceStaging);
+    if (seg == nullptr &&
+        rt().segments.create(limits::kDeviceStaging, mpi::kDeviceChunk, 0, nullptr, 0) == GASPI_SUCCESS)
+      seg = rt().segments.local(limits::kDeviceStaging);
+    if (seg == nullptr) {
+      lock_.unlock();
+      log::error("no staging buffer for device memory of other nodes (see above)");
+      return nullptr;
+    }
+    return seg->data;
+  }
+  void release() { lock_.unlock(); }
+
+private:
+  std::mutex lock_;
+};
+Staging &staging() {
+  static auto *s = new Staging; // threads may still transfer as the process exits
+  return *s;
+}
+
+// One request of at most kDeviceChunk bytes to another node's device segment: staged in `stage`,
+// or (stage nullptr) inline, from or into `bytes`.
+gaspi_return_t served(const Peer &peer, std::uint32_t segment, std::uint64_t offset, bool put, const char *stage,
+                      char *bytes, std::uint64_t n) {
+  const mpi::DeviceRequest request{segment, put ? 1u : 0u, offset, n, reinterpret_cast<std::uint64_t>(stage), 0, 0};
   auto alive = [&peer] { return rt().alive(peer); };
-  const gaspi_return_t rc = rt().control.device_transfer(peer.mpi, request, payload, into, mpi_progress(), Step(alive));
+  const gaspi_return_t rc = rt().control.device_transfer(peer.mpi, request, bytes, mpi_progress(), Step(alive));
   if (rc != GASPI_SUCCESS)
     log::error("rank %u could not serve %lu bytes %s its device segment %u at offset %lu", peer.global.print(),
                static_cast<unsigned long>(n), put ? "into" : "out of", segment, static_cast<unsigned long>(offset));
+  return rc;
+}
+
+// A copy between host memory and memory that is device memory when `ordinal` >= 0.
+gaspi_return_t local_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
+  if (ordinal >= 0)
+    return device_copy(dst, src, n, ordinal);
+  std::memcpy(dst, src, n);
+  return GASPI_SUCCESS;
+}
+
+// Transfers with another node's device segment `seg`: inline up to kDeviceInline bytes, else piece
+// by piece through the staging buffer.
+gaspi_return_t remote_device(const Peer &peer, const mpi::RemoteSegment &seg, std::uint64_t offset, char *local,
+                             std::uint64_t size, bool put, int ordinal) {
+  if (size <= mpi::kDeviceInline) {
+    alignas(8) char bytes[mpi::kDeviceInline];
+    if (put)
+      HYGASPI_TRY(local_copy(bytes, local, size, ordinal));
+    HYGASPI_TRY(served(peer, seg.segment, offset, put, nullptr, bytes, size));
+    return put ? GASPI_SUCCESS : local_copy(local, bytes, size, ordinal);
+  }
+  char *stage = staging().acquire();
+  if (stage == nullptr)
+    return GASPI_ERROR;
+  const gaspi_return_t rc = pieces(size, [&](std::uint64_t done, std::uint64_t n) {
+    if (put)
+      HYGASPI_TRY(local_copy(stage, local + done, n, ordinal));
+    HYGASPI_TRY(served(peer, seg.segment, offset + done, put, stage, nullptr, n));
+    return put ? GASPI_SUCCESS : local_copy(local + done, stage, n, ordinal);
+  });
+  staging().release();
   return rc;
 }
 
@@ -83,14 +154,7 @@ gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *sr
   }
   const mpi::RemoteSegment &seg = *to.ref().mpi;
   if (seg.device != 0)
-    return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
-      const void *payload = from + done;
-      if (local != nullptr) {
-        HYGASPI_TRY(device_copy(bounce(), from + done, n, mine));
-        payload = bounce();
-      }
-      return served(peer, seg.segment, offset + done, true, payload, nullptr, n);
-    });
+    return remote_device(peer, seg, offset, const_cast<char *>(from), size, true, mine);
   return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
     HYGASPI_TRY(device_copy(bounce(), from + done, n, mine));
     HYGASPI_TRY(r.rma.put(peer.mpi, seg.data + offset + done, bounce(), n));
@@ -115,11 +179,7 @@ gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, s
   }
   const mpi::RemoteSegment &seg = *from.ref().mpi;
   if (seg.device != 0)
-    return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
-      void *into = local != nullptr ? bounce() : to + done;
-      HYGASPI_TRY(served(peer, seg.segment, offset + done, false, nullptr, into, n));
-      return local != nullptr ? device_copy(to + done, bounce(), n, mine) : GASPI_SUCCESS;
-    });
+    return remote_device(peer, seg, offset, to, size, false, mine);
   return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
     HYGASPI_TRY(r.rma.get(bounce(), peer.mpi, seg.data + offset + done, n));
     HYGASPI_TRY(r.rma.flush(peer.mpi));
@@ -137,14 +197,28 @@ bool serve_device_requests() {
     // The request comes from another process: the range is checked against the segment as it is now.
     const shm::MappedSegment *seg = q.segment < limits::kSegmentSlots ? r.segments.local(q.segment) : nullptr;
     gaspi_return_t rc = GASPI_ERROR;
-    if (seg == nullptr || seg->memory != Memory::cuda || !mpi::device_range_inside(q, seg->size))
+    if (seg == nullptr || seg->memory != Memory::cuda || !mpi::device_range_inside(q, seg->size)) {
       log::error("rank %u asked for [%lu, +%lu) of device segment %u, which this rank does not have",
                  r.peers.global(call.from).print(), static_cast<unsigned long>(q.offset),
                  static_cast<unsigned long>(q.size), q.segment);
-    else if (q.put != 0)
-      rc = device_copy(seg->data + q.offset, call.bytes(), q.size, seg->device);
-    else
-      rc = device_copy(call.bytes(), seg->data + q.offset, q.size, seg->device);
+    } else if (q.staging == 0) { // inline: the message's bytes, or the reply's
+      rc = q.put != 0 ? device_copy(seg->data + q.offset, call.bytes, q.size, seg->device)
+                      : device_copy(call.bytes, seg->data + q.offset, q.size, seg->device);
+    } else if (q.put != 0) { // the initiator's staging buffer -> here -> the device
+      char *buffer = serve_buffer();
+      rc = r.rma.get(buffer, call.from, q.staging, q.size);
+      if (rc == GASPI_SUCCESS)
+        rc = r.rma.flush(call.from);
+      if (rc == GASPI_SUCCESS)
+        rc = device_copy(seg->data + q.offset, buffer, q.size, seg->device);
+    } else { // the device -> here -> the initiator's staging buffer
+      char *buffer = serve_buffer();
+      rc = device_copy(buffer, seg->data + q.offset, q.size, seg->device);
+      if (rc == GASPI_SUCCESS)
+        rc = r.rma.put(call.from, q.staging, buffer, q.size);
+      if (rc == GASPI_SUCCESS)
+        rc = r.rma.flush(call.from);
+    }
     r.control.reply_device(call, rc);
   }
   return served;

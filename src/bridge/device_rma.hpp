@@ -7,8 +7,9 @@
 //     MPI window): through a host bounce buffer, kDeviceChunk at a time, each piece complete (MPI
 //     flushed) before the buffer is reused;
 //   - another node's device segment: served by its owner (mpi::Control::device_transfer), a
-//     request of at most kDeviceChunk bytes at a time, the owner copying with the driver in its
-//     progress step (serve_device_requests).
+//     short request per kDeviceChunk bytes; the bytes wait in this process's staging buffer (an
+//     engine segment in the MPI window), which the owner reads (put) or writes (get) with MPI RMA
+//     in its progress step, copying with the driver on its side (serve_device_requests).
 // Each completes before it returns. Notifications stay in host memory and take their usual path
 // after the data.
 #pragma once

@@ -263,43 +263,34 @@ gaspi_return_t Control::start_atomic(MpiRank rank, AtomicRequest request, Flight
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t Control::device_transfer(MpiRank rank, DeviceRequest request, const void *payload, void *into,
-                                        Step progress, Step alive) {
-  const std::uint64_t sent = request.put != 0 ? request.size : 0;
-  const std::uint64_t got = request.size - sent;
-  constexpr std::uint64_t kWord = sizeof(std::uint64_t);
-  // Both buffers belong to MPI until their requests complete; a wait that ends early (the target
-  // died) hands them to the abandoned list, which progress() drains.
-  Abandoned send{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>((sizeof request + sent + kWord - 1) / kWord)};
-  Abandoned reply{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(1 + (got + kWord - 1) / kWord)};
+gaspi_return_t Control::device_transfer(MpiRank rank, DeviceRequest request, void *bytes, Step progress, Step alive) {
+  const bool inline_bytes = request.staging == 0;
+  const std::uint64_t sent = device_message_bytes(request) - sizeof request;
+  const std::uint64_t got = inline_bytes && request.put == 0 ? request.size : 0;
+  // The reply buffer belongs to MPI until the reply is in; a wait that ends early (the target
+  // died) hands it to the abandoned replies, which progress() drains.
+  Abandoned reply{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2 + (got + 7) / 8)};
   {
+    alignas(8) char message[sizeof request + kDeviceInline];
     auto lock = env_->lock();
     request.reply_tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
-    std::memcpy(send.reply.get(), &request, sizeof request);
+    std::memcpy(message, &request, sizeof request);
     if (sent != 0)
-      std::memcpy(reinterpret_cast<char *>(send.reply.get()) + sizeof request, payload, sent);
-    CONTROL_TRY(HYGASPI_MPI(MPI_Irecv(reply.reply.get(), static_cast<int>(kWord + got), MPI_BYTE, rank.value(),
-                                      request.reply_tag, env_->comm(), &reply.request)));
-    // Not a blocking send: two ranks that send each other large requests must both go on serving.
-    if (const gaspi_return_t rc =
-            HYGASPI_MPI(MPI_Isend(send.reply.get(), static_cast<int>(sizeof request + sent), MPI_BYTE, rank.value(),
-                                  kTagDeviceRequest, env_->comm(), &send.request));
+      std::memcpy(message + sizeof request, bytes, sent);
+    CONTROL_TRY(HYGASPI_MPI(MPI_Irecv(reply.reply.get(), static_cast<int>(2 * sizeof(std::uint64_t) + got), MPI_BYTE,
+                                      rank.value(), request.reply_tag, env_->comm(), &reply.request)));
+    // Short (under the eager limit): the send completes without the target.
+    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Send(message, static_cast<int>(sizeof request + sent), MPI_BYTE,
+                                                       rank.value(), kTagDeviceRequest, env_->comm()));
         rc != GASPI_SUCCESS) {
       cancel(reply.request);
       return rc;
     }
   }
   bool failed = false;
-  bool sent_done = false;
-  auto replied = [&] {
-    sent_done = sent_done || test(send.request, failed);
-    return sent_done && test(reply.request, failed);
-  };
-  const gaspi_return_t rc = wait_until(replied, Deadline(GASPI_BLOCK), wait_, progress, Nap{}, alive);
-  if (rc != GASPI_SUCCESS) {
+  auto replied = [&] { return test(reply.request, failed); };
+  if (wait_until(replied, Deadline(GASPI_BLOCK), wait_, progress, Nap{}, alive) != GASPI_SUCCESS) {
     std::lock_guard abandon(abandoned_mutex_);
-    if (!sent_done)
-      abandoned_.push_back(std::move(send));
     abandoned_.push_back(std::move(reply));
     return GASPI_ERROR;
   }
@@ -307,7 +298,7 @@ gaspi_return_t Control::device_transfer(MpiRank rank, DeviceRequest request, con
     return GASPI_ERROR; // MPI_Test said why
   const auto status = static_cast<gaspi_return_t>(static_cast<std::int64_t>(reply.reply[0]));
   if (status == GASPI_SUCCESS && got != 0)
-    std::memcpy(into, reply.reply.get() + 1, got);
+    std::memcpy(bytes, reply.reply.get() + 2, got);
   return status;
 }
 
@@ -317,32 +308,33 @@ bool Control::take_device(DeviceCall &call) {
     Probed p = env_->probe(MPI_ANY_SOURCE, kTagDeviceRequest);
     if (!p.found)
       return false;
+    alignas(8) char message[sizeof(DeviceRequest) + kDeviceInline];
+    call.request = DeviceRequest{};
+    // A longer message fails the receive (truncated, logged); a shorter one fails the check.
     const auto bytes = static_cast<std::uint64_t>(std::max(p.bytes, 0));
-    call.buffer.assign(std::max<std::uint64_t>(bytes, sizeof(DeviceRequest)), 0);
-    if (HYGASPI_MPI(MPI_Mrecv(call.buffer.data(), static_cast<int>(bytes), MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) !=
-        GASPI_SUCCESS)
-      continue;
-    std::memcpy(&call.request, call.buffer.data(), sizeof call.request);
-    if (bytes < sizeof call.request || !valid_device_request(call.request, bytes))
+    if (HYGASPI_MPI(MPI_Mrecv(message, sizeof message, MPI_BYTE, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS ||
+        bytes < sizeof call.request)
       continue; // malformed: nobody to answer
+    std::memcpy(&call.request, message, sizeof call.request);
+    if (!valid_device_request(call.request, bytes))
+      continue;
+    std::memcpy(call.bytes, message + sizeof call.request, bytes - sizeof call.request);
     call.from = MpiRank{p.source};
-    // The payload moves to where a reply's bytes go: after one status word.
-    const std::uint64_t n = call.request.size;
-    if (call.request.put != 0)
-      std::memmove(call.buffer.data() + sizeof(std::uint64_t), call.buffer.data() + sizeof call.request, n);
-    call.buffer.resize(sizeof(std::uint64_t) + n);
     return true;
   }
 }
 
-void Control::reply_device(DeviceCall &call, gaspi_return_t rc) {
-  const auto word = static_cast<std::uint64_t>(static_cast<std::int64_t>(rc));
-  std::memcpy(call.buffer.data(), &word, sizeof word);
-  const std::uint64_t n = rc == GASPI_SUCCESS && call.request.put == 0 ? call.request.size : 0;
+void Control::reply_device(const DeviceCall &call, gaspi_return_t rc) {
+  alignas(8) char reply[2 * sizeof(std::uint64_t) + kDeviceInline];
+  const std::uint64_t words[2] = {static_cast<std::uint64_t>(static_cast<std::int64_t>(rc)), 0};
+  std::memcpy(reply, words, sizeof words);
+  const DeviceRequest &q = call.request;
+  const std::uint64_t n = rc == GASPI_SUCCESS && q.staging == 0 && q.put == 0 ? q.size : 0;
+  std::memcpy(reply + sizeof words, call.bytes, n);
   auto lock = env_->lock();
   // A failure is logged; the initiator then waits until it sees this rank dead.
-  (void)HYGASPI_MPI(MPI_Send(call.buffer.data(), static_cast<int>(sizeof word + n), MPI_BYTE, call.from.value(),
-                             call.request.reply_tag, env_->comm()));
+  (void)HYGASPI_MPI(
+      MPI_Send(reply, static_cast<int>(sizeof words + n), MPI_BYTE, call.from.value(), q.reply_tag, env_->comm()));
 }
 
 bool Control::test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {

@@ -75,35 +75,49 @@ struct AtomicRequest {
   return segment_size >= w && request.offset % w == 0 && request.offset <= segment_size - w;
 }
 
-// A transfer into (`put`, the bytes follow the request in its message) or out of (the reply
-// carries them after its status word) [offset, +size) of the target's device segment `segment`,
-// which the target's MPI window does not reach: the target's progress copies with the CUDA driver
-// (bridge/device_rma.cpp) and answers. At most kDeviceChunk bytes per request.
+// A transfer into (`put`) or out of [offset, +size) of the target's device segment `segment`, which
+// no MPI window reaches; the target copies with the driver on its side and answers. The bytes
+// travel one of two ways:
+//  - inline (`staging` 0, at most kDeviceInline bytes): after the request in its message (put), or
+//    after the status word in the reply (get): one short message each way;
+//  - staged: they wait in the initiator's staging buffer at `staging` in its MPI window
+//    (bridge/device_rma.cpp), which the target reads (put: MPI_Get + flush) or writes (get:
+//    MPI_Put + flush). The messages stay short, so neither side waits for the other to match a
+//    large one, and the bytes move by RMA.
+// At most kDeviceChunk bytes per request.
 struct DeviceRequest {
   std::uint32_t segment;
   std::uint32_t put;
   std::uint64_t offset;
   std::uint64_t size;
+  std::uint64_t staging;
   std::int32_t reply_tag;
   std::int32_t reserved;
 };
+static_assert(sizeof(DeviceRequest) == 40);
 inline constexpr std::uint64_t kDeviceChunk = std::uint64_t{1} << 20;
-// The whole message checked at the target, which compares the range with its segment itself.
+// Under Open MPI's shared-memory eager limit (4 KiB) with the request or the status word.
+inline constexpr std::uint64_t kDeviceInline = 2048;
+// The bytes of a request's message: the request, and an inline put's bytes.
+[[nodiscard]] constexpr std::uint64_t device_message_bytes(const DeviceRequest &request) noexcept {
+  return sizeof request + (request.staging == 0 && request.put != 0 ? request.size : 0);
+}
+// The message checked at the target, which compares the range with its segment itself
+// (device_range_inside); a wrong staging address can only make the target's MPI call fail.
 [[nodiscard]] constexpr bool valid_device_request(const DeviceRequest &request, std::uint64_t message_bytes) noexcept {
-  return request.put <= 1 && request.size <= kDeviceChunk && valid_reply_tag(request.reply_tag) &&
-         message_bytes == sizeof request + (request.put != 0 ? request.size : 0);
+  return request.put <= 1 && request.size <= (request.staging == 0 ? kDeviceInline : kDeviceChunk) &&
+         message_bytes == device_message_bytes(request) && valid_reply_tag(request.reply_tag);
 }
 // [offset, +size) of a request lies inside a segment of `segment_size` bytes (overflow-safe).
 [[nodiscard]] constexpr bool device_range_inside(const DeviceRequest &request, std::uint64_t segment_size) noexcept {
   return request.offset <= segment_size && request.size <= segment_size - request.offset;
 }
-// A request at its target, with its payload (put) or room for the reply (get): `buffer` holds the
-// status word, then the bytes.
+// A request at its target, taken by Control::take_device: `bytes` holds an inline put's bytes, and
+// is where an inline get's go.
 struct DeviceCall {
   DeviceRequest request{};
   MpiRank from;
-  std::vector<char> buffer;
-  [[nodiscard]] char *bytes() noexcept { return buffer.data() + sizeof(std::uint64_t); }
+  alignas(8) char bytes[kDeviceInline];
 };
 
 // Where a message goes at its target. A message is taken out of MPI as soon as any wait of the
@@ -171,16 +185,15 @@ public:
     std::uint64_t reply[2] = {0, 0};
   };
   gaspi_return_t start_atomic(MpiRank rank, AtomicRequest request, Flight &flight);
-  // One device transfer (DeviceRequest; its reply_tag is set here) with `rank`: a put sends the
-  // request.size bytes at `payload`, a get's bytes land in `into`. Waits for the answer driving
-  // `progress`, and ends with GASPI_ERROR once `alive` says the target died. Returns the target's
-  // status.
-  gaspi_return_t device_transfer(MpiRank rank, DeviceRequest request, const void *payload, void *into, Step progress,
-                                 Step alive);
-  // Takes one pending device request, checked (valid_device_request), its payload in `call`.
+  // One device transfer (DeviceRequest; its reply_tag is set here) with `rank`: staged, or inline
+  // with an inline put's bytes at `bytes` and an inline get's landing there. Waits for the answer
+  // driving `progress`, and ends with GASPI_ERROR once `alive` says the target died. Returns the
+  // target's status.
+  gaspi_return_t device_transfer(MpiRank rank, DeviceRequest request, void *bytes, Step progress, Step alive);
+  // Takes one pending device request, checked (valid_device_request).
   bool take_device(DeviceCall &call);
-  // Answers `call` with `rc` and, for a successful get, the bytes in call.bytes().
-  void reply_device(DeviceCall &call, gaspi_return_t rc);
+  // Answers `call` with `rc`, and a successful inline get with its bytes (call.bytes).
+  void reply_device(const DeviceCall &call, gaspi_return_t rc);
   bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old);
   // gaspi_proc_term: cancels the replies still awaited, so that nothing of this MPI session is
   // adopted after a later gaspi_proc_init.
