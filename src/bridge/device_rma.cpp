@@ -41,8 +41,8 @@ char *bounce() {
   return buffer.data();
 }
 
-// The owner's host buffer for the requests it serves (its own: a request may be served inside a
-// transfer of this thread that holds bounce()).
+// The owner's host buffer for the staged requests it serves (its own: the progress step that
+// serves them may run inside a transfer of this thread).
 char *serve_buffer() {
   thread_local std::vector<char> buffer(mpi::kDeviceChunk);
   return buffer.data();
