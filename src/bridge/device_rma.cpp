@@ -63,31 +63,20 @@ template <class Fn> gaspi_return_t pieces(std::uint64_t size, Fn &&fn) {
 
 // This process's staging buffer for another node's device memory: an engine segment of
 // kDeviceChunk bytes (so attached to the MPI window), made at first use and held by one transfer
-// at a time. The owner reads a put's bytes from it and writes a get's into it (DeviceRequest).
-class Staging {
-public:
-  // Locks the buffer; nullptr (logged) when it cannot be made.
-  char *acquire() {
-    lock_.lock();
-    const SegmentView *seg = rt().segments.local(limits::kDeviceStaging);
-    if (seg == nullptr &&
-        rt().segments.create(limits::kDeviceStaging, mpi::kDeviceChunk, 0, nullptr, 0) == GASPI_SUCCESS)
-      seg = rt().segments.local(limits::kDeviceStaging);
-    if (seg == nullptr) {
-      lock_.unlock();
-      log::error("no staging buffer for device memory of other nodes (see above)");
-      return nullptr;
-    }
-    return seg->data;
-  }
-  void release() { lock_.unlock(); }
-
-private:
-  std::mutex lock_;
-};
-Staging &staging() {
-  static auto *s = new Staging; // threads may still transfer as the process exits
-  return *s;
+// at a time (under staging_lock()). The owner reads a put's bytes from it and writes a get's into
+// it (DeviceRequest).
+std::mutex &staging_lock() {
+  static auto *m = new std::mutex; // threads may still transfer as the process exits
+  return *m;
+}
+// The buffer, made if need be (the caller holds staging_lock()); nullptr (logged) when it cannot be.
+char *staging_buffer() {
+  const SegmentView *seg = rt().segments.local(limits::kDeviceStaging);
+  if (seg == nullptr && rt().segments.create(limits::kDeviceStaging, mpi::kDeviceChunk, 0, nullptr, 0) == GASPI_SUCCESS)
+    seg = rt().segments.local(limits::kDeviceStaging);
+  if (seg == nullptr)
+    log::error("no staging buffer for device memory of other nodes (see above)");
+  return seg != nullptr ? seg->data : nullptr;
 }
 
 // One request of at most kDeviceChunk bytes to another node's device segment: staged in `stage`,
@@ -122,17 +111,22 @@ gaspi_return_t remote_device(const Peer &peer, const mpi::RemoteSegment &seg, st
     HYGASPI_TRY(served(peer, seg.segment, offset, put, nullptr, bytes, size));
     return put ? GASPI_SUCCESS : local_copy(local, bytes, size, ordinal);
   }
-  char *stage = staging().acquire();
+  std::lock_guard hold(staging_lock());
+  char *stage = staging_buffer();
   if (stage == nullptr)
     return GASPI_ERROR;
-  const gaspi_return_t rc = pieces(size, [&](std::uint64_t done, std::uint64_t n) {
-    if (put)
+  Runtime &r = rt();
+  return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
+    if (put) {
       HYGASPI_TRY(local_copy(stage, local + done, n, ordinal));
+      r.rma.sync(); // the owner's MPI_Get reads what these stores wrote
+    }
     HYGASPI_TRY(served(peer, seg.segment, offset + done, put, stage, nullptr, n));
-    return put ? GASPI_SUCCESS : local_copy(local + done, stage, n, ordinal);
+    if (put)
+      return GASPI_SUCCESS;
+    r.rma.sync(); // the owner's MPI_Put, flushed before it answered, is seen by the loads below
+    return local_copy(local + done, stage, n, ordinal);
   });
-  staging().release();
-  return rc;
 }
 
 } // namespace

@@ -6,10 +6,11 @@
 //   - a node peer's bound host memory (cross-memory attach) or another node's host segment (the
 //     MPI window): through a host bounce buffer, kDeviceChunk at a time, each piece complete (MPI
 //     flushed) before the buffer is reused;
-//   - another node's device segment: served by its owner (mpi::Control::device_transfer), a
-//     short request per kDeviceChunk bytes; the bytes wait in this process's staging buffer (an
-//     engine segment in the MPI window), which the owner reads (put) or writes (get) with MPI RMA
-//     in its progress step, copying with the driver on its side (serve_device_requests).
+//   - another node's device segment: served by its owner (mpi::Control::device_transfer) in its
+//     progress step, which copies with the driver on its side (serve_device_requests): up to
+//     kDeviceInline bytes inside the request (put) or the reply (get), more a kDeviceChunk piece
+//     at a time through this process's staging buffer (an engine segment in the MPI window),
+//     which the owner reads (put) or writes (get) with MPI RMA.
 // Each completes before it returns. Notifications stay in host memory and take their usual path
 // after the data.
 #pragma once

@@ -279,7 +279,7 @@ gaspi_return_t Control::device_transfer(MpiRank rank, DeviceRequest request, voi
       std::memcpy(message + sizeof request, bytes, sent);
     CONTROL_TRY(HYGASPI_MPI(MPI_Irecv(reply.reply.get(), static_cast<int>(2 * sizeof(std::uint64_t) + got), MPI_BYTE,
                                       rank.value(), request.reply_tag, env_->comm(), &reply.request)));
-    // Short (under the eager limit): the send completes without the target.
+    // Short (kDeviceInline): the send completes without the target.
     if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Send(message, static_cast<int>(sizeof request + sent), MPI_BYTE,
                                                        rank.value(), kTagDeviceRequest, env_->comm()));
         rc != GASPI_SUCCESS) {

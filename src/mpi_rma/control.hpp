@@ -96,14 +96,16 @@ struct DeviceRequest {
 };
 static_assert(sizeof(DeviceRequest) == 40);
 inline constexpr std::uint64_t kDeviceChunk = std::uint64_t{1} << 20;
-// Under Open MPI's shared-memory eager limit (4 KiB) with the request or the status word.
+// Under the eager limits of Open MPI's transports (shared memory 4 KiB, TCP 64 KiB) with the
+// request or the status word: a sender's blocking send completes without the target.
 inline constexpr std::uint64_t kDeviceInline = 2048;
 // The bytes of a request's message: the request, and an inline put's bytes.
 [[nodiscard]] constexpr std::uint64_t device_message_bytes(const DeviceRequest &request) noexcept {
   return sizeof request + (request.staging == 0 && request.put != 0 ? request.size : 0);
 }
 // The message checked at the target, which compares the range with its segment itself
-// (device_range_inside); a wrong staging address can only make the target's MPI call fail.
+// (device_range_inside). The staging address is the initiator's to get right: the target reaches
+// it through the initiator's window, which exposes nothing but the initiator's own memory.
 [[nodiscard]] constexpr bool valid_device_request(const DeviceRequest &request, std::uint64_t message_bytes) noexcept {
   return request.put <= 1 && request.size <= (request.staging == 0 ? kDeviceInline : kDeviceChunk) &&
          message_bytes == device_message_bytes(request) && valid_reply_tag(request.reply_tag);
@@ -142,7 +144,8 @@ public:
   }
   [[nodiscard]] const WaitPolicy &wait_policy() const noexcept { return wait_; }
   // This layer's share of a progress step: serves kill requests, moves passive messages into the
-  // mailbox, and completes the replies of abandoned atomics. True if it took anything. The atomic
+  // mailbox, and completes the replies of abandoned atomics and device transfers. True if it took
+  // anything. The atomic
   // requests are the caller's to serve (take_atomic).
   // `tag`: what incoming() saw. One of this layer's tags: only that one is probed (measured,
   // bench_gasnet MPI path: the five probes of a full step, each under Open MPI's locks, were most
@@ -156,7 +159,8 @@ public:
   [[nodiscard]] int incoming();
   static constexpr int kNoMessage = -1;
   static constexpr int kAnyTag = -2;
-  // Whether replies of abandoned atomics or credit messages are still to be completed
+  // Whether replies of abandoned atomics and device transfers, or credit messages, are still to be
+  // completed
   // (progress() tests them).
   [[nodiscard]] bool abandoned_pending() {
     if (credit_sends_.load(std::memory_order_acquire) != 0)
@@ -293,7 +297,8 @@ private:
   // Withdraws a posted receive whose request could not be sent.
   void cancel(MPI_Request &receive);
   std::mutex abandoned_mutex_;
-  std::vector<Abandoned> abandoned_; // replies of atomics that timed out, still to be drained
+  std::vector<Abandoned> abandoned_; // replies of atomics that timed out (and of device transfers
+                                     // whose target died), still to be drained
   // At most one pending atomic per calling thread, keyed by thread (see control.cpp for why).
   std::mutex pending_mutex_;
   std::unordered_map<std::thread::id, Pending> pending_;

@@ -589,7 +589,9 @@ const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::u
 
 // A node peer's device segment: the key its owner wrote (checked: the owner's pid, the address
 // the entry names), opened through this process's device of the same ordinal. The allocation stays
-// open until this rank's term, since a thread may still copy through an older mapping.
+// open until this rank's term, or until the owner binds a new allocation at the same address
+// (CudaDevice::import closes the old one then: a copy that races with that through an older
+// mapping fails with the driver's error).
 bool Node::open_device_segment(NodeIndex rank, std::uint32_t seg, const char *key_bytes, MappedSegment &m) {
   std::memcpy(&m.key, key_bytes, sizeof m.key);
   const GlobalRank owner = global_rank(rank);

@@ -37,8 +37,8 @@ public:
     node_->notify(dst, to, id, value);
     return GASPI_SUCCESS;
   }
-  // The segment holds its data in shm (dst.data != nullptr; the caller rejects bound memory) and
-  // the word is aligned and inside it (checked by the caller).
+  // The segment's data is host memory mapped here (dst.host_mapped(); the caller rejects bound and
+  // device memory) and the word is aligned and inside it (checked by the caller).
   gaspi_return_t atomic(NodeIndex, const MappedSegment &dst, std::uint64_t offset, const AtomicOp &op,
                         std::uint64_t &old, std::uint64_t /*timeout_ms*/) noexcept {
     old = apply_atomic(dst.data + offset, op);
