@@ -17,18 +17,15 @@
 #include <GASPI_Ext.h>
 #include <mpi.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <vector>
 
-#include "kinds/cuda_driver.hpp"
+#include "device_bench.hpp"
 #include "mpi_owned.hpp"
 
-using namespace hygaspi::cuda;
+using namespace device_bench;
 
 namespace {
 
@@ -45,27 +42,6 @@ void check(bool ok, const char *what) {
 }
 void cu(CUresult r, const char *what) { check(r == CUDA_SUCCESS, what); }
 void ok(gaspi_return_t rc, const char *what) { check(rc == GASPI_SUCCESS, what); }
-
-template <class Op> double us_per_op(std::size_t n, Op &&op) {
-  const long iters =
-      static_cast<long>(std::clamp<std::size_t>((std::size_t{1} << 30) / std::max<std::size_t>(n, 1), 20, 2000));
-  for (long i = 0; i < iters / 10 + 1; ++i)
-    op();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < iters; ++i)
-    op();
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
-}
-
-void header() {
-  std::printf("%-10s | %9s | %10s | %10s | %5s | %9s | %9s\n", "op", "bytes", "ours µs", "raw µs", "ratio", "ours GB/s",
-              "raw GB/s");
-}
-void row(const char *what, std::size_t n, double ours, double raw) {
-  std::printf("%-10s | %9zu | %10.2f | %10.2f | %5.2f | %9.2f | %9.2f\n", what, n, ours, raw, ours / raw,
-              n / ours / 1e3, n / raw / 1e3);
-  std::fflush(stdout);
-}
 
 void write_wait(gaspi_segment_id_t from, gaspi_rank_t to, gaspi_segment_id_t into, std::size_t n) {
   ok(gaspi_write(from, 0, to, into, 0, n, kQ, GASPI_BLOCK), "gaspi_write");
@@ -86,18 +62,10 @@ int main(int argc, char **argv) {
   check(n == 2, "2 ranks");
 
   // The client's side of CUDA: the driver, the device's primary context current, device memory.
-  const char *lib = std::getenv("HYGASPI_CUDA_LIBRARY");
-  std::string why;
-  const Driver *d = load(lib != nullptr ? lib : "libcuda.so.1", why);
-  check(d != nullptr, why.c_str());
-  CUdevice dev;
-  CUcontext ctx;
-  CUstream stream;
+  const RawCuda raw = open_raw_cuda(check);
+  const Driver *d = raw.d;
+  const CUstream stream = raw.stream;
   CUdeviceptr mine = 0;
-  cu(d->cuDeviceGet(&dev, 0), "cuDeviceGet");
-  cu(d->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  cu(d->cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
-  cu(d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
   cu(d->cuMemAlloc(&mine, kMax), "cuMemAlloc");
   ok(gaspi_segment_use(kDev, reinterpret_cast<void *>(mine), kMax, GASPI_GROUP_ALL, GASPI_BLOCK,
                        HYGASPI_MEMORY_CUDA(0)),
@@ -145,7 +113,7 @@ int main(int argc, char **argv) {
     cu(d->cuDriverGetVersion(&version), "cuDriverGetVersion");
     std::printf("bench_gaspi_device: CUDA driver %d (%s); gaspi_write/read + gaspi_wait, µs per op (ratio: ours / "
                 "raw)\n",
-                version, lib != nullptr ? lib : "libcuda.so.1");
+                version, raw.library);
     header();
     for (std::size_t s = 8; s <= kMax; s *= 8)
       row("write d2d", s, us_per_op(s, [&] { write_wait(kDev, 1, kDev, s); }), us_per_op(s, [&] {

@@ -16,18 +16,15 @@
 #include <gasnetex.h>
 #include <mpi.h>
 
-#include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <string>
 #include <vector>
 
-#include "kinds/cuda_driver.hpp"
+#include "device_bench.hpp"
 #include "mpi_owned.hpp"
 
-using namespace hygaspi::cuda;
+using namespace device_bench;
 
 namespace {
 
@@ -40,22 +37,6 @@ void check(bool ok, const char *what) {
   }
 }
 void cu(CUresult r, const char *what) { check(r == CUDA_SUCCESS, what); }
-
-template <class Op> double us_per_op(std::size_t n, Op &&op) {
-  const long iters =
-      static_cast<long>(std::clamp<std::size_t>((std::size_t{1} << 30) / std::max<std::size_t>(n, 1), 20, 2000));
-  for (long i = 0; i < iters / 10 + 1; ++i)
-    op();
-  const auto t0 = std::chrono::steady_clock::now();
-  for (long i = 0; i < iters; ++i)
-    op();
-  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / iters;
-}
-
-void row(const char *what, std::size_t n, double ours, double raw) {
-  std::printf("%-10s | %9zu | %10.2f | %10.2f | %5.2f | %9.2f | %9.2f\n", what, n, ours, raw, ours / raw,
-              n / ours / 1e3, n / raw / 1e3);
-}
 
 } // namespace
 
@@ -83,17 +64,9 @@ int main(int argc, char **argv) {
   auto *mine = static_cast<char *>(gex_Segment_QueryAddr(seg));
 
   // The raw side: the same driver, the device's primary context current on this thread, a stream.
-  const char *lib = std::getenv("HYGASPI_CUDA_LIBRARY");
-  std::string why;
-  const Driver *d = load(lib != nullptr ? lib : "libcuda.so.1", why);
-  check(d != nullptr, why.c_str());
-  CUdevice dev;
-  CUcontext ctx;
-  CUstream stream;
-  cu(d->cuDeviceGet(&dev, 0), "cuDeviceGet");
-  cu(d->cuDevicePrimaryCtxRetain(&ctx, dev), "cuDevicePrimaryCtxRetain");
-  cu(d->cuCtxPushCurrent(ctx), "cuCtxPushCurrent");
-  cu(d->cuStreamCreate(&stream, CU_STREAM_NON_BLOCKING), "cuStreamCreate");
+  const RawCuda raw = open_raw_cuda(check);
+  const Driver *d = raw.d;
+  const CUstream stream = raw.stream;
 
   if (staged) {
     std::vector<char> host(kMax, 1);
@@ -105,8 +78,7 @@ int main(int argc, char **argv) {
       check(gex_Segment_QueryBound(gex_TM_Pair(ep0, 1), 1, &remote, nullptr, nullptr) == GASNET_OK, "QueryBound");
       const gex_TM_t d2d = gex_TM_Pair(ep1, 1);
       std::printf("bench_mk staged: device -> device put to another node, served by its owner; µs per op\n");
-      std::printf("%-10s | %9s | %10s | %10s | %5s | %9s | %9s\n", "op", "bytes", "ours µs", "raw µs", "ratio",
-                  "ours GB/s", "raw GB/s");
+      header();
       for (std::size_t n = 8; n <= kMax; n *= 8)
         row("put d2d", n, us_per_op(n, [&] { gex_RMA_PutBlocking(d2d, 1, remote, mine, n, 0); }), us_per_op(n, [&] {
               cu(d->cuMemcpyDtoH(host.data(), reinterpret_cast<CUdeviceptr>(mine), n), "cuMemcpyDtoH");
@@ -140,9 +112,8 @@ int main(int argc, char **argv) {
     int version = 0;
     cu(d->cuDriverGetVersion(&version), "cuDriverGetVersion");
     std::printf("bench_mk: CUDA driver %d (%s); blocking operations, µs per op (ratio: ours / raw)\n", version,
-                lib != nullptr ? lib : "libcuda.so.1");
-    std::printf("%-10s | %9s | %10s | %10s | %5s | %9s | %9s\n", "op", "bytes", "ours µs", "raw µs", "ratio",
-                "ours GB/s", "raw GB/s");
+                raw.library);
+    header();
     for (std::size_t n = 8; n <= kMax; n *= 8) {
       row("put d2d", n, us_per_op(n, [&] { gex_RMA_PutBlocking(d2d, 1, remote, mine, n, 0); }), us_per_op(n, [&] {
             cu(d->cuMemcpyDtoDAsync(theirs, reinterpret_cast<CUdeviceptr>(mine), n, stream), "cuMemcpyDtoDAsync");

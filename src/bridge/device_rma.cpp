@@ -17,9 +17,12 @@ namespace hygaspi::engine {
 namespace {
 
 // A copy between two addresses of this process, at least one of them device memory, on the device
-// `ordinal`'s stream; complete when it returns. The wait polls the copy's event in core/wait.hpp
-// (no progress step: the copy needs none): on an H100 this took 2 µs less per copy than letting the
-// driver wait (cuEventSynchronize, CudaDevice::copy_now).
+// `ordinal`'s stream; complete when it returns. Not cuMemcpy: the driver API's "API
+// synchronization behavior" lets it return before a copy into device memory is done (device ->
+// device at once, host -> device once the source is staged), and a node peer that read after the
+// notification saw the old bytes (on an H100). The wait polls the copy's event in core/wait.hpp
+// (no progress step: the copy needs none), which took 2 µs less per copy there than
+// cuEventSynchronize.
 gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
   std::string why;
   kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);

@@ -249,26 +249,4 @@ bool CudaDevice::test(Copy &copy, std::string &why) {
   return true;
 }
 
-// Not cuMemcpy: the driver API's "API synchronization behavior" lets it return before a copy into
-// device memory is done (device -> device at once, host -> device once the source is staged), and
-// a node peer that reads the memory after a notification would see the old bytes (it did on an
-// H100). The copy goes on the stream, and the driver waits for its event.
-bool CudaDevice::copy_now(void *dst, const void *src, std::size_t n, std::string &why) {
-  Copy copy;
-  if (!start_copy(dst, src, n, copy, why))
-    return false;
-  CUresult r = CUDA_SUCCESS;
-  {
-    Scope scope(*this);
-    r = d_.cuEventSynchronize(copy.event);
-  }
-  std::string ignored;
-  (void)test(copy, ignored); // the event back into the pool
-  if (r != CUDA_SUCCESS) {
-    why = "cuEventSynchronize after a copy of " + std::to_string(n) + " bytes: " + describe(&d_, r);
-    return false;
-  }
-  return true;
-}
-
 } // namespace hygaspi::kinds

@@ -71,9 +71,6 @@ public:
   // `why` is then set when the copy failed.
   bool start_copy(void *dst, const void *src, std::size_t n, Copy &copy, std::string &why);
   bool test(Copy &copy, std::string &why);
-  // The same copy, complete when it returns (the driver waits for its event): for an AM handler,
-  // which must not wait in the library's loops, and for the GASPI routes, which complete at return.
-  bool copy_now(void *dst, const void *src, std::size_t n, std::string &why);
 
 private:
   CudaDevice(const cuda::Driver &d, int ordinal) : d_(d), ordinal_(ordinal) {}
