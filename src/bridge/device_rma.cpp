@@ -2,6 +2,8 @@
 #include "bridge/device_rma.hpp"
 
 #include <algorithm>
+#include <array>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
@@ -37,26 +39,68 @@ gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordi
   return GASPI_ERROR;
 }
 
+// The routes through a host bounce buffer (a node peer's bound host memory, another node's host
+// segment) move this much at a time.
+constexpr std::uint64_t kBouncePiece = std::uint64_t{1} << 20;
+// The staged route to another node's device memory keeps up to kStagingSlots requests in flight,
+// each of up to mpi::kDevicePiece bytes in its own slot of the staging buffer: the owner serves one
+// piece while this process copies the next into its slot (put) or the last one out (get).
+constexpr std::uint64_t kStagingSlots = 4;
+constexpr std::uint64_t kStagingBytes = kStagingSlots * mpi::kDevicePiece;
+
 // The host buffer that device data passes through: the calling thread's, kept between calls (a
 // fresh megabyte would fault its pages in every time).
 char *bounce() {
-  thread_local std::vector<char> buffer(mpi::kDeviceChunk);
+  thread_local std::vector<char> buffer(kBouncePiece);
   return buffer.data();
 }
 
-// The owner's host buffer for the staged requests it serves (its own: the progress step that
-// serves them may run inside a transfer of this thread).
-char *serve_buffer() {
-  thread_local std::vector<char> buffer(mpi::kDeviceChunk);
-  return buffer.data();
+// Host memory for the process's life, page-locked through the first device that copies through
+// it: a copy between pinned memory and the device runs as DMA, without the driver's own staging
+// (CUDA stages pageable memory through a pinned buffer of its own). Kept, like the devices
+// (kinds/devices.hpp), so that it is pinned once however often the library starts. Its user
+// serialises access.
+class PinnedBuffer {
+public:
+  explicit PinnedBuffer(std::uint64_t bytes)
+      : bytes_(bytes), data_(static_cast<char *>(std::aligned_alloc(kPage, bytes))) {}
+  // The buffer (nullptr if it could not be allocated), pinned now if `ordinal` >= 0 names a device
+  // and it is not yet. A driver that refuses leaves it pageable, which costs speed only.
+  char *use(int ordinal) {
+    if (!pinned_ && ordinal >= 0 && data_ != nullptr) {
+      pinned_ = true; // tried once
+      std::string why;
+      kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);
+      if (dev == nullptr || !dev->pin(data_, bytes_, why))
+        log::debug("a staging buffer of %lu bytes stays pageable: %s", static_cast<unsigned long>(bytes_), why.c_str());
+    }
+    return data_;
+  }
+
+private:
+  static constexpr std::uint64_t kPage = 4096;
+  std::uint64_t bytes_;
+  char *data_;
+  bool pinned_ = false;
+};
+
+// The owner's host buffer for the staged requests it serves. One progress step at a time serves
+// them: a thread that finds another at it leaves the requests to it.
+struct Serving {
+  std::mutex lock;
+  PinnedBuffer buffer{mpi::kDevicePiece};
+};
+Serving &serving() {
+  static auto *s = new Serving; // threads may still make progress as the process exits
+  return *s;
 }
 
 int ordinal_of(const SegmentView *local) { return local != nullptr ? local->device : -1; }
 
-// `fn(done, n)` for each piece of at most kDeviceChunk bytes of [0, size).
+// `fn(done, n)` for each piece of at most kBouncePiece bytes of [0, size).
 template <class Fn> gaspi_return_t pieces(std::uint64_t size, Fn &&fn) {
   for (std::uint64_t done = 0; done < size;) {
-    const std::uint64_t n = std::min(size - done, mpi::kDeviceChunk);
+    const std::uint64_t n = std::min(size - done, kBouncePiece);
     if (const gaspi_return_t rc = fn(done, n); rc != GASPI_SUCCESS)
       return rc;
     done += n;
@@ -64,35 +108,33 @@ template <class Fn> gaspi_return_t pieces(std::uint64_t size, Fn &&fn) {
   return GASPI_SUCCESS;
 }
 
-// This process's staging buffer for another node's device memory: an engine segment of
-// kDeviceChunk bytes (so attached to the MPI window), made at first use and held by one transfer
-// at a time (under staging_lock()). The owner reads a put's bytes from it and writes a get's into
-// it (DeviceRequest).
-std::mutex &staging_lock() {
-  static auto *m = new std::mutex; // threads may still transfer as the process exits
-  return *m;
+// This process's staging buffer for another node's device memory, held by one transfer at a time:
+// pinned host memory of kStagingBytes, bound as the engine segment kDeviceStaging (so attached to
+// the MPI window) at first use after each start. The owner reads a put's bytes from it and writes a
+// get's into it (DeviceRequest).
+struct Staging {
+  std::mutex lock;
+  PinnedBuffer memory{kStagingBytes};
+};
+Staging &staging() {
+  static auto *s = new Staging; // threads may still transfer as the process exits
+  return *s;
 }
-// The buffer, made if need be (the caller holds staging_lock()); nullptr (logged) when it cannot be.
-char *staging_buffer() {
+// The buffer, bound if need be (the caller holds staging().lock); nullptr (logged) when it cannot be.
+char *staging_buffer(int ordinal) {
+  char *memory = staging().memory.use(ordinal);
   const SegmentView *seg = rt().segments.local(limits::kDeviceStaging);
-  if (seg == nullptr && rt().segments.create(limits::kDeviceStaging, mpi::kDeviceChunk, 0, nullptr, 0) == GASPI_SUCCESS)
+  if (seg == nullptr && memory != nullptr &&
+      rt().segments.create(limits::kDeviceStaging, kStagingBytes, 0, memory, 0) == GASPI_SUCCESS)
     seg = rt().segments.local(limits::kDeviceStaging);
   if (seg == nullptr)
     log::error("no staging buffer for device memory of other nodes (see above)");
   return seg != nullptr ? seg->data : nullptr;
 }
 
-// One request of at most kDeviceChunk bytes to another node's device segment: staged in `stage`,
-// or (stage nullptr) inline, from or into `bytes`.
-gaspi_return_t served(const Peer &peer, std::uint32_t segment, std::uint64_t offset, bool put, const char *stage,
-                      char *bytes, std::uint64_t n) {
-  const mpi::DeviceRequest request{segment, put ? 1u : 0u, offset, n, reinterpret_cast<std::uint64_t>(stage), 0, 0};
-  auto alive = [&peer] { return rt().alive(peer); };
-  const gaspi_return_t rc = rt().control.device_transfer(peer.mpi, request, bytes, mpi_progress(), Step(alive));
-  if (rc != GASPI_SUCCESS)
-    log::error("rank %u could not serve %lu bytes %s its device segment %u at offset %lu", peer.global.print(),
-               static_cast<unsigned long>(n), put ? "into" : "out of", segment, static_cast<unsigned long>(offset));
-  return rc;
+void log_unserved(const Peer &peer, std::uint32_t segment, std::uint64_t offset, bool put, std::uint64_t n) {
+  log::error("rank %u could not serve %lu bytes %s its device segment %u at offset %lu", peer.global.print(),
+             static_cast<unsigned long>(n), put ? "into" : "out of", segment, static_cast<unsigned long>(offset));
 }
 
 // A copy between host memory and memory that is device memory when `ordinal` >= 0.
@@ -103,33 +145,95 @@ gaspi_return_t local_copy(void *dst, const void *src, std::uint64_t n, int ordin
   return GASPI_SUCCESS;
 }
 
-// Transfers with another node's device segment `seg`: inline up to kDeviceInline bytes, else piece
-// by piece through the staging buffer.
-gaspi_return_t remote_device(const Peer &peer, const mpi::RemoteSegment &seg, std::uint64_t offset, char *local,
+// Up to kDeviceInline bytes with another node's device segment: inside the request (put) or its
+// reply (get).
+gaspi_return_t remote_inline(const Peer &peer, std::uint32_t segment, std::uint64_t offset, char *local,
                              std::uint64_t size, bool put, int ordinal) {
-  if (size <= mpi::kDeviceInline) {
-    alignas(8) char bytes[mpi::kDeviceInline];
-    if (put)
-      HYGASPI_TRY(local_copy(bytes, local, size, ordinal));
-    HYGASPI_TRY(served(peer, seg.segment, offset, put, nullptr, bytes, size));
-    return put ? GASPI_SUCCESS : local_copy(local, bytes, size, ordinal);
+  alignas(8) char bytes[mpi::kDeviceInline];
+  if (put)
+    HYGASPI_TRY(local_copy(bytes, local, size, ordinal));
+  const mpi::DeviceRequest request{segment, put ? 1u : 0u, offset, size, 0, 0, 0};
+  auto alive = [&peer] { return rt().alive(peer); };
+  if (const gaspi_return_t rc = rt().control.device_transfer(peer.mpi, request, bytes, mpi_progress(), Step(alive));
+      rc != GASPI_SUCCESS) {
+    log_unserved(peer, segment, offset, put, size);
+    return rc;
   }
-  std::lock_guard hold(staging_lock());
-  char *stage = staging_buffer();
+  return put ? GASPI_SUCCESS : local_copy(local, bytes, size, ordinal);
+}
+
+// More with another node's device segment: piece by piece through the staging buffer's slots,
+// up to kStagingSlots requests in flight. Piece i uses slot i % kStagingSlots; a slot is reused
+// once the reply of its last piece is in (and, for a get, its bytes are copied out). After a
+// failure the pieces in flight are still awaited: the owner may be writing into their slots.
+gaspi_return_t remote_staged(const Peer &peer, std::uint32_t segment, std::uint64_t offset, char *local,
+                             std::uint64_t size, bool put, int ordinal) {
+  Runtime &r = rt();
+  std::lock_guard hold(staging().lock);
+  char *stage = staging_buffer(ordinal);
   if (stage == nullptr)
     return GASPI_ERROR;
-  Runtime &r = rt();
-  return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
+  struct Slot {
+    mpi::Control::DeviceFlight flight;
+    std::uint64_t done = 0; // the piece's place in the transfer
+    std::uint64_t n = 0;    // its bytes; 0 when the slot is free
+  };
+  std::array<Slot, kStagingSlots> slots;
+  auto alive = [&peer] { return rt().alive(peer); };
+  gaspi_return_t status = GASPI_SUCCESS;
+  // Waits for the piece in slot k, then frees the slot; a get's bytes go to `local`.
+  auto finish = [&](std::uint64_t k) {
+    Slot &s = slots[k];
+    gaspi_return_t rc = GASPI_ERROR;
+    auto replied = [&] { return r.control.test_device(s.flight, rc, nullptr); };
+    if (wait_until(replied, Deadline(GASPI_BLOCK), r.node.wait_policy(), mpi_progress(), Nap{}, Step(alive)) !=
+        GASPI_SUCCESS) {
+      r.control.abandon_device(std::move(s.flight));
+      rc = GASPI_ERROR;
+    }
+    if (rc != GASPI_SUCCESS)
+      log_unserved(peer, segment, offset + s.done, put, s.n);
+    if (rc == GASPI_SUCCESS && !put) {
+      r.rma.sync(); // the owner's MPI_Put, flushed before it answered, is seen by the loads below
+      rc = local_copy(local + s.done, stage + k * mpi::kDevicePiece, s.n, ordinal);
+    }
+    s.n = 0;
+    if (status == GASPI_SUCCESS)
+      status = rc;
+  };
+  for (std::uint64_t done = 0, i = 0; done < size && status == GASPI_SUCCESS; done += mpi::kDevicePiece, ++i) {
+    const std::uint64_t k = i % kStagingSlots;
+    if (slots[k].n != 0)
+      finish(k);
+    if (status != GASPI_SUCCESS)
+      break;
+    char *slot = stage + k * mpi::kDevicePiece;
+    const std::uint64_t n = std::min(size - done, mpi::kDevicePiece);
     if (put) {
-      HYGASPI_TRY(local_copy(stage, local + done, n, ordinal));
+      if ((status = local_copy(slot, local + done, n, ordinal)) != GASPI_SUCCESS)
+        break;
       r.rma.sync(); // the owner's MPI_Get reads what these stores wrote
     }
-    HYGASPI_TRY(served(peer, seg.segment, offset + done, put, stage, nullptr, n));
-    if (put)
-      return GASPI_SUCCESS;
-    r.rma.sync(); // the owner's MPI_Put, flushed before it answered, is seen by the loads below
-    return local_copy(local + done, stage, n, ordinal);
-  });
+    const mpi::DeviceRequest request{segment, put ? 1u : 0u, offset + done, n, reinterpret_cast<std::uint64_t>(slot), 0,
+                                     0};
+    if ((status = r.control.start_device(peer.mpi, request, nullptr, slots[k].flight)) != GASPI_SUCCESS)
+      break;
+    slots[k].done = done;
+    slots[k].n = n;
+  }
+  // The pieces still in flight, oldest first.
+  const std::uint64_t count = (size + mpi::kDevicePiece - 1) / mpi::kDevicePiece;
+  for (std::uint64_t i = 0; i < kStagingSlots; ++i)
+    if (const std::uint64_t k = (count + i) % kStagingSlots; slots[k].n != 0)
+      finish(k);
+  return status;
+}
+
+// Transfers with another node's device segment `seg`.
+gaspi_return_t remote_device(const Peer &peer, const mpi::RemoteSegment &seg, std::uint64_t offset, char *local,
+                             std::uint64_t size, bool put, int ordinal) {
+  return size <= mpi::kDeviceInline ? remote_inline(peer, seg.segment, offset, local, size, put, ordinal)
+                                    : remote_staged(peer, seg.segment, offset, local, size, put, ordinal);
 }
 
 } // namespace
@@ -186,6 +290,10 @@ gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, s
 
 bool serve_device_requests() {
   Runtime &r = rt();
+  Serving &serve = serving();
+  std::unique_lock hold(serve.lock, std::try_to_lock);
+  if (!hold.owns_lock())
+    return false; // another thread serves them
   mpi::DeviceCall call;
   bool served = false;
   while (r.control.take_device(call)) {
@@ -194,6 +302,7 @@ bool serve_device_requests() {
     // The request comes from another process: the range is checked against the segment as it is now.
     const shm::MappedSegment *seg = q.segment < limits::kSegmentSlots ? r.segments.local(q.segment) : nullptr;
     gaspi_return_t rc = GASPI_ERROR;
+    char *buffer = nullptr;
     if (seg == nullptr || seg->memory != Memory::cuda || !mpi::device_range_inside(q, seg->size)) {
       log::error("rank %u asked for [%lu, +%lu) of device segment %u, which this rank does not have",
                  r.peers.global(call.from).print(), static_cast<unsigned long>(q.offset),
@@ -201,15 +310,15 @@ bool serve_device_requests() {
     } else if (q.staging == 0) { // inline: the message's bytes, or the reply's
       rc = q.put != 0 ? device_copy(seg->data + q.offset, call.bytes, q.size, seg->device)
                       : device_copy(call.bytes, seg->data + q.offset, q.size, seg->device);
+    } else if ((buffer = serve.buffer.use(seg->device)) == nullptr) {
+      log::error("no host buffer to serve device requests with");
     } else if (q.put != 0) { // the initiator's staging buffer -> here -> the device
-      char *buffer = serve_buffer();
       rc = r.rma.get(buffer, call.from, q.staging, q.size);
       if (rc == GASPI_SUCCESS)
         rc = r.rma.flush(call.from);
       if (rc == GASPI_SUCCESS)
         rc = device_copy(seg->data + q.offset, buffer, q.size, seg->device);
     } else { // the device -> here -> the initiator's staging buffer
-      char *buffer = serve_buffer();
       rc = device_copy(buffer, seg->data + q.offset, q.size, seg->device);
       if (rc == GASPI_SUCCESS)
         rc = r.rma.put(call.from, q.staging, buffer, q.size);

@@ -1,16 +1,16 @@
 // Transfers where either side is CUDA device memory (GASPI device segments): the routes that
 // bridge/target.cpp hands over when the local buffer or the target segment is not host memory.
 //   - memory this process addresses (its own segments, a node peer's shm segment, a node peer's
-//     device segment opened through CUDA IPC): one cuMemcpy, which the unified address space lets
-//     the driver do between any two of them;
+//     device segment opened through CUDA IPC): one copy on the device's stream, which the unified
+//     address space lets the driver do between any two of them;
 //   - a node peer's bound host memory (cross-memory attach) or another node's host segment (the
-//     MPI window): through a host bounce buffer, kDeviceChunk at a time, each piece complete (MPI
+//     MPI window): through a host bounce buffer, 1 MiB at a time, each piece complete (MPI
 //     flushed) before the buffer is reused;
-//   - another node's device segment: served by its owner (mpi::Control::device_transfer) in its
-//     progress step, which copies with the driver on its side (serve_device_requests): up to
-//     kDeviceInline bytes inside the request (put) or the reply (get), more a kDeviceChunk piece
-//     at a time through this process's staging buffer (an engine segment in the MPI window),
-//     which the owner reads (put) or writes (get) with MPI RMA.
+//   - another node's device segment: served by its owner (mpi::Control) in its progress step,
+//     which copies with the driver on its side (serve_device_requests): up to kDeviceInline bytes
+//     inside the request (put) or the reply (get); more in pieces of mpi::kDevicePiece through the
+//     slots of this process's staging buffer (pinned host memory in the MPI window), several in
+//     flight, which the owner reads (put) or writes (get) with MPI RMA.
 // Each completes before it returns. Notifications stay in host memory and take their usual path
 // after the data.
 #pragma once

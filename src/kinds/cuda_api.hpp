@@ -33,6 +33,8 @@ enum CUresult : int {
   CUDA_ERROR_INVALID_HANDLE = 400,
   CUDA_ERROR_NOT_FOUND = 500,
   CUDA_ERROR_NOT_READY = 600,
+  CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED = 712,
+  CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED = 713,
   CUDA_ERROR_NOT_SUPPORTED = 801,
 };
 
@@ -85,6 +87,7 @@ inline constexpr cuuint64_t CU_GET_PROC_ADDRESS_DEFAULT = 0;
 inline constexpr unsigned CU_STREAM_NON_BLOCKING = 0x1;
 inline constexpr unsigned CU_EVENT_DISABLE_TIMING = 0x2;
 inline constexpr unsigned CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS = 0x1;
+inline constexpr unsigned kMemHostRegisterPortable = 0x1; // CU_MEMHOSTREGISTER_PORTABLE (a macro in cuda.h)
 
 // The two entry points looked up with dlsym: cuGetProcAddress_v2 (CUDA 12.0 on, which reports why
 // a symbol is missing) and the four-argument cuGetProcAddress (11.3 on) for older drivers.
@@ -114,6 +117,8 @@ using PFN_cuGetProcAddress_v11030 = CUresult (*)(const char *symbol, void **pfn,
   X(cuMemGetAddressRange, 3020, CUresult(CUdeviceptr *pbase, size_t *psize, CUdeviceptr dptr))                         \
   X(cuMemsetD8, 3020, CUresult(CUdeviceptr dstDevice, unsigned char uc, size_t N))                                     \
   X(cuMemcpy, 4000, CUresult(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount))                                      \
+  X(cuMemHostRegister, 6050, CUresult(void *p, size_t bytesize, unsigned int Flags))                                   \
+  X(cuMemHostUnregister, 4000, CUresult(void *p))                                                                      \
   X(cuMemcpyAsync, 4000, CUresult(CUdeviceptr dst, CUdeviceptr src, size_t ByteCount, CUstream hStream))               \
   X(cuMemcpyHtoD, 3020, CUresult(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount))                        \
   X(cuMemcpyDtoH, 3020, CUresult(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount))                              \

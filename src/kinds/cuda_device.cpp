@@ -110,6 +110,19 @@ void CudaDevice::release(void *p) noexcept {
   (void)d_.cuMemFree(dptr(p));
 }
 
+bool CudaDevice::pin(void *p, std::size_t n, std::string &why) {
+  Scope scope(*this);
+  if (!scope.ok()) {
+    why = "cuCtxPushCurrent failed on the primary context";
+    return false;
+  }
+  if (const CUresult r = d_.cuMemHostRegister(p, n, kMemHostRegisterPortable); r != CUDA_SUCCESS) {
+    why = "cuMemHostRegister of " + std::to_string(n) + " bytes: " + describe(&d_, r);
+    return false;
+  }
+  return true;
+}
+
 Fail CudaDevice::check_client(const void *p, std::size_t n, std::string &why) {
   Scope scope(*this);
   unsigned memory_type = 0, managed = 0;

@@ -56,6 +56,10 @@ public:
   // is ordered with the kernels of other streams, as GASNet-EX does).
   Fail allocate(std::size_t n, void *&out, std::string &why);
   void release(void *p) noexcept;
+  // Page-locks [p, p + n) of host memory for every context (portable), so that copies between it
+  // and device memory run as DMA and truly asynchronously; for the rest of the process's life (the
+  // caller keeps the memory). False with `why` when the driver refuses.
+  bool pin(void *p, std::size_t n, std::string &why);
   // [p, p + n) is device memory of this device (not managed memory), inside one allocation.
   Fail check_client(const void *p, std::size_t n, std::string &why);
 

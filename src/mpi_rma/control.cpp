@@ -263,43 +263,55 @@ gaspi_return_t Control::start_atomic(MpiRank rank, AtomicRequest request, Flight
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t Control::device_transfer(MpiRank rank, DeviceRequest request, void *bytes, Step progress, Step alive) {
-  const bool inline_bytes = request.staging == 0;
+gaspi_return_t Control::start_device(MpiRank rank, DeviceRequest request, const void *bytes, DeviceFlight &flight) {
   const std::uint64_t sent = device_message_bytes(request) - sizeof request;
-  const std::uint64_t got = inline_bytes && request.put == 0 ? request.size : 0;
-  // The reply buffer belongs to MPI until the reply is in; a wait that ends early (the target
-  // died) hands it to the abandoned replies, which progress() drains.
-  Abandoned reply{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2 + (got + 7) / 8)};
-  {
-    alignas(8) char message[sizeof request + kDeviceInline];
-    auto lock = env_->lock();
-    request.reply_tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
-    std::memcpy(message, &request, sizeof request);
-    if (sent != 0)
-      std::memcpy(message + sizeof request, bytes, sent);
-    CONTROL_TRY(HYGASPI_MPI(MPI_Irecv(reply.reply.get(), static_cast<int>(2 * sizeof(std::uint64_t) + got), MPI_BYTE,
-                                      rank.value(), request.reply_tag, env_->comm(), &reply.request)));
-    // Short (kDeviceInline): the send completes without the target.
-    if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Send(message, static_cast<int>(sizeof request + sent), MPI_BYTE,
-                                                       rank.value(), kTagDeviceRequest, env_->comm()));
-        rc != GASPI_SUCCESS) {
-      cancel(reply.request);
-      return rc;
-    }
+  flight.got = request.staging == 0 && request.put == 0 ? request.size : 0;
+  flight.reply = std::make_unique<std::uint64_t[]>(2 + (flight.got + 7) / 8);
+  alignas(8) char message[sizeof request + kDeviceInline];
+  auto lock = env_->lock();
+  request.reply_tag = kTagReply + static_cast<std::int32_t>(next_reply_.fetch_add(1) % kReplyTags);
+  std::memcpy(message, &request, sizeof request);
+  if (sent != 0)
+    std::memcpy(message + sizeof request, bytes, sent);
+  CONTROL_TRY(HYGASPI_MPI(MPI_Irecv(flight.reply.get(), static_cast<int>(2 * sizeof(std::uint64_t) + flight.got),
+                                    MPI_BYTE, rank.value(), request.reply_tag, env_->comm(), &flight.request)));
+  // Short (kDeviceInline): the send completes without the target.
+  if (const gaspi_return_t rc = HYGASPI_MPI(MPI_Send(message, static_cast<int>(sizeof request + sent), MPI_BYTE,
+                                                     rank.value(), kTagDeviceRequest, env_->comm()));
+      rc != GASPI_SUCCESS) {
+    cancel(flight.request);
+    return rc;
   }
+  return GASPI_SUCCESS;
+}
+
+bool Control::test_device(DeviceFlight &flight, gaspi_return_t &rc, void *bytes) {
   bool failed = false;
-  auto replied = [&] { return test(reply.request, failed); };
+  if (!test(flight.request, failed))
+    return false;
+  rc = failed ? GASPI_ERROR : static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight.reply[0]));
+  if (rc == GASPI_SUCCESS && flight.got != 0)
+    std::memcpy(bytes, flight.reply.get() + 2, flight.got);
+  return true;
+}
+
+void Control::abandon_device(DeviceFlight &&flight) {
+  // The reply buffer belongs to MPI until the reply is in.
+  std::lock_guard abandon(abandoned_mutex_);
+  abandoned_.push_back(Abandoned{flight.request, std::move(flight.reply)});
+  flight.request = MPI_REQUEST_NULL;
+}
+
+gaspi_return_t Control::device_transfer(MpiRank rank, DeviceRequest request, void *bytes, Step progress, Step alive) {
+  DeviceFlight flight;
+  CONTROL_TRY(start_device(rank, request, bytes, flight));
+  gaspi_return_t rc = GASPI_ERROR;
+  auto replied = [&] { return test_device(flight, rc, bytes); };
   if (wait_until(replied, Deadline(GASPI_BLOCK), wait_, progress, Nap{}, alive) != GASPI_SUCCESS) {
-    std::lock_guard abandon(abandoned_mutex_);
-    abandoned_.push_back(std::move(reply));
+    abandon_device(std::move(flight));
     return GASPI_ERROR;
   }
-  if (failed)
-    return GASPI_ERROR; // MPI_Test said why
-  const auto status = static_cast<gaspi_return_t>(static_cast<std::int64_t>(reply.reply[0]));
-  if (status == GASPI_SUCCESS && got != 0)
-    std::memcpy(bytes, reply.reply.get() + 2, got);
-  return status;
+  return rc;
 }
 
 bool Control::take_device(DeviceCall &call) {

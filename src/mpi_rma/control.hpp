@@ -84,7 +84,8 @@ struct AtomicRequest {
 //    (bridge/device_rma.cpp), which the target reads (put: MPI_Get + flush) or writes (get:
 //    MPI_Put + flush). The messages stay short, so neither side waits for the other to match a
 //    large one, and the bytes move by RMA.
-// At most kDeviceChunk bytes per request.
+// At most kDevicePiece bytes per staged request: an initiator keeps several in flight, so that the
+// target serves one piece while the initiator copies the next (bridge/device_rma.cpp).
 struct DeviceRequest {
   std::uint32_t segment;
   std::uint32_t put;
@@ -95,7 +96,7 @@ struct DeviceRequest {
   std::int32_t reserved;
 };
 static_assert(sizeof(DeviceRequest) == 40);
-inline constexpr std::uint64_t kDeviceChunk = std::uint64_t{1} << 20;
+inline constexpr std::uint64_t kDevicePiece = std::uint64_t{1} << 18;
 // Under the eager limits of Open MPI's transports (shared memory 4 KiB, TCP 64 KiB) with the
 // request or the status word: a sender's blocking send completes without the target.
 inline constexpr std::uint64_t kDeviceInline = 2048;
@@ -107,7 +108,7 @@ inline constexpr std::uint64_t kDeviceInline = 2048;
 // (device_range_inside). The staging address is the initiator's to get right: the target reaches
 // it through the initiator's window, which exposes nothing but the initiator's own memory.
 [[nodiscard]] constexpr bool valid_device_request(const DeviceRequest &request, std::uint64_t message_bytes) noexcept {
-  return request.put <= 1 && request.size <= (request.staging == 0 ? kDeviceInline : kDeviceChunk) &&
+  return request.put <= 1 && request.size <= (request.staging == 0 ? kDeviceInline : kDevicePiece) &&
          message_bytes == device_message_bytes(request) && valid_reply_tag(request.reply_tag);
 }
 // [offset, +size) of a request lies inside a segment of `segment_size` bytes (overflow-safe).
@@ -189,10 +190,24 @@ public:
     std::uint64_t reply[2] = {0, 0};
   };
   gaspi_return_t start_atomic(MpiRank rank, AtomicRequest request, Flight &flight);
-  // One device transfer (DeviceRequest; its reply_tag is set here) with `rank`: staged, or inline
-  // with an inline put's bytes at `bytes` and an inline get's landing there. Waits for the answer
-  // driving `progress`, and ends with GASPI_ERROR once `alive` says the target died. Returns the
-  // target's status.
+  // A device transfer in flight: the receive of its reply (the target's status, and an inline
+  // get's bytes), the caller's until test_device returned true or abandon_device took it.
+  struct DeviceFlight {
+    MPI_Request request = MPI_REQUEST_NULL;
+    std::unique_ptr<std::uint64_t[]> reply;
+    std::uint64_t got = 0; // the inline get's bytes that follow the status words
+  };
+  // Sends `request` (DeviceRequest; its reply_tag is set here) to `rank`, with an inline put's
+  // bytes from `bytes`, and posts the receive of its reply into `flight`.
+  gaspi_return_t start_device(MpiRank rank, DeviceRequest request, const void *bytes, DeviceFlight &flight);
+  // One look (no progress: the caller's wait drives it): true once the reply is in, with `rc` the
+  // target's status and a successful inline get's bytes copied to `bytes`.
+  bool test_device(DeviceFlight &flight, gaspi_return_t &rc, void *bytes);
+  // A flight whose wait ended before its reply (the target died): its receive is drained by
+  // progress() or cancelled at term.
+  void abandon_device(DeviceFlight &&flight);
+  // start_device, then a wait for its reply driving `progress`, which ends with GASPI_ERROR once
+  // `alive` says the target died. Returns the target's status.
   gaspi_return_t device_transfer(MpiRank rank, DeviceRequest request, void *bytes, Step progress, Step alive);
   // Takes one pending device request, checked (valid_device_request).
   bool take_device(DeviceCall &call);

@@ -13,6 +13,7 @@
 //   devices=N  N devices (default 1)
 //   nouva      CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING reads 0
 //   oom        cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
+//   nopin      cuMemHostRegister fails with CUDA_ERROR_NOT_SUPPORTED (memory that cannot be locked)
 //   stub       every call fails with CUDA_ERROR_STUB_LIBRARY, like the toolkit's stub libcuda;
 //              cuGetProcAddress still hands out the functions
 //   defer      asynchronous copies wait in their stream until it is synchronized, destroyed or
@@ -57,6 +58,8 @@ Knobs parse_knobs(const char *text) {
       k.uva = false;
     } else if (item == "oom") {
       k.oom = true;
+    } else if (item == "nopin") {
+      k.nopin = true;
     } else if (item == "stub") {
       k.stub = true;
     } else if (item == "defer") {

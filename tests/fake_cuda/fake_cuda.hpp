@@ -28,6 +28,7 @@ struct Knobs {
   bool oom = false;   // cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
   bool stub = false;  // every call but cuGetProcAddress fails with CUDA_ERROR_STUB_LIBRARY
   bool defer = false; // asynchronous copies wait in their stream until someone waits for them
+  bool nopin = false; // cuMemHostRegister fails with CUDA_ERROR_NOT_SUPPORTED
 };
 const Knobs &knobs();
 

@@ -18,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <fcntl.h>
+#include <iterator>
 #include <map>
 #include <mutex>
 #include <string>
@@ -46,6 +47,7 @@ struct Registry {
   std::mutex mutex;
   std::map<CUdeviceptr, std::shared_ptr<Allocation>> by_base;
   std::map<std::pair<pid_t, std::uint64_t>, CUdeviceptr> opened; // (exporter, buffer id) -> base
+  std::map<std::uintptr_t, std::size_t> pinned;                  // cuMemHostRegister: start -> bytes
 };
 // Never destroyed, so that a call made while the process exits still finds it.
 Registry &registry() {
@@ -375,6 +377,40 @@ CUresult cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t 
   if (ByteCount == 0)
     return CUDA_SUCCESS;
   return copy_async(dstDevice, srcDevice, ByteCount, hStream, Side::device);
+}
+
+// Page-locked host memory: the fake copies host memory the same way pinned or not, so it only
+// keeps the ranges, to refuse what a real driver refuses (an overlap, device memory, an unknown
+// start at unregister).
+CUresult cuMemHostRegister(void *p, size_t bytesize, unsigned int Flags) {
+  CUcontext ctx = nullptr;
+  if (const CUresult r = ready_with_context(&ctx); r != CUDA_SUCCESS)
+    return r;
+  if (knobs().nopin)
+    return CUDA_ERROR_NOT_SUPPORTED;
+  std::shared_ptr<Allocation> device;
+  unsigned char *address = nullptr;
+  if (bytesize == 0 || Flags > 0xf || resolve(host_address(p), bytesize, Side::host, device, address) != CUDA_SUCCESS)
+    return CUDA_ERROR_INVALID_VALUE;
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  const std::uintptr_t start = host_address(p);
+  auto next = r.pinned.lower_bound(start);
+  if (next != r.pinned.end() && next->first < start + bytesize)
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  if (next != r.pinned.begin() && std::prev(next)->first + std::prev(next)->second > start)
+    return CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED;
+  r.pinned.emplace(start, bytesize);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemHostUnregister(void *p) {
+  CUcontext ctx = nullptr;
+  if (const CUresult r = ready_with_context(&ctx); r != CUDA_SUCCESS)
+    return r;
+  Registry &r = registry();
+  std::lock_guard lock(r.mutex);
+  return r.pinned.erase(host_address(p)) == 1 ? CUDA_SUCCESS : CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED;
 }
 
 CUresult cuPointerGetAttribute(void *data, CUpointer_attribute attribute, CUdeviceptr ptr) {

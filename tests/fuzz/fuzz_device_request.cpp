@@ -5,7 +5,7 @@
 // Input: the raw bytes of a DeviceRequest as MPI_Mrecv would leave them (short input: zero
 // padded), then 8 bytes of message size and 8 of segment size. A request both checks accept is
 // carried out the way the target carries it out on its side, a copy into or out of [offset, +size)
-// of the segment through the request's inline bytes or a host buffer of kDeviceChunk bytes, the
+// of the segment through the request's inline bytes or a host buffer of kDevicePiece bytes, the
 // segment here a heap buffer of exactly its size (folded to at most 2 MiB), so that ASan reports
 // any byte the checks let through outside either.
 #include "fuzz_check.hpp"
@@ -29,7 +29,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   const std::uint64_t segment_size = words[1] % ((std::uint64_t{2} << 20) + 1);
   if (!valid_device_request(request, message_bytes))
     return 0;
-  FUZZ_CHECK(request.size <= (request.staging == 0 ? kDeviceInline : kDeviceChunk) &&
+  FUZZ_CHECK(request.size <= (request.staging == 0 ? kDeviceInline : kDevicePiece) &&
              valid_reply_tag(request.reply_tag));
   FUZZ_CHECK(message_bytes == sizeof request + (request.staging == 0 && request.put != 0 ? request.size : 0));
   if (!device_range_inside(request, segment_size))
@@ -37,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   auto segment = std::make_unique<char[]>(segment_size + 1); // +1: a zero-size segment still has an address
   // The target's side of the bytes: the request's inline bytes (DeviceCall::bytes), or its host
   // buffer of a staged request.
-  auto payload = std::make_unique<char[]>(request.staging == 0 ? kDeviceInline : kDeviceChunk);
+  auto payload = std::make_unique<char[]>(request.staging == 0 ? kDeviceInline : kDevicePiece);
   if (request.put != 0)
     std::memcpy(segment.get() + request.offset, payload.get(), request.size);
   else

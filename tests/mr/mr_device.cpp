@@ -91,8 +91,10 @@ constexpr unsigned kMaxRanks = 8;
 constexpr gaspi_size_t kSource = kIn + kMaxRanks * kChunk; // this rank's own bytes
 constexpr gaspi_size_t kSegBytes = kSource + kChunk + 8;
 
+// Never periodic at a power of two, so a piece that lands in another piece's place (staging
+// slots of 256 KiB, bounce pieces of 1 MiB) shows.
 unsigned char pattern(gaspi_rank_t from, unsigned tag, gaspi_size_t i) {
-  return static_cast<unsigned char>((from * 41 + tag * 23 + i * 7 + (i >> 9)) & 0xff);
+  return static_cast<unsigned char>((from * 41 + tag * 23 + i * 7 + ((i * 0x9E3779B1u) >> 19)) & 0xff);
 }
 std::vector<unsigned char> bytes(gaspi_rank_t from, unsigned tag, gaspi_size_t n) {
   std::vector<unsigned char> v(n);
