@@ -92,17 +92,28 @@ const SegmentView *local_segment(std::uint32_t id) noexcept {
   return id < limits::kSegmentSlots ? rt().segments.local(id) : nullptr;
 }
 
-char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noexcept {
+const SegmentView *direct_view(GlobalRank target, std::uint32_t id) noexcept {
   Runtime &r = rt();
   const Peer &p = r.peers[target];
   const shm::MappedSegment *m = p.kind == PeerKind::self  ? r.segments.local(id)
                                 : p.kind == PeerKind::shm ? r.node.lookup(p.node, id)
                                                           : nullptr;
+  return m != nullptr && m->memory != Memory::peer_host ? m : nullptr;
+}
+
+char *mapping(GlobalRank target, std::uint32_t id, std::uint64_t *size_out) noexcept {
+  const SegmentView *m = direct_view(target, id);
   if (m == nullptr || !m->host_mapped())
     return nullptr;
   if (size_out != nullptr)
     *size_out = m->size;
   return m->data;
+}
+
+void release_mapping(GlobalRank target, std::uint32_t id) noexcept {
+  Runtime &r = rt();
+  if (const Peer &p = r.peers[target]; p.kind == PeerKind::shm)
+    r.node.release(p.node, id);
 }
 
 void forget_segment_name(std::uint32_t id) noexcept { rt().node.unlink_segment_name(id); }

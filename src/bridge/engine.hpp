@@ -89,6 +89,14 @@ const SegmentView *local_segment(std::uint32_t id) noexcept;
 // Where this process maps rank `r`'s segment `id` (its own, or a node peer's, mapped here on first
 // use), or nullptr when `r` is reached over MPI or has no such segment. `size_out` gets its size.
 char *mapping(GlobalRank r, std::uint32_t id, std::uint64_t *size_out = nullptr) noexcept;
+// The view of rank `r`'s segment `id` that this process reaches by itself: its own, or a node
+// peer's mapped here on first use (shm: host memory; device memory: opened through CUDA IPC), or
+// nullptr when `r` is reached over MPI, has no such segment, or it is a node peer's bound host
+// memory (reached by cross-memory attach). Valid until the segment is deleted or released.
+const SegmentView *direct_view(GlobalRank r, std::uint32_t id) noexcept;
+// Closes this process's mapping of node peer `r`'s segment `id`, whose owner is about to free its
+// memory (GASNet-EX's gex_Segment_Destroy); a later use maps it anew. Nothing for other ranks.
+void release_mapping(GlobalRank r, std::uint32_t id) noexcept;
 // Every node peer has mapped this rank's segment `id` (after a barrier): its name can go, so that
 // a crash leaves nothing in /dev/shm.
 void forget_segment_name(std::uint32_t id) noexcept;

@@ -6,9 +6,11 @@
 // GASNET_MAXEPS: a process that creates endpoints in the same order as its peers knows their
 // indices without asking (UPC++ checks each new index against its own count).
 //
-// Publication is an exchange over the team: each rank's records (index, address, size, and for
-// device memory the IPC key a node peer opens it with), gathered with two reductions of the
-// team's collective engine (the largest count, then a bitwise OR of every rank's block).
+// Publication is an exchange over the team: each rank's records (index, address, size, device
+// memory or not), gathered with two reductions of the team's collective engine (the largest count,
+// then a bitwise OR of every rank's block). The memory itself is reached through the engine's
+// segment of the endpoint, which gex_EP_BindSegment made and publication registers with the team:
+// a node peer's device memory is opened by the engine (its segment carries the IPC key).
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -40,14 +42,13 @@ PublishedTable &table() {
   return *t;
 }
 
-// One published endpoint on the wire: 16 words.
+// One published endpoint on the wire: 3 words.
 struct Record {
   std::uint64_t head = 0; // bit 63 present, bit 62 has a segment, bit 61 device memory; low 32 bits the index
   std::uint64_t addr = 0, size = 0;
-  kinds::IpcKey key{};
 };
 static_assert(std::is_trivially_copyable_v<Record>);
-static_assert(sizeof(Record) == 16 * 8);
+static_assert(sizeof(Record) == 3 * 8);
 constexpr std::uint64_t kPresent = 1ull << 63, kHasSegment = 1ull << 62, kDevice = 1ull << 61;
 
 bool node_peer(gex_Rank_t jobrank) {
@@ -115,70 +116,62 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
     route.local = seg.mapped == nullptr ? nullptr : seg.mapped + offset;
     return route;
   }
-  PublishedTable &t = table();
-  std::lock_guard lock(t.lock);
-  Published &p = t.at(jobrank, index);
-  if (!p.valid)
+  Published p;
+  if (!published(jobrank, index, p))
     fatal(call, "rank %u published no segment for endpoint %u", jobrank, index);
   const auto a = reinterpret_cast<std::uint64_t>(addr);
   if (a < p.addr || a - p.addr > p.size || n > p.size - (a - p.addr))
     fatal(call, "[%p, +%zu) is not inside the segment of rank %u's endpoint %u [%p, +%llu)", addr, n, jobrank, index,
           reinterpret_cast<void *>(p.addr), static_cast<unsigned long long>(p.size));
   route.offset = a - p.addr;
-  if (p.local == nullptr && p.device && node_peer(jobrank)) {
-    // A node peer's device memory: opened through this process's device of the same ordinal.
-    kinds::CudaDevice *mine = local_device(p.key.device_ordinal);
-    if (mine == nullptr)
-      fatal(call, "rank %u's endpoint %u segment is memory of CUDA device %u, which this process cannot open", jobrank,
-            index, p.key.device_ordinal);
-    std::string why;
-    void *base = mine->import(p.key, why);
-    if (base == nullptr)
-      fatal(call, "rank %u's endpoint %u segment: %s", jobrank, index, why.c_str());
-    p.local = base;
-  }
-  if (p.local == nullptr) {
+  const SegmentView *view = engine::direct_view(GlobalRank{jobrank}, endpoint_segment(index));
+  if (view == nullptr) {
+    if (p.device && node_peer(jobrank))
+      fatal(call, "rank %u's endpoint %u segment is device memory that this process cannot open (see above)", jobrank,
+            index);
     route.by_engine = true;
     return route;
   }
-  route.local = static_cast<char *>(p.local) + route.offset;
+  // What was published and what the engine has must be the same segment: a rank that destroyed
+  // and bound again without publishing anew is reached as it is now, and never outside it.
+  if (n > view->size || route.offset > view->size - n || (view->memory == Memory::cuda) != p.device)
+    fatal(call, "rank %u's endpoint %u segment changed since it was published", jobrank, index);
+  route.local = view->data + route.offset;
   route.device = p.device;
-  if (p.device)
-    route.dev = local_device(p.key.device_ordinal);
+  if (p.device) {
+    route.dev = local_device(static_cast<unsigned>(view->device));
+    if (route.dev == nullptr)
+      fatal(call, "no CUDA device %d in this process for rank %u's endpoint %u segment", view->device, jobrank, index);
+  }
   return route;
 }
 
 namespace {
 
-// Forgets every entry of `jobrank` for the allocation `buffer_id` (closing this process's mapping).
-void forget(gex_Rank_t jobrank, std::uint64_t buffer_id) {
+// Forgets what `jobrank` published of the endpoints whose indices are the bits of `endpoints`, and
+// closes this process's mapping of their engine segments.
+void forget(gex_Rank_t jobrank, std::uint64_t endpoints) {
   PublishedTable &t = table();
   std::lock_guard lock(t.lock);
-  for (gex_EP_Index_t i = 1; i < GASNET_MAXEPS; ++i) {
-    Published &p = t.at(jobrank, i);
-    if (!p.valid || !p.device || p.key.buffer_id != buffer_id)
-      continue;
-    if (p.local != nullptr && jobrank != state().mynode)
-      if (kinds::CudaDevice *dev = local_device(p.key.device_ordinal); dev != nullptr)
-        dev->unimport(p.key);
-    p = Published{};
-  }
+  for (gex_EP_Index_t i = 1; i < GASNET_MAXEPS; ++i)
+    if ((endpoints >> i & 1) != 0) {
+      t.at(jobrank, i) = Published{};
+      engine::release_mapping(GlobalRank{jobrank}, endpoint_segment(i));
+    }
 }
 
 } // namespace
 
-void unpublish_device(const char *call, const gex_hyg_Segment &seg) {
-  kinds::IpcKey key;
-  std::string why;
-  if (!seg.device()->export_key(seg.addr, key, why))
-    fatal(call, "%s", why.c_str());
+static_assert(GASNET_MAXEPS <= 64, "an endpoint mask is 64 bits");
+
+void unpublish_device(std::uint64_t endpoints) {
   const State &s = state();
-  forget(s.mynode, key.buffer_id);
+  forget(s.mynode, endpoints);
   if (!am::is_open())
     return; // no messaging: no peer can have learnt of it
   std::atomic<unsigned> answered{0};
   unsigned asked = 0;
-  const gasnet_handlerarg_t args[4] = {high(key.buffer_id), low(key.buffer_id),
+  const gasnet_handlerarg_t args[4] = {high(endpoints), low(endpoints),
                                        high(reinterpret_cast<std::uint64_t>(&answered)),
                                        low(reinterpret_cast<std::uint64_t>(&answered))};
   for (gex_Rank_t r = 0; r < s.nodes; ++r)
@@ -282,15 +275,9 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
           if (engine::register_segment(endpoint_segment(e.index), GlobalRank{tm->jobrank(m)}) != GASPI_SUCCESS)
             fatal(call, "endpoint %u: its segment could not be registered with rank %u (see above)", e.index,
                   tm->jobrank(m));
-      r.head |= kHasSegment;
+      r.head |= kHasSegment | (seg->device() != nullptr ? kDevice : 0);
       r.addr = reinterpret_cast<std::uint64_t>(seg->addr);
       r.size = seg->size;
-      if (kinds::CudaDevice *dev = seg->device(); dev != nullptr) {
-        r.head |= kDevice;
-        std::string why;
-        if (!dev->export_key(seg->addr, r.key, why))
-          fatal(call, "endpoint %u's device segment: %s", e.index, why.c_str());
-      }
     }
   }
   // The team's largest count, then every rank's block of that many records, ORed into place.
@@ -315,20 +302,11 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
       if ((rec.head & kPresent) == 0 || (rec.head & kHasSegment) == 0 || index == 0 || index >= GASNET_MAXEPS)
         continue; // an endpoint without a segment leaves what was published before
       Published &p = t.at(jobrank, index);
-      if (p.valid && p.local != nullptr && p.device && jobrank != state().mynode &&
-          (p.key.buffer_id != rec.key.buffer_id || p.key.owner_pid != rec.key.owner_pid))
-        if (kinds::CudaDevice *dev = local_device(p.key.device_ordinal); dev != nullptr)
-          dev->unimport(p.key);
-      const bool same = p.valid && p.addr == rec.addr && p.size == rec.size &&
-                        p.device == ((rec.head & kDevice) != 0) && p.key.buffer_id == rec.key.buffer_id;
-      if (same)
-        continue;
       p = Published{};
       p.valid = true;
       p.device = (rec.head & kDevice) != 0;
       p.addr = rec.addr;
       p.size = rec.size;
-      p.key = rec.key;
       if (jobrank == state().mynode)
         p.local = reinterpret_cast<void *>(rec.addr);
     }

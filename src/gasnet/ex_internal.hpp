@@ -116,26 +116,26 @@ inline std::uint32_t endpoint_segment(gex_EP_Index_t index) noexcept {
   return hygaspi::limits::kEndpointSegment0 + index - 1;
 }
 
-// What a rank published of one of its endpoints' bound segments (gex_EP_PublishBoundSegment, or
-// gex_Segment_Attach for index 0): the owner's address, the size, and how a process of its node
-// opens device memory. `local` is this process's address of it, once opened.
+// What a rank published of one of its endpoints' bound segments (gex_EP_PublishBoundSegment): the
+// owner's address and the size, which RMA through a TM-pair addresses and checks ranges against.
+// How this process reaches the memory is the engine's (its segment of that endpoint).
 struct Published {
   bool valid = false;
-  bool device = false; // CUDA device memory (reached through `key`); host memory otherwise
+  bool device = false; // CUDA device memory; host memory otherwise
   std::uint64_t addr = 0, size = 0;
-  hygaspi::kinds::IpcKey key{};
-  void *local = nullptr; // the owner's address in this process (self: addr; node peer: once imported)
+  void *local = nullptr; // the owner's address when the owner is this process
 };
 // A copy of the entry of (job rank, endpoint index > 0); false when none was published.
 // Thread-safe.
 bool published(gex_Rank_t jobrank, gex_EP_Index_t index, Published &out);
 // How this process reaches [addr, +n) of (jobrank, index)'s bound segment (fatal naming the call
-// when the range lies outside it): `local`, this process's address of it (a node peer's device
-// memory opened the first time), and `dev`, the device to copy with when it is device memory; or,
-// for memory this process cannot map (a peer's non-primordial host segment, another node's
-// segment of an endpoint beyond 0), `by_engine` with the range's `offset` in the segment: the
-// engine's segment of that endpoint is reached by the bridge's routes (ex_mk.cpp engine_copy).
-// Index 0 across nodes: neither (the GASNet-1 path).
+// when the range lies outside it): `local`, this process's address of it, and `dev`, the device to
+// copy with when it is device memory (the engine's view of its segment of that endpoint: this
+// process's own, or a node peer's device memory, which the engine opens through CUDA IPC the
+// first time); or, for memory this process does not map (a node peer's bound host memory, another
+// node's segment of an endpoint beyond 0), `by_engine` with the range's `offset` in the segment:
+// the bridge's routes reach it (ex_mk.cpp engine_copy). Index 0 across nodes: neither (the
+// GASNet-1 path).
 struct Route {
   void *local = nullptr;
   bool device = false; // the range is device memory
@@ -144,9 +144,10 @@ struct Route {
   std::uint64_t offset = 0;
 };
 Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n);
-// gex_Segment_Destroy of a device segment: every node peer forgets what this rank published of
-// it and closes its IPC mapping, and has answered, before the memory may be freed. Waits, polling.
-void unpublish_device(const char *call, const gex_hyg_Segment &seg);
+// gex_Segment_Destroy of a device segment bound to the endpoints whose indices are the bits of
+// `endpoints`: every node peer forgets what this rank published of them and closes its mapping
+// (engine::release_mapping), and has answered, before the memory may be freed. Waits, polling.
+void unpublish_device(std::uint64_t endpoints);
 // This process's device of CUDA ordinal `ordinal`, through which node peers' memory on it is
 // opened and copied (opened at first use, kept for the process's life); nullptr without one.
 hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);

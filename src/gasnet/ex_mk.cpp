@@ -356,11 +356,14 @@ void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
   }
   // The engine forgets it (and so do the ranks of other nodes it was registered with) before the
   // memory goes.
+  std::uint64_t endpoints = 0; // the indices it is bound to, as bits
   for (std::uint32_t i = 1; gex_hyg_EP *e = created(i); ++i)
-    if (e->bound.load(std::memory_order_acquire) == segment)
+    if (e->bound.load(std::memory_order_acquire) == segment) {
       (void)engine::delete_segment(endpoint_segment(e->index));
+      endpoints |= std::uint64_t{1} << e->index;
+    }
   if (kinds::CudaDevice *dev = segment->device(); dev != nullptr) {
-    unpublish_device(call, *segment); // no node peer still maps it when it is freed
+    unpublish_device(endpoints); // no node peer still maps it when it is freed
     if (segment->library_allocated)
       dev->release(segment->addr);
     segment->kind->segments.fetch_sub(1);

@@ -33,7 +33,7 @@ enum InternalHandler : gasnet_handler_t {
   kHandlerSeginfo = 1, // attach: a rank's segment base and size
   kHandlerExit = 3,    // gasnet_exit of another rank: its code
   // gex_Segment_Destroy of a published device segment (ex_ep.cpp)
-  kHandlerUnmap = 8,    // request, Short: forget (and close) the segment of this buffer id
+  kHandlerUnmap = 8,    // request, Short: forget (and close) the segments of these endpoints
   kHandlerUnmapAck = 9, // reply, Short: done
 };
 inline constexpr unsigned kFirstClientHandler = 128;

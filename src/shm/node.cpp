@@ -535,6 +535,23 @@ gaspi_return_t Node::segment_delete(std::uint32_t seg) {
   return GASPI_SUCCESS;
 }
 
+void Node::release(NodeIndex rank, std::uint32_t seg) noexcept {
+  if (rank.value() == rank_)
+    return; // our own segments are deleted, not released
+  std::lock_guard lock(map_mutex_);
+  const MappedSegment *m = peers_[rank.value()].segments[seg].exchange(nullptr, std::memory_order_acq_rel);
+  if (m == nullptr)
+    return;
+  retire(*m);
+  for (const auto &owned : mappings_)
+    if (owned.get() == m && owned->imported) {
+      std::string why;
+      if (kinds::CudaDevice *dev = kinds::device(cuda_library_, owned->device, why); dev != nullptr)
+        dev->unimport(owned->key);
+      owned->imported = false; // closed: not again at term
+    }
+}
+
 const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::uint64_t gen) {
   const SegmentEntry &entry = block(rank).segments[seg];
   if ((gen & kLive) == 0)

@@ -148,6 +148,9 @@ public:
       return cached; // a cached generation is always odd (live)
     return map_segment(rank, seg, gen);
   }
+  // Drops this process's mapping of `rank`'s segment `seg` (closing a device segment's IPC mapping
+  // now, not at term), for an owner about to free the memory; the next lookup maps it anew.
+  void release(NodeIndex rank, std::uint32_t seg) noexcept;
   // lookup() without its slow path: nullptr when the mapping is not cached or is stale.
   [[nodiscard]] const MappedSegment *cached(NodeIndex rank, std::uint32_t seg) const noexcept {
     const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);
