@@ -111,9 +111,9 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
   const State &s = state();
   Route route;
   if (index == 0) {
-    const std::uint64_t offset = segment_offset(call, jobrank, addr, n); // fatal outside the primordial segment
+    route.offset = segment_offset(call, jobrank, addr, n); // fatal outside the primordial segment
     const NodeSegment &seg = s.segments[jobrank];
-    route.local = seg.mapped == nullptr ? nullptr : seg.mapped + offset;
+    route.local = seg.mapped == nullptr ? nullptr : seg.mapped + route.offset;
     return route;
   }
   Published p;

@@ -151,11 +151,6 @@ void unpublish_device(std::uint64_t endpoints);
 // This process's device of CUDA ordinal `ordinal`, through which node peers' memory on it is
 // opened and copied (opened at first use, kept for the process's life); nullptr without one.
 hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);
-// A copy on `dev`'s stream, waited for here (polling meanwhile); fatal naming the call when the
-// driver fails it.
-void device_copy(const char *call, hygaspi::kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n);
-// Device memory moves through host memory in pieces of this size (bounce buffers).
-inline constexpr std::size_t kStagePiece = std::size_t{4} << 20;
 // RMA through a TM-pair (ex_rma.cpp calls it for TM-pairs): a copy between `local` (host memory,
 // or in the local endpoint's bound segment) and the remote range. `wait` says what the caller
 // takes: now (complete at return), an event, or the thread's NBI set. Only a copy on a device's

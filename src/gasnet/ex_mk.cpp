@@ -1,14 +1,14 @@
 // GASNet-EX memory kinds and segments [GEX-MK sections 4 and 6]: gex_MK_Create/Destroy (gasnet_mk.h),
 // gex_Segment_Create/Destroy of host or CUDA device memory, and the copy behind RMA through a
 // TM-pair (pair_copy), which reaches, by the route ex_ep.cpp's reach() finds:
-//  - this process's segments, host or device: memmove, or a copy on the device's stream;
-//  - a node peer's device segment: its allocation opened once through CUDA IPC (the key it
-//    published), then a copy on the device's stream;
-//  - any rank's primordial segment (remote index 0), from host memory or from a device segment:
-//    the GASNet-1 path, through a host bounce buffer when the local side is device memory;
-//  - anything else (another node's segment of an endpoint beyond 0, a node peer's host segment of
-//    one): the engine's segment of that endpoint, by the bridge's routes (engine_copy: the MPI
-//    window, cross-memory attach, or a request its owner serves for device memory).
+//  - memory this process maps (its own segments, a node peer's primordial segment, a node peer's
+//    device segment, which the engine opened through CUDA IPC): memmove, or a copy on the device's
+//    stream;
+//  - another node's primordial segment (remote index 0) from host memory: the GASNet-1 path;
+//  - anything else (another node's segment, a node peer's bound host memory, the primordial
+//    segment with a device-memory local side): the engine's segment, by the bridge's routes
+//    (engine_copy: the MPI window, through a host bounce buffer for device memory; cross-memory
+//    attach; or a request its owner serves for device memory).
 // A copy on a device's stream may be left in flight (an NB event, the thread's NBI lists: see
 // PairWait); every other route is complete when pair_copy returns. Waits poll the AM lanes
 // meanwhile (block_until).
@@ -81,7 +81,15 @@ bool finish(const char *call, DeviceOp *op, bool block) {
 
 namespace hygaspi::gasnet::ex {
 
-// A copy on `dev`'s stream, waited for here.
+kinds::CudaDevice *local_device(unsigned ordinal) {
+  std::string why;
+  return kinds::device(engine::knobs().cuda_library, static_cast<int>(ordinal), why);
+}
+
+namespace {
+
+// A copy on `dev`'s stream, waited for here (polling meanwhile); fatal naming the call when the
+// driver fails it.
 void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n) {
   kinds::Copy copy;
   std::string why;
@@ -92,25 +100,20 @@ void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void
     fatal(call, "%s", why.c_str());
 }
 
-kinds::CudaDevice *local_device(unsigned ordinal) {
-  std::string why;
-  return kinds::device(engine::knobs().cuda_library, static_cast<int>(ordinal), why);
-}
-
-namespace {
-
-// Memory this process does not map (`reach` says `by_engine`): the engine's segment of the endpoint,
-// which the bridge reaches by its own routes (bridge/device_rma.hpp, bridge/target.hpp): a node
-// peer's host memory by cross-memory attach, another node's host memory through the MPI window,
-// another node's device memory served by its owner. Complete at return.
-void engine_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std::uint64_t offset, void *local,
+// Memory this process does not map (`reach` says `by_engine`, or another node's primordial segment
+// with a device-memory local side): the engine's segment `slot`, which the bridge reaches by its
+// own routes (bridge/device_rma.hpp, bridge/target.hpp): a node peer's host memory by cross-memory
+// attach, another node's host memory through the MPI window (through a host bounce buffer when the
+// local side is device memory), another node's device memory served by its owner. Complete at
+// return.
+void engine_copy(const char *call, gex_Rank_t jobrank, std::uint32_t slot, std::uint64_t offset, void *local,
                  std::size_t n, bool put, const kinds::CudaDevice *local_dev) {
   engine::Target target;
-  if (engine::find(GlobalRank{jobrank}, endpoint_segment(index), target) != engine::Found::yes)
-    fatal(call, "rank %u's endpoint %u segment is not registered with this rank (destroyed?)", jobrank, index);
+  if (engine::find(GlobalRank{jobrank}, slot, target) != engine::Found::yes)
+    fatal(call, "rank %u's segment (engine segment %u) is not registered with this rank (destroyed?)", jobrank, slot);
   if (offset > target.size() || n > target.size() - offset)
-    fatal(call, "[%llu, +%zu) lies outside rank %u's endpoint %u segment of %llu bytes (destroyed and rebound?)",
-          static_cast<unsigned long long>(offset), n, jobrank, index, static_cast<unsigned long long>(target.size()));
+    fatal(call, "[%llu, +%zu) lies outside rank %u's segment of %llu bytes (destroyed and rebound?)",
+          static_cast<unsigned long long>(offset), n, jobrank, static_cast<unsigned long long>(target.size()));
   SegmentView device_side; // the local side, when it is device memory
   device_side.memory = Memory::cuda;
   device_side.device = local_dev != nullptr ? local_dev->ordinal() : -1;
@@ -120,8 +123,8 @@ void engine_copy(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, std
   if (rc == GASPI_SUCCESS)
     rc = engine::gets_landed(GlobalRank{jobrank}); // an MPI window transfer is complete at its flush
   if (rc != GASPI_SUCCESS)
-    fatal(call, "%s of %zu bytes %s rank %u's endpoint %u segment failed (see above)", put ? "a put" : "a get", n,
-          put ? "into" : "out of", jobrank, index);
+    fatal(call, "%s of %zu bytes %s rank %u's segment (engine segment %u) failed (see above)", put ? "a put" : "a get",
+          n, put ? "into" : "out of", jobrank, slot);
 }
 
 } // namespace
@@ -141,30 +144,16 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
       fatal(call, "[%p, +%zu) runs past the end of endpoint %u's device segment [%p, +%zu)", local, n, ep.index,
             seg->addr, static_cast<std::size_t>(seg->size));
   }
-  if (route.by_engine) {
-    engine_copy(call, jobrank, tm->pair_remote, route.offset, local, n, put, local_dev);
+  if (route.by_engine || (route.local == nullptr && local_dev != nullptr)) {
+    const std::uint32_t slot = tm->pair_remote == 0 ? limits::kGasnetSegment : endpoint_segment(tm->pair_remote);
+    engine_copy(call, jobrank, slot, route.offset, local, n, put, local_dev);
     return GEX_EVENT_INVALID;
   }
-  if (route.local == nullptr) { // another node's primordial segment: the GASNet-1 path
-    if (local_dev == nullptr) {
-      if (put)
-        gasnet_put_bulk(jobrank, remote, local, n);
-      else
-        gasnet_get_bulk(local, jobrank, remote, n);
-      return GEX_EVENT_INVALID;
-    }
-    std::vector<char> bounce(std::min(n, kStagePiece));
-    for (std::size_t done = 0; done < n; done += bounce.size()) {
-      const std::size_t len = std::min(bounce.size(), n - done);
-      char *l = static_cast<char *>(local) + done, *r = static_cast<char *>(remote) + done;
-      if (put) {
-        device_copy(call, *local_dev, bounce.data(), l, len);
-        gasnet_put_bulk(jobrank, r, bounce.data(), len);
-      } else {
-        gasnet_get_bulk(bounce.data(), jobrank, r, len);
-        device_copy(call, *local_dev, l, bounce.data(), len);
-      }
-    }
+  if (route.local == nullptr) { // another node's primordial segment from host memory: the GASNet-1 path
+    if (put)
+      gasnet_put_bulk(jobrank, remote, local, n);
+    else
+      gasnet_get_bulk(local, jobrank, remote, n);
     return GEX_EVENT_INVALID;
   }
   void *dst = put ? route.local : local;
