@@ -6,9 +6,11 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <string>
 
 #include "bridge/engine.hpp"
 #include "bridge/runtime.hpp"
+#include "core/log.hpp"
 
 namespace hygaspi::engine {
 
@@ -56,14 +58,41 @@ void Completion::add(std::uint32_t segment, GlobalRank target, std::uint64_t tic
   pending_.push_back(Pending{segment, target.value(), ticket});
 }
 
+void Completion::add(kinds::CudaDevice &device, const kinds::Copy &copy) { copies_.push_back(InFlight{&device, copy}); }
+
 void Completion::merge(Completion &other) {
   for (const Pending &p : other.pending_)
     add(p.segment, GlobalRank{p.rank}, p.ticket);
   other.pending_.clear();
+  copies_.insert(copies_.end(), other.copies_.begin(), other.copies_.end());
+  other.copies_.clear();
+  copy_failed_ = copy_failed_ || other.copy_failed_;
+  other.copy_failed_ = false;
+}
+
+bool Completion::copies_done() {
+  // A stream completes its copies in order, so the first one still running ends the look (one on
+  // another device's stream that is done already leaves at a later look).
+  std::size_t done = 0;
+  for (; done < copies_.size(); ++done) {
+    std::string why;
+    if (!copies_[done].device->test(copies_[done].copy, why))
+      break;
+    if (!why.empty()) {
+      log::error("a copy on CUDA device %d failed: %s", copies_[done].device->ordinal(), why.c_str());
+      copy_failed_ = true;
+    }
+  }
+  copies_.erase(copies_.begin(), copies_.begin() + static_cast<std::ptrdiff_t>(done));
+  return copies_.empty();
 }
 
 gaspi_return_t Completion::settle() {
-  gaspi_return_t rc = GASPI_SUCCESS;
+  if (!copies_.empty())
+    (void)wait_until([this] { return copies_done(); }, Deadline(GASPI_BLOCK), rt().node.wait_policy(), Step(), Nap{},
+                     kAlwaysHealthy);
+  gaspi_return_t rc = copy_failed_ ? GASPI_ERROR : GASPI_SUCCESS;
+  copy_failed_ = false;
   for (const Pending &p : pending_) {
     Window *w = window_of(p.segment);
     if (w == nullptr || w->flush(rt().peers[GlobalRank{p.rank}].mpi, p.ticket) != GASPI_SUCCESS)

@@ -11,7 +11,9 @@
 // Completion: every MPI put and get takes a ticket of its target, and an MPI_Win_flush of the
 // target completes every ticket issued before it, at both ends (MPI-3.1 §11.5.4). A Completion
 // keeps the highest ticket per target; settling it flushes each target that no flush has passed
-// yet. So many transfers to one target cost one flush.
+// yet. So many transfers to one target cost one flush. It also holds copies in flight on a CUDA
+// device's stream (GASNet-EX's device copies), complete once their events have passed: one object
+// for what a GASNet handle, an NBI set or a GASNet-EX event waits for.
 #pragma once
 #include <GASPI.h>
 
@@ -20,17 +22,24 @@
 #include <vector>
 
 #include "core/ranks.hpp"
+#include "kinds/cuda_device.hpp"
 
 namespace hygaspi::engine {
 
 class Completion {
 public:
-  [[nodiscard]] bool empty() const noexcept { return pending_.empty(); }
+  [[nodiscard]] bool empty() const noexcept { return pending_.empty() && copies_.empty(); }
   void add(std::uint32_t segment, GlobalRank target, std::uint64_t ticket);
+  // A copy in flight on `device`'s stream (started with CudaDevice::start_copy).
+  void add(kinds::CudaDevice &device, const kinds::Copy &copy);
   // Takes over what `other` waits for (`other` is then empty).
   void merge(Completion &other);
-  // Completes everything this object waits for (flushes, each bounded by MPI progress here and at
-  // the target, never by the client). GASPI_ERROR when MPI failed; the object is then empty anyway.
+  // One look at the device copies, which need no progress to complete: true when none is left in
+  // flight (the MPI part waits for settle). A failed copy counts as done, and settle reports it.
+  bool copies_done();
+  // Completes everything this object waits for (the device copies, then flushes, each bounded by
+  // MPI progress here and at the target, never by the client). GASPI_ERROR when a copy or MPI
+  // failed (logged); the object is then empty anyway.
   gaspi_return_t settle();
 
 private:
@@ -39,7 +48,13 @@ private:
     std::uint32_t rank;    // global rank of the target
     std::uint64_t ticket;  // the highest ticket to complete
   };
+  struct InFlight {
+    kinds::CudaDevice *device;
+    kinds::Copy copy;
+  };
   std::vector<Pending> pending_;
+  std::vector<InFlight> copies_;
+  bool copy_failed_ = false;
 };
 
 // What a put completes before it returns (the rest: at settle).

@@ -153,22 +153,14 @@ void unpublish_device(std::uint64_t endpoints);
 hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);
 // RMA through a TM-pair (ex_rma.cpp calls it for TM-pairs): a copy between `local` (host memory,
 // or in the local endpoint's bound segment) and the remote range. `wait` says what the caller
-// takes: now (complete at return), an event, or the thread's NBI set. Only a copy on a device's
-// stream (this process's device memory, or a node peer's through IPC) is left in flight; the other
-// routes complete at return, and the result is then GEX_EVENT_INVALID.
+// takes: now (complete at return), an event, or the thread's NBI set (or open access region). Only
+// a copy on a device's stream (this process's device memory, or a node peer's through IPC) is left
+// in flight, in an engine::Completion behind a GASNet-1 handle (the event) or the thread's NBI
+// set, as every RMA is; the other routes complete at return, and the result is then
+// GEX_EVENT_INVALID.
 enum class PairWait : std::uint8_t { now, event, nbi };
 gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n,
                       bool put, PairWait wait);
-// Copies on a device's stream in flight (ex_mk.cpp): their events are heap objects tagged by 8 in
-// the low 4 bits, below 2^48 (no other kind of event looks so: see above); device_event_test is
-// test_one's for them. device_nbi_test/wait: this thread's NBI copies of the categories in `mask`.
-inline bool is_device_event(gex_Event_t e) noexcept {
-  const auto v = reinterpret_cast<std::uintptr_t>(e);
-  return (v & 15u) == 8u && (v >> 48) == 0;
-}
-bool device_event_test(const char *call, gex_Event_t e, bool block);
-bool device_nbi_test(const char *call, gex_EC_t mask);
-void device_nbi_wait(const char *call, gex_EC_t mask);
 
 // Entry checks that name the call: `tm` is a team of this client (and the client exists); `ep` the
 // primordial endpoint; gex_Segment_Attach (or gasnet_attach) has returned: every rank's segment is

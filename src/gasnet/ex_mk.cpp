@@ -9,9 +9,8 @@
 //    segment with a device-memory local side): the engine's segment, by the bridge's routes
 //    (engine_copy: the MPI window, through a host bounce buffer for device memory; cross-memory
 //    attach; or a request its owner serves for device memory).
-// A copy on a device's stream may be left in flight (an NB event, the thread's NBI lists: see
-// PairWait); every other route is complete when pair_copy returns. Waits poll the AM lanes
-// meanwhile (block_until).
+// A copy on a device's stream may be left in flight (an engine::Completion behind an NB event or
+// in the thread's NBI set: see PairWait); every other route is complete when pair_copy returns.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -54,29 +53,6 @@ bool inside(const void *p, std::size_t n, const void *base, std::size_t size) {
   return a >= b && a - b <= size && n <= size - (a - b);
 }
 
-// A device copy in flight: an NB event points at it (tagged), an NBI one is in its thread's list.
-struct alignas(16) DeviceOp {
-  kinds::CudaDevice *dev;
-  kinds::Copy copy;
-};
-struct DeviceNbi {
-  std::vector<DeviceOp *> puts, gets;
-};
-thread_local DeviceNbi t_device_nbi; // NBI operations are the calling thread's [GEX "NBI"]
-
-// One look at `op` (or a wait, `block`); true, with `op` freed, once its copy is complete.
-bool finish(const char *call, DeviceOp *op, bool block) {
-  std::string why;
-  if (block)
-    block_until([&] { return op->dev->test(op->copy, why); });
-  else if (!op->dev->test(op->copy, why))
-    return false;
-  delete op;
-  if (!why.empty())
-    fatal(call, "%s", why.c_str());
-  return true;
-}
-
 } // namespace
 
 namespace hygaspi::gasnet::ex {
@@ -88,16 +64,16 @@ kinds::CudaDevice *local_device(unsigned ordinal) {
 
 namespace {
 
-// A copy on `dev`'s stream, waited for here (polling meanwhile); fatal naming the call when the
-// driver fails it.
+// A copy on `dev`'s stream, complete at return; fatal naming the call when the driver fails it.
 void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n) {
   kinds::Copy copy;
   std::string why;
   if (!dev.start_copy(dst, src, n, copy, why))
     fatal(call, "%s", why.c_str());
-  block_until([&] { return dev.test(copy, why); });
-  if (!why.empty())
-    fatal(call, "%s", why.c_str());
+  engine::Completion done;
+  done.add(dev, copy);
+  if (done.settle() != GASPI_SUCCESS)
+    fatal(call, "a copy on CUDA device %d failed (see above)", dev.ordinal());
 }
 
 // Memory this process does not map (`reach` says `by_engine`, or another node's primordial segment
@@ -166,47 +142,21 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
     std::memmove(dst, src, n);
     return GEX_EVENT_INVALID;
   }
-  if (wait == PairWait::now || (wait == PairWait::nbi && nbi_in_region())) { // a region takes no device copy
+  if (wait == PairWait::now) {
     device_copy(call, *dev, dst, src, n);
     return GEX_EVENT_INVALID;
   }
-  auto *op = new DeviceOp{dev, {}};
+  kinds::Copy copy;
   std::string why;
-  if (!dev->start_copy(dst, src, n, op->copy, why)) {
-    delete op;
+  if (!dev->start_copy(dst, src, n, copy, why))
     fatal(call, "%s", why.c_str());
-  }
+  engine::Completion pending;
+  pending.add(*dev, copy);
   if (wait == PairWait::nbi) {
-    (put ? t_device_nbi.puts : t_device_nbi.gets).push_back(op);
+    nbi_join(put, pending);
     return GEX_EVENT_INVALID;
   }
-  return reinterpret_cast<gex_Event_t>(reinterpret_cast<std::uintptr_t>(op) | 8u);
-}
-
-bool device_event_test(const char *call, gex_Event_t e, bool block) {
-  auto *op = reinterpret_cast<DeviceOp *>(reinterpret_cast<std::uintptr_t>(e) & ~std::uintptr_t{15});
-  return finish(call, op, block);
-}
-
-bool device_nbi_test(const char *call, gex_EC_t mask) {
-  bool none_left = true;
-  for (auto *list : {(mask & GEX_EC_PUT) != 0 ? &t_device_nbi.puts : nullptr,
-                     (mask & GEX_EC_GET) != 0 ? &t_device_nbi.gets : nullptr}) {
-    if (list == nullptr)
-      continue;
-    // Completed copies leave the list; a stream completes its copies in order, so the first one
-    // still running ends the look.
-    std::size_t done = 0;
-    while (done < list->size() && finish(call, (*list)[done], false))
-      ++done;
-    list->erase(list->begin(), list->begin() + static_cast<std::ptrdiff_t>(done));
-    none_left = none_left && list->empty();
-  }
-  return none_left;
-}
-
-void device_nbi_wait(const char *call, gex_EC_t mask) {
-  block_until([&] { return device_nbi_test(call, mask); });
+  return to_event(handle_of(call, pending));
 }
 
 } // namespace hygaspi::gasnet::ex

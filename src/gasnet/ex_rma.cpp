@@ -60,8 +60,6 @@ bool test_one(const char *call, gex_Event_t e, bool block) {
     return ad_event_test(call, e, block);
   if (is_coll_event(e))
     return coll_test(call, e, block);
-  if (is_device_event(e))
-    return device_event_test(call, e, block);
   if (block) {
     gasnet_wait_syncnb(to_handle(e));
     return true;
@@ -243,7 +241,7 @@ int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Test";
   require_no_flags(call, flags);
   require_may_communicate(call);
-  if (!ad_nbi_test(call, event_mask) || !device_nbi_test(call, event_mask))
+  if (!ad_nbi_test(call, event_mask))
     return GASNET_ERR_NOT_READY;
   const bool gets = (event_mask & GEX_EC_GET) != 0, puts = (event_mask & GEX_EC_PUT) != 0;
   if (gets && puts)
@@ -259,7 +257,6 @@ void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   require_no_flags(call, flags);
   require_may_communicate(call);
   ad_nbi_wait(call, event_mask);
-  device_nbi_wait(call, event_mask);
   if ((event_mask & GEX_EC_GET) != 0)
     gasnet_wait_syncnbi_gets();
   if ((event_mask & GEX_EC_PUT) != 0)

@@ -49,7 +49,7 @@ using engine::Completion;
 // Completes what `p` waits for; fatal when MPI cannot.
 void settle(const char *call, Completion &p) {
   if (p.settle() != GASPI_SUCCESS)
-    fatal(call, "MPI could not complete a transfer to another node");
+    fatal(call, "a transfer could not complete (see above)");
 }
 
 // ---- explicit handles: bits 0-23 the entry, 24-47 its generation (odd while in flight, so no
@@ -109,12 +109,15 @@ std::uint32_t lookup(const char *call, gasnet_handle_t h) {
   return i;
 }
 
-// Completes `h`'s operation; the handle is then dead. Always true: a try settles too (see the top).
-bool sync_one(const char *call, gasnet_handle_t h) {
+// Completes `h`'s operation; the handle is then dead. A try (`block` false) settles too (see the
+// top), but leaves a GASNet-EX device copy that is still running, and answers false then.
+bool sync_one(const char *call, gasnet_handle_t h, bool block = true) {
   if (h == GASNET_INVALID_HANDLE)
     return true;
   const std::uint32_t i = lookup(call, h);
   HandleTable &t = t_handles;
+  if (!block && !t.ops[i].pending.copies_done())
+    return false;
   settle(call, t.ops[i].pending);
   t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
   t.free.push_back(i);
@@ -122,10 +125,10 @@ bool sync_one(const char *call, gasnet_handle_t h) {
 }
 
 // Every completed handle becomes GASNET_INVALID_HANDLE [G1 §3.3.3.2]; true when all did.
-bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles) {
+bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles, bool block) {
   bool all = true;
   for (size_t i = 0; i < numhandles; ++i) {
-    if (sync_one(call, phandle[i]))
+    if (sync_one(call, phandle[i], block))
       phandle[i] = GASNET_INVALID_HANDLE;
     else
       all = false;
@@ -212,8 +215,6 @@ Completion &nbi(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? 
 
 } // namespace
 
-bool hygaspi::gasnet::nbi_in_region() noexcept { return t_nbi.in_region; }
-
 namespace {
 
 void no_region(const char *call) {
@@ -221,10 +222,15 @@ void no_region(const char *call) {
     fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");
 }
 
-// Syncs the thread's NBI puts or gets.
-void sync_nbi(const char *call, bool gets) {
+// Syncs the thread's NBI puts or gets; a try (`block` false) answers false, and settles nothing,
+// while a GASNet-EX device copy among them is still running.
+bool sync_nbi(const char *call, bool gets, bool block = true) {
   no_region(call);
-  settle(call, gets ? t_nbi.gets : t_nbi.puts);
+  Completion &set = gets ? t_nbi.gets : t_nbi.puts;
+  if (!block && !set.copies_done())
+    return false;
+  settle(call, set);
+  return true;
 }
 
 std::uint64_t value_bytes(gasnet_register_value_t v, std::size_t n, const char *call) {
@@ -241,6 +247,12 @@ template <class Start> gasnet_handle_t with_handle(const char *call, Start &&sta
 }
 
 } // namespace
+
+gasnet_handle_t hygaspi::gasnet::handle_of(const char *call, Completion &pending) {
+  return with_handle(call, [&](Completion *p) { p->merge(pending); });
+}
+
+void hygaspi::gasnet::nbi_join(bool is_put, Completion &pending) { nbi(is_put).merge(pending); }
 
 // Value-get handles have no invalid value [G1 §3.4.2]: each is an object of the thread's pool, and
 // a pool object is never freed, so a second sync finds it dead instead of freeing it twice.
@@ -310,17 +322,17 @@ gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t
 
 void gasnet_wait_syncnb(gasnet_handle_t handle) { sync_one("gasnet_wait_syncnb", handle); }
 int gasnet_try_syncnb(gasnet_handle_t handle) {
-  return sync_one("gasnet_try_syncnb", handle) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return sync_one("gasnet_try_syncnb", handle, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gasnet_wait_syncnb_all(gasnet_handle_t *phandle, size_t numhandles) {
-  sync_array("gasnet_wait_syncnb_all", phandle, numhandles);
+  sync_array("gasnet_wait_syncnb_all", phandle, numhandles, true);
 }
 int gasnet_try_syncnb_all(gasnet_handle_t *phandle, size_t numhandles) {
-  return sync_array("gasnet_try_syncnb_all", phandle, numhandles) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return sync_array("gasnet_try_syncnb_all", phandle, numhandles, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 void gasnet_wait_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
-  sync_array("gasnet_wait_syncnb_some", phandle, numhandles); // every one completes: "at least one" holds
+  sync_array("gasnet_wait_syncnb_some", phandle, numhandles, true); // every one completes: "at least one" holds
 }
 int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
   // OK when at least one valid handle completed, or none was valid [G1 §3.3.3.3].
@@ -329,7 +341,7 @@ int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
     if (phandle[i] == GASNET_INVALID_HANDLE)
       continue;
     any_valid = true;
-    if (sync_one("gasnet_try_syncnb_some", phandle[i])) {
+    if (sync_one("gasnet_try_syncnb_some", phandle[i], false)) {
       phandle[i] = GASNET_INVALID_HANDLE;
       any_done = true;
     }
@@ -360,17 +372,15 @@ void gasnet_wait_syncnbi_all(void) {
   sync_nbi("gasnet_wait_syncnbi_all", false);
 }
 int gasnet_try_syncnbi_gets(void) {
-  sync_nbi("gasnet_try_syncnbi_gets", true);
-  return GASNET_OK;
+  return sync_nbi("gasnet_try_syncnbi_gets", true, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 int gasnet_try_syncnbi_puts(void) {
-  sync_nbi("gasnet_try_syncnbi_puts", false);
-  return GASNET_OK;
+  return sync_nbi("gasnet_try_syncnbi_puts", false, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 int gasnet_try_syncnbi_all(void) {
-  sync_nbi("gasnet_try_syncnbi_all", true);
-  sync_nbi("gasnet_try_syncnbi_all", false);
-  return GASNET_OK;
+  const bool gets = sync_nbi("gasnet_try_syncnbi_all", true, false);
+  const bool puts = sync_nbi("gasnet_try_syncnbi_all", false, false);
+  return gets && puts ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gasnet_begin_nbi_accessregion(void) {

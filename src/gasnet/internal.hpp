@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "bridge/peers.hpp"
+#include "bridge/segment_rma.hpp"
 
 // The thread-locals every call reads: the initial-exec model reads them without __tls_get_addr
 // (a few bytes of the static TLS block, which a library loaded at start-up always has).
@@ -195,8 +196,12 @@ inline std::uint64_t segment_offset(const char *call, gasnet_node_t node, const 
 // GASNet segment): opened by gasnet_attach, collectively over all ranks, when the job spans nodes.
 bool window_open(void *base, std::uint64_t size);
 
-// The calling thread has an NBI access region open (gasnet_begin_nbi_accessregion).
-bool nbi_in_region() noexcept;
+// GASNet-EX's device copies join GASNet-1's completion (extended.cpp): handle_of makes an explicit
+// handle that waits for what `pending` holds (GASNET_INVALID_HANDLE when nothing), nbi_join adds
+// it to the calling thread's NBI puts or gets, or to its open access region. `pending` is then
+// empty.
+gasnet_handle_t handle_of(const char *call, engine::Completion &pending);
+void nbi_join(bool is_put, engine::Completion &pending);
 
 // gasnet_exit's path, also run when another rank's exit notice arrives (core.cpp).
 [[noreturn]] void exit_job(int code) noexcept;
