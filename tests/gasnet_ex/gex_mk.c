@@ -12,8 +12,9 @@
  *    to a client-allocated one (device memory of a third, unbound segment); ep3 published before
  *    it has a segment, then with a host segment;
  *  - with every rank (itself included): host -> device puts (NBI), device -> host gets (NB),
- *    device -> device puts and gets, value forms (a node peer's device memory through CUDA IPC,
- *    another node's served by its owner), and device -> primordial host segment puts and gets;
+ *    device -> device puts and gets (NB, NBI, and NBI inside an access region), value forms (a
+ *    node peer's device memory through CUDA IPC, another node's served by its owner), and
+ *    device -> primordial host segment puts and gets;
  *  - then every segment destroyed, and the kind.
  * Scenes `nodriver`, `stub`, `nodevice`, `nouva` (run with the matching driver setting): the kind
  * is refused with GASNET_ERR_BAD_ARG, and host segments, endpoints and loopback RMA still work.
@@ -275,6 +276,23 @@ static void device_matrix(gex_MK_t kind) {
   for (gex_Rank_t r = 0; r < n; ++r) {
     OK(gex_RMA_GetNBI(d2_to_1, seg2_at + (size_t)r * CHUNK, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0));
     gex_NBI_Wait(GEX_EC_GET, 0);
+    memset(in, 0, CHUNK);
+    OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
+    expect(in, r, me, 3);
+  }
+  barrier();
+  /* Case 4 again inside an NBI access region: the device copies join the region, whose event
+   * gex_Event_Test reports complete only once they are done (copies are deferred on the fake). */
+  memset(in, 0, CHUNK);
+  for (gex_Rank_t r = 0; r < n; ++r)
+    OK(gex_RMA_PutBlocking(self2, me, seg2_at + (size_t)r * CHUNK, in, CHUNK, 0));
+  gex_NBI_BeginAccessRegion(0);
+  for (gex_Rank_t r = 0; r < n; ++r)
+    OK(gex_RMA_GetNBI(d2_to_1, seg2_at + (size_t)r * CHUNK, r, (char *)addr1[r] + (size_t)me * CHUNK, CHUNK, 0));
+  gex_Event_t region = gex_NBI_EndAccessRegion(0);
+  while (gex_Event_Test(region) != GASNET_OK)
+    gasnet_AMPoll();
+  for (gex_Rank_t r = 0; r < n; ++r) {
     memset(in, 0, CHUNK);
     OK(gex_RMA_GetBlocking(self2, in, me, seg2_at + (size_t)r * CHUNK, CHUNK, 0));
     expect(in, r, me, 3);
