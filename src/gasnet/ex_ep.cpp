@@ -210,6 +210,13 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
   if (capabilities == 0 || (capabilities & ~GEX_EP_CAPABILITY_ALL) != 0)
     return error(call, GASNET_ERR_BAD_ARG, "capabilities %#x: name at least one GEX_EP_CAPABILITY_* and no other bit",
                  static_cast<unsigned>(capabilities));
+  // [GEX-MK 3.1, note 10]: a capability the implementation does not support is GASNET_ERR_BAD_ARG.
+  // A created endpoint takes RMA through TM-pairs; AMs, VIS, collectives and atomics use the
+  // primordial one.
+  if ((capabilities & ~GEX_EP_CAPABILITY_RMA) != 0)
+    return error(call, GASNET_ERR_BAD_ARG,
+                 "capabilities %#x: an endpoint beyond the primordial one supports GEX_EP_CAPABILITY_RMA only",
+                 static_cast<unsigned>(capabilities));
   auto ep = std::make_unique<gex_hyg_EP>();
   ep->capabilities = capabilities;
   ep->flags = flags;
