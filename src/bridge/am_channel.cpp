@@ -145,7 +145,7 @@ gaspi_return_t open(bool threads) {
   g.inbox = inbox;
   h.ready.store(1, std::memory_order_release);
   if (r.mpi.active())
-    r.control.open_am_boxes();
+    r.control.messages().open_am_boxes();
   g_open.store(true, std::memory_order_release);
   return GASPI_SUCCESS;
 }
@@ -189,8 +189,8 @@ gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head
     auto alive = [&] { return r.alive(peer); };
     auto serving = [&serve] { return serve(); };
     const gaspi_return_t rc =
-        r.control.send(peer.mpi, lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, message, size,
-                       Deadline(GASPI_BLOCK), progress(), alive, serve ? Step(serving) : Step());
+        r.control.messages().send(peer.mpi, lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, message,
+                                  size, Deadline(GASPI_BLOCK), progress(), alive, serve ? Step(serving) : Step());
     if (rc != GASPI_SUCCESS)
       log::error("rank %u: an active message to it could not be delivered", peer.global.value());
     return rc;
@@ -220,8 +220,8 @@ gaspi_return_t try_send(GlobalRank to, Lane lane, const void *head, std::size_t 
     // Out of credits, or not taken by MPI at once: GASPI_TIMEOUT, nothing sent.
     Runtime &r = rt();
     auto alive = [&] { return r.alive(peer); };
-    return r.control.send(peer.mpi, lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, head, head_size,
-                          Deadline(GASPI_TEST), progress(), alive);
+    return r.control.messages().send(peer.mpi, lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, head,
+                                     head_size, Deadline(GASPI_TEST), progress(), alive);
   }
   return push(peer, lane, head, head_size, nullptr, 0) ? GASPI_SUCCESS : GASPI_TIMEOUT;
 }
@@ -251,7 +251,7 @@ bool poll(Lane lane, Receive fn) {
   }
   if (r.peers.spans_nodes()) {
     // The front end's poll ran the engine's progress step just before, which pulled from MPI.
-    return r.control.take_am(
+    return r.control.messages().take_am(
         lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply,
         [fn](MpiRank from, const char *data, std::size_t size) { fn(rt().peers.global(from), data, size); });
   }

@@ -154,7 +154,7 @@ gaspi_return_t remote_inline(const Peer &peer, std::uint32_t segment, std::uint6
     HYGASPI_TRY(local_copy(bytes, local, size, ordinal));
   const mpi::DeviceRequest request{segment, put ? 1u : 0u, offset, size, 0, 0, 0};
   auto alive = [&peer] { return rt().alive(peer); };
-  if (const gaspi_return_t rc = rt().control.device_transfer(peer.mpi, request, bytes, mpi_progress(), Step(alive));
+  if (const gaspi_return_t rc = rt().control.device().transfer(peer.mpi, request, bytes, mpi_progress(), Step(alive));
       rc != GASPI_SUCCESS) {
     log_unserved(peer, segment, offset, put, size);
     return rc;
@@ -174,7 +174,7 @@ gaspi_return_t remote_staged(const Peer &peer, std::uint32_t segment, std::uint6
   if (stage == nullptr)
     return GASPI_ERROR;
   struct Slot {
-    mpi::Control::DeviceFlight flight;
+    mpi::DeviceRequests::Flight flight;
     std::uint64_t done = 0; // the piece's place in the transfer
     std::uint64_t n = 0;    // its bytes; 0 when the slot is free
   };
@@ -185,10 +185,10 @@ gaspi_return_t remote_staged(const Peer &peer, std::uint32_t segment, std::uint6
   auto finish = [&](std::uint64_t k) {
     Slot &s = slots[k];
     gaspi_return_t rc = GASPI_ERROR;
-    auto replied = [&] { return r.control.test_device(s.flight, rc, nullptr); };
+    auto replied = [&] { return r.control.device().test(s.flight, rc, nullptr); };
     if (wait_until(replied, Deadline(GASPI_BLOCK), r.node.wait_policy(), mpi_progress(), Nap{}, Step(alive)) !=
         GASPI_SUCCESS) {
-      r.control.abandon_device(std::move(s.flight));
+      r.control.device().abandon(std::move(s.flight));
       rc = GASPI_ERROR;
     }
     if (rc != GASPI_SUCCESS)
@@ -216,7 +216,7 @@ gaspi_return_t remote_staged(const Peer &peer, std::uint32_t segment, std::uint6
     }
     const mpi::DeviceRequest request{segment, put ? 1u : 0u, offset + done, n, reinterpret_cast<std::uint64_t>(slot), 0,
                                      0};
-    if ((status = r.control.start_device(peer.mpi, request, nullptr, slots[k].flight)) != GASPI_SUCCESS)
+    if ((status = r.control.device().start(peer.mpi, request, nullptr, slots[k].flight)) != GASPI_SUCCESS)
       break;
     slots[k].done = done;
     slots[k].n = n;
@@ -296,7 +296,7 @@ bool serve_device_requests() {
     return false; // another thread serves them
   mpi::DeviceCall call;
   bool served = false;
-  while (r.control.take_device(call)) {
+  while (r.control.device().take(call)) {
     served = true;
     const mpi::DeviceRequest &q = call.request;
     // The request comes from another process: the range is checked against the segment as it is now.
@@ -325,7 +325,7 @@ bool serve_device_requests() {
       if (rc == GASPI_SUCCESS)
         rc = r.rma.flush(call.from);
     }
-    r.control.reply_device(call, rc);
+    r.control.device().reply(call, rc);
   }
   return served;
 }

@@ -105,7 +105,7 @@ void forget_segment_name(std::uint32_t id) noexcept;
 // Kills rank `r` (not this one). A node peer gets SIGKILL from us, an intended death: the
 // launcher lets the job go on, and the survivors see the rank GASPI_STATE_CORRUPT. A rank of
 // another node, whose pid means nothing here, is asked over MPI to SIGKILL itself
-// (mpi_rma/control.hpp), which it does when it next makes progress; GASPI_TIMEOUT: it has not
+// (mpi_rma/control.hpp, Control::kill), which it does when it next makes progress; GASPI_TIMEOUT: it has not
 // taken the request by the deadline. GASPI_SUCCESS: it is dead (spec §5.3.5).
 gaspi_return_t kill(GlobalRank r, gaspi_timeout_t timeout);
 

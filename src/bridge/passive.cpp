@@ -158,7 +158,7 @@ gaspi_return_t send_on_node(NodeIndex target, std::uint32_t rank, const char *sr
 gaspi_return_t passive_send(GlobalRank to, const char *src, std::uint64_t size, gaspi_timeout_t timeout) {
   const Peer &peer = rt().peers[to];
   if (!peer.on_node()) // another node: an MPI message, delivered once matched
-    return rt().control.passive_send(peer.mpi, src, size, Deadline(timeout), progress());
+    return rt().control.messages().passive_send(peer.mpi, src, size, Deadline(timeout), progress());
   return send_on_node(peer.node, to.value(), src, size, Deadline(timeout));
 }
 
@@ -171,7 +171,7 @@ gaspi_return_t passive_receive(char *dst, std::uint64_t size, std::uint32_t &fro
   gaspi_return_t from_mpi = GASPI_TIMEOUT;
   auto take_mpi = [&] {
     MpiRank sender{};
-    from_mpi = rt().control.passive_try_receive(dst, size, sender);
+    from_mpi = rt().control.messages().passive_try_receive(dst, size, sender);
     if (from_mpi == GASPI_TIMEOUT)
       return false;
     msg.sender = rt().peers.global(sender).value();
@@ -201,7 +201,7 @@ gaspi_return_t passive_receive(char *dst, std::uint64_t size, std::uint32_t &fro
   skip_dead();
   HYGASPI_TRY(await_any_partner(take, timeout, true, skip_dead));
   if (from_mpi == GASPI_ERROR)
-    return GASPI_ERROR; // truncated; control.cpp said so
+    return GASPI_ERROR; // truncated; messages.cpp said so
   from = msg.sender;
   if (msg.size > size) {
     log::error("message of %u bytes from rank %u is longer than size %lu: truncated, the rest is discarded", msg.size,
@@ -222,7 +222,7 @@ void passive_purge() noexcept {
   while (shm::passive_try_pop(ring, nullptr, 0, msg) || shm::passive_skip_dead_claim(ring, alive))
     ++discarded;
   if (rt().rma.active())
-    rt().control.passive_purge();
+    rt().control.messages().passive_purge();
   log::debug("discarded %lu pending passive messages", static_cast<unsigned long>(discarded));
 }
 

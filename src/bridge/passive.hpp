@@ -5,7 +5,7 @@
 //   it out, frees the slot and wakes senders that wait for space. Both sides sleep on a futex
 //   doorbell while they wait (spec §9.1: "avoid busy-waiting");
 // - another node: a two-sided MPI message on the engine's private communicator, sent within the
-//   receiver's credits (mpi::Control::send); the receiver's progress step moves it into a mailbox.
+//   receiver's credits (mpi::Messages::send); the receiver's progress step moves it into a mailbox.
 //   A receive looks at both sources, taking turns which first.
 // The front end checks its arguments (rank, segment range, size against its own maximum) first.
 #pragma once

@@ -52,7 +52,7 @@ bool progress_step() {
   mpi::Control &control = rt().control;
   // One probe for anything first; then only the tag it saw (mpi::Control::incoming).
   const int tag = control.incoming();
-  bool served = control.test_eager();
+  bool served = control.messages().test_eager();
   if (tag == mpi::Control::kNoMessage && !control.abandoned_pending())
     return served;
   served |= control.progress(tag);
@@ -61,10 +61,10 @@ bool progress_step() {
   if (tag != mpi::Control::kAnyTag && tag != mpi::kTagAtomicRequest)
     return served;
   mpi::AtomicCall call;
-  while (control.take_atomic(call)) {
+  while (control.atomics().take(call)) {
     std::uint64_t old = 0;
     const gaspi_return_t rc = serve_atomic(call.request, old);
-    control.reply(call, rc, old);
+    control.atomics().reply(call, rc, old);
     served = true;
   }
   return served;

@@ -4,8 +4,8 @@
 // shm needs none (every producer rings the doorbell); MPI has no asynchronous progress here
 // (docs/PLATFORM.md "Progress"), so a rank with other nodes serves them from its waits:
 //  - kill requests, passive messages (the mailbox of gaspi_passive_receive), credit messages and
-//    the eager receives of active messages (mpi::Control::progress, test_eager);
-//  - atomic requests of other nodes, pulled from MPI (mpi::Control::take_atomic) and applied to
+//    the eager receives of active messages (mpi::Control::progress, Messages::test_eager);
+//  - atomic requests of other nodes, pulled from MPI (mpi::RemoteAtomics::take) and applied to
 //    this rank's segment with the CPU atomics of core/atomic_op.hpp, the same code node peers use.
 #pragma once
 #include "core/wait.hpp"

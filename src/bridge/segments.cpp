@@ -25,7 +25,7 @@ gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::
     // data: one range, so one attachment (mpi_rma/rma.hpp, "Attachments"). Bound memory lies
     // elsewhere.
     std::array<mpi::Rma::Range, 2> ranges{};
-    // Device memory is not attached: its owner serves it (Control::device_transfer).
+    // Device memory is not attached: its owner serves it (mpi::DeviceRequests).
     if (m.kind == shm::SegmentKind::shm)
       ranges[0] = {m.notifications,
                    static_cast<std::uint64_t>(m.data - reinterpret_cast<char *>(m.notifications)) + m.size};

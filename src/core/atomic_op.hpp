@@ -61,7 +61,7 @@ struct AtomicOp {
   return t == AtomicType::i32 || t == AtomicType::u32 || t == AtomicType::f32 ? 4 : 8;
 }
 // A known type and code, and bitwise codes on integers only. Checked at the target for a request
-// that another process sent (mpi_rma/control.hpp), and by the front ends before they ask.
+// that another process sent (mpi_rma/remote_atomics.hpp), and by the front ends before they ask.
 [[nodiscard]] constexpr bool valid(const AtomicOp &op) noexcept {
   const auto t = static_cast<unsigned>(op.type), c = static_cast<unsigned>(op.code);
   if (t >= kAtomicTypes || c >= kAtomicCodes)

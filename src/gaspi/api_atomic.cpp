@@ -12,7 +12,7 @@ namespace {
 
 // Resolves the peer and its segment once. On a node peer the word is in its mapping (CPU atomics
 // of core/atomic_op.hpp); on another node the atomic runs at the target with the same functions
-// (mpi_rma/control.hpp).
+// (mpi_rma/remote_atomics.hpp).
 gaspi_return_t atomic_target(gaspi_segment_id_t seg_id, gaspi_offset_t offset, gaspi_rank_t rank,
                              gaspi_atomic_value_t *val_old, engine::Target &seg) {
   HYGASPI_TRY(check::init());

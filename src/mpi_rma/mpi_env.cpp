@@ -232,6 +232,14 @@ int Env::on_finalize(MPI_Comm, int, void *env, void *) noexcept {
   return MPI_SUCCESS;
 }
 
+bool Env::test(MPI_Request &request, bool &failed) {
+  int done = 0;
+  auto held = lock();
+  if (HYGASPI_MPI(MPI_Test(&request, &done, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+    failed = true;
+  return done != 0 || failed;
+}
+
 Probed Env::probe(MPI_Comm on, int source, int tag) const noexcept {
   Probed p;
   int pending = 0;

@@ -74,6 +74,9 @@ public:
   // thread's message to the other.
   [[nodiscard]] Probed probe(int source, int tag) const noexcept { return probe(comm_, source, tag); }
   [[nodiscard]] Probed probe(MPI_Comm on, int source, int tag) const noexcept;
+  // One look at `request`, taking lock(): true when it completed, or when MPI_Test failed (logged;
+  // `failed` set).
+  bool test(MPI_Request &request, bool &failed);
 
   // Node map: node_of[r] is the node id of global rank r; node_ranks are my node's global ranks.
   std::vector<int> node_of;

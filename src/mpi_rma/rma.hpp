@@ -59,7 +59,7 @@ struct RemoteSegment {
   std::uint32_t notification_num;
   std::uint32_t segment; // the owner's segment id (the atomics' requests name it)
   // The data is CUDA device memory, which the window does not reach: the owner serves each
-  // transfer (Control::device_transfer).
+  // transfer (DeviceRequests::transfer).
   std::uint32_t device;
   std::uint32_t reserved1;
   std::uint64_t reserved2[2];

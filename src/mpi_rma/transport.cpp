@@ -21,7 +21,7 @@ gaspi_return_t Transport::flush(std::uint32_t queue) {
 gaspi_return_t Transport::atomic(MpiRank to, const AtomicRequest &request, std::uint64_t &old,
                                  const Deadline &deadline) {
   std::uint64_t value = 0;
-  const gaspi_return_t rc = control_->atomic(to, request, value, deadline, progress_);
+  const gaspi_return_t rc = control_->atomics().run(to, request, value, deadline, progress_);
   if (rc == GASPI_SUCCESS)
     old = value;
   return rc;

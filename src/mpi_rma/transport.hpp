@@ -3,7 +3,7 @@
 //   notify         flush(target), then the notification word (spec §8.3.2: MPI orders two puts
 //                  to one target only across a flush)
 //   atomic         a request to the target, which applies core/atomic_op.hpp's CPU atomic on its
-//                  own mapping (mpi_rma/control.hpp; docs/DESIGN.md "Atomicity": CPU and MPI
+//                  own mapping (mpi_rma/remote_atomics.hpp; docs/DESIGN.md "Atomicity": CPU and MPI
 //                  atomics do not compose)
 //   flush(queue)   MPI_Win_flush_all when `queue` issued an MPI transfer since its last flush
 //
@@ -60,15 +60,15 @@ public:
                         std::uint64_t &old, std::uint64_t timeout_ms) {
     return atomic(to, AtomicRequest{op, dst.segment, offset, 0, 0}, old, Deadline(timeout_ms));
   }
-  // The split phase of atomic (Control::start_atomic, test_atomic), for operations that a front end
+  // The split phase of atomic (RemoteAtomics::start, test), for operations that a front end
   // keeps in flight past their call (GASNet-EX's gex_AD_OpNB/NBI); `flight` stays put until done.
-  using Flight = Control::Flight;
+  using Flight = RemoteAtomics::Flight;
   gaspi_return_t start_atomic(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const AtomicOp &op,
                               Flight &flight) {
-    return control_->start_atomic(to, AtomicRequest{op, dst.segment, offset, 0, 0}, flight);
+    return control_->atomics().start(to, AtomicRequest{op, dst.segment, offset, 0, 0}, flight);
   }
   bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {
-    return control_->test_atomic(flight, rc, old);
+    return control_->atomics().test(flight, rc, old);
   }
   gaspi_return_t flush(std::uint32_t queue);
   // Completes every transfer to `peer` (the local notification of the read variants).

@@ -1,0 +1,51 @@
+#include "mpi_rma/replies.hpp"
+
+#include <utility>
+
+#include "mpi_rma/mpi_call.hpp"
+
+namespace hygaspi::mpi {
+
+gaspi_return_t Replies::post(MpiRank rank, MPI_Request &request, void *buffer, int count, MPI_Datatype type,
+                             std::int32_t &tag) {
+  tag = kTagReply + static_cast<std::int32_t>(next_.fetch_add(1) % kReplyTags);
+  return HYGASPI_MPI(MPI_Irecv(buffer, count, type, rank.value(), tag, env_->comm(), &request));
+}
+
+void Replies::cancel(MPI_Request &receive) {
+  (void)HYGASPI_MPI(MPI_Cancel(&receive));
+  (void)HYGASPI_MPI(MPI_Request_free(&receive));
+}
+
+void Replies::abandon(Reply &&reply) {
+  std::lock_guard lock(mutex_);
+  abandoned_.push_back(std::move(reply));
+}
+
+void Replies::complete_abandoned() {
+  std::lock_guard abandon(mutex_);
+  if (abandoned_.empty())
+    return;
+  auto lock = env_->lock();
+  std::erase_if(abandoned_, [](Reply &a) {
+    int done = 0;
+    // A failed test is logged, and the reply is dropped: MPI will not complete it any more.
+    return HYGASPI_MPI(MPI_Test(&a.request, &done, MPI_STATUS_IGNORE)) != GASPI_SUCCESS || done != 0;
+  });
+}
+
+void Replies::term() noexcept {
+  std::vector<Reply> left;
+  {
+    std::lock_guard abandon(mutex_);
+    left.swap(abandoned_);
+  }
+  auto lock = env_->lock();
+  for (auto &a : left) {
+    // A receive is always cancellable; if its reply came first, the wait just completes it.
+    (void)HYGASPI_MPI(MPI_Cancel(&a.request));
+    (void)HYGASPI_MPI(MPI_Wait(&a.request, MPI_STATUS_IGNORE));
+  }
+}
+
+} // namespace hygaspi::mpi
