@@ -4,6 +4,13 @@
 // whose wait ended early (a timeout, a dead target) is abandoned here, the progress step completes
 // it when it comes, and term cancels what is left, so that nothing of one MPI session is matched
 // after a later start.
+//
+// Reply tags wrap after kReplyTags requests, so an abandoned receive can share its tag with a
+// later request's to the same target. That is safe: a target answers every request it takes
+// (an error status included) in the order it took them, and MPI neither lets a message overtake
+// an earlier one between the same pair nor matches a receive posted later first, so the older
+// answer completes the older receive. Only a target that never answers (it died) leaves a receive
+// behind, and then every later request to it fails on its health check anyway.
 #pragma once
 #include <GASPI.h>
 
