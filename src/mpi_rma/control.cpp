@@ -60,7 +60,8 @@ gaspi_return_t Control::kill(MpiRank rank, const Deadline &deadline, Step progre
   {
     auto lock = env_->lock();
     std::int32_t reply_tag = 0;
-    if (const gaspi_return_t rc = replies_.post(rank, flight.request, flight.words.get(), 2, MPI_UINT64_T, reply_tag);
+    if (const gaspi_return_t rc =
+            replies_.post(rank, ReplyKind::kill, flight.request, flight.words.get(), 2, MPI_UINT64_T, reply_tag);
         rc != GASPI_SUCCESS)
       return rc;
     if (const gaspi_return_t rc =

@@ -16,7 +16,7 @@ gaspi_return_t DeviceRequests::start(MpiRank rank, DeviceRequest request, const 
   alignas(8) char message[sizeof request + kDeviceInline];
   auto lock = env_->lock();
   if (const gaspi_return_t rc =
-          replies_->post(rank, flight.reply.request, flight.reply.words.get(),
+          replies_->post(rank, ReplyKind::device, flight.reply.request, flight.reply.words.get(),
                          static_cast<int>(2 * sizeof(std::uint64_t) + flight.got), MPI_BYTE, request.reply_tag);
       rc != GASPI_SUCCESS)
     return rc;

@@ -75,8 +75,8 @@ gaspi_return_t RemoteAtomics::run(MpiRank rank, AtomicRequest request, std::uint
   if (!flight) {
     flight.emplace(Pending{rank, request, Replies::Reply{MPI_REQUEST_NULL, std::make_unique<std::uint64_t[]>(2)}});
     auto lock = env_->lock();
-    if (const gaspi_return_t rc = replies_->post(rank, flight->flight.request, flight->flight.words.get(), 2,
-                                                 MPI_UINT64_T, request.reply_tag);
+    if (const gaspi_return_t rc = replies_->post(rank, ReplyKind::atomic, flight->flight.request,
+                                                 flight->flight.words.get(), 2, MPI_UINT64_T, request.reply_tag);
         rc != GASPI_SUCCESS)
       return rc;
     flight->request.reply_tag = request.reply_tag;
@@ -106,7 +106,8 @@ gaspi_return_t RemoteAtomics::run(MpiRank rank, AtomicRequest request, std::uint
 
 gaspi_return_t RemoteAtomics::start(MpiRank rank, AtomicRequest request, Flight &flight) {
   auto lock = env_->lock();
-  if (const gaspi_return_t rc = replies_->post(rank, flight.request, flight.reply, 2, MPI_UINT64_T, request.reply_tag);
+  if (const gaspi_return_t rc =
+          replies_->post(rank, ReplyKind::atomic, flight.request, flight.reply, 2, MPI_UINT64_T, request.reply_tag);
       rc != GASPI_SUCCESS)
     return rc;
   if (const gaspi_return_t rc =

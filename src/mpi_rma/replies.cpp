@@ -6,9 +6,17 @@
 
 namespace hygaspi::mpi {
 
-gaspi_return_t Replies::post(MpiRank rank, MPI_Request &request, void *buffer, int count, MPI_Datatype type,
-                             std::int32_t &tag) {
-  tag = kTagReply + static_cast<std::int32_t>(next_.fetch_add(1) % kReplyTags);
+void Replies::init(Env &env) {
+  env_ = &env;
+  next_ = std::make_unique<std::atomic<std::uint32_t>[]>(static_cast<std::size_t>(env.size()) * kReplyKinds);
+}
+
+gaspi_return_t Replies::post(MpiRank rank, ReplyKind kind, MPI_Request &request, void *buffer, int count,
+                             MPI_Datatype type, std::int32_t &tag) {
+  const auto k = static_cast<unsigned>(kind);
+  std::atomic<std::uint32_t> &next = next_[static_cast<std::size_t>(rank.value()) * kReplyKinds + k];
+  tag = kTagReply + static_cast<std::int32_t>(k) * kTagsPerKind +
+        static_cast<std::int32_t>(next.fetch_add(1, std::memory_order_relaxed) % kTagsPerKind);
   return HYGASPI_MPI(MPI_Irecv(buffer, count, type, rank.value(), tag, env_->comm(), &request));
 }
 

@@ -5,12 +5,15 @@
 // it when it comes, and term cancels what is left, so that nothing of one MPI session is matched
 // after a later start.
 //
-// Reply tags wrap after kReplyTags requests, so an abandoned receive can share its tag with a
-// later request's to the same target. That is safe: a target answers every request it takes
-// (an error status included) in the order it took them, and MPI neither lets a message overtake
-// an earlier one between the same pair nor matches a receive posted later first, so the older
-// answer completes the older receive. Only a target that never answers (it died) leaves a receive
-// behind, and then every later request to it fails on its health check anyway.
+// Reply tags wrap, so an abandoned receive can share its tag with a later request's to the same
+// target. Each kind of request (ReplyKind) has its own range of tags and each target its own
+// count: a target serves one kind's requests of one initiator in the order they came (MPI lets no
+// message overtake an earlier one between the same pair) and answers each (an error status
+// included), so the older answer completes the older receive, which MPI matches first. Only a
+// target that never answers (it died) leaves a receive behind, and every later request to it
+// fails on its health check. A shared count let an atomic abandoned at a slow target meet a
+// device transfer's answer to that target (served first within a progress step) 8192 requests
+// to anyone later.
 #pragma once
 #include <GASPI.h>
 
@@ -26,6 +29,10 @@
 
 namespace hygaspi::mpi {
 
+// The kinds of requests with replies, each with its share of the reply tags.
+enum class ReplyKind : unsigned { atomic = 0, device = 1, kill = 2 };
+inline constexpr unsigned kReplyKinds = 3;
+
 class Replies {
 public:
   // A reply's receive and the buffer it lands in.
@@ -34,10 +41,10 @@ public:
     std::unique_ptr<std::uint64_t[]> words;
   };
 
-  void init(Env &env) noexcept { env_ = &env; }
-  // Posts the receive of a reply of `count` elements of `type` from `rank` into `buffer`, on a fresh
-  // reply tag (set in `tag`). The caller holds the MPI lock.
-  gaspi_return_t post(MpiRank rank, MPI_Request &request, void *buffer, int count, MPI_Datatype type,
+  void init(Env &env);
+  // Posts the receive of a reply of `count` elements of `type` from `rank` into `buffer`, on the
+  // next reply tag of `kind` for `rank` (set in `tag`). The caller holds the MPI lock.
+  gaspi_return_t post(MpiRank rank, ReplyKind kind, MPI_Request &request, void *buffer, int count, MPI_Datatype type,
                       std::int32_t &tag);
   // One look at a reply's receive (Env::test).
   bool test(MPI_Request &request, bool &failed) { return env_->test(request, failed); }
@@ -56,7 +63,8 @@ public:
 
 private:
   Env *env_ = nullptr;
-  std::atomic<std::uint32_t> next_{0};
+  std::unique_ptr<std::atomic<std::uint32_t>[]> next_; // per target and kind
+  static constexpr std::int32_t kTagsPerKind = kReplyTags / kReplyKinds;
   std::mutex mutex_;
   std::vector<Reply> abandoned_;
 };
