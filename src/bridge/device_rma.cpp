@@ -114,7 +114,7 @@ template <class Fn> gaspi_return_t pieces(std::uint64_t size, Fn &&fn) {
 // get's into it (DeviceRequest).
 struct Staging {
   std::mutex lock;
-  PinnedBuffer memory{kStagingBytes};
+  PinnedBuffer *memory = new PinnedBuffer(kStagingBytes);
 };
 Staging &staging() {
   static auto *s = new Staging; // threads may still transfer as the process exits
@@ -122,7 +122,7 @@ Staging &staging() {
 }
 // The buffer, bound if need be (the caller holds staging().lock); nullptr (logged) when it cannot be.
 char *staging_buffer(int ordinal) {
-  char *memory = staging().memory.use(ordinal);
+  char *memory = staging().memory->use(ordinal);
   const SegmentView *seg = rt().segments.local(limits::kDeviceStaging);
   if (seg == nullptr && memory != nullptr &&
       rt().segments.create(limits::kDeviceStaging, kStagingBytes, 0, memory, 0) == GASPI_SUCCESS)
@@ -130,6 +130,15 @@ char *staging_buffer(int ordinal) {
   if (seg == nullptr)
     log::error("no staging buffer for device memory of other nodes (see above)");
   return seg != nullptr ? seg->data : nullptr;
+}
+
+// A transfer gave up on a piece whose owner may still write into its slot: a rank that was killed
+// can be between its acknowledgement and its end, in the middle of a served get. The buffer is
+// never used again (its memory is left to the dead owner's late put, a megabyte per such death),
+// and the next transfer binds a fresh one. The caller holds staging().lock.
+void retire_staging() {
+  (void)rt().segments.remove(limits::kDeviceStaging);
+  staging().memory = new PinnedBuffer(kStagingBytes);
 }
 
 void log_unserved(const Peer &peer, std::uint32_t segment, std::uint64_t offset, bool put, std::uint64_t n) {
@@ -181,6 +190,7 @@ gaspi_return_t remote_staged(const Peer &peer, std::uint32_t segment, std::uint6
   std::array<Slot, kStagingSlots> slots;
   auto alive = [&peer] { return rt().alive(peer); };
   gaspi_return_t status = GASPI_SUCCESS;
+  bool abandoned = false;
   // Waits for the piece in slot k, then frees the slot; a get's bytes go to `local`.
   auto finish = [&](std::uint64_t k) {
     Slot &s = slots[k];
@@ -189,6 +199,7 @@ gaspi_return_t remote_staged(const Peer &peer, std::uint32_t segment, std::uint6
     if (wait_until(replied, Deadline(GASPI_BLOCK), r.node.wait_policy(), mpi_progress(), Nap{}, Step(alive)) !=
         GASPI_SUCCESS) {
       r.control.device().abandon(std::move(s.flight));
+      abandoned = true;
       rc = GASPI_ERROR;
     }
     if (rc != GASPI_SUCCESS)
@@ -226,6 +237,8 @@ gaspi_return_t remote_staged(const Peer &peer, std::uint32_t segment, std::uint6
   for (std::uint64_t i = 0; i < kStagingSlots; ++i)
     if (const std::uint64_t k = (count + i) % kStagingSlots; slots[k].n != 0)
       finish(k);
+  if (abandoned)
+    retire_staging();
   return status;
 }
 

@@ -2,6 +2,7 @@
 #include "bridge/progress.hpp"
 
 #include <atomic>
+#include <mutex>
 #include <cstdint>
 #include <ctime>
 #include <thread>
@@ -59,6 +60,12 @@ bool progress_step() {
   if (tag == mpi::kTagDeviceRequest || tag == mpi::Control::kAnyTag)
     served |= engine::serve_device_requests();
   if (tag != mpi::Control::kAnyTag && tag != mpi::kTagAtomicRequest)
+    return served;
+  // One thread at a time serves them, so that each initiator's are answered in the order they
+  // came (mpi_rma/replies.hpp relies on it); a thread that finds another at it leaves them to it.
+  static std::mutex serving;
+  std::unique_lock hold(serving, std::try_to_lock);
+  if (!hold.owns_lock())
     return served;
   mpi::AtomicCall call;
   while (control.atomics().take(call)) {

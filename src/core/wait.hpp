@@ -36,7 +36,7 @@
 //    target long in notify_waitsome, against a stream to a target in a barrier: 1 ms naps 2.4-3.1x
 //    (before this engine as with it), 500 us 2.4-2.7x, 200 us 0.95-1.09x, 50 us 0.98-1.09x. The
 //    price is CPU while blocked: a receive blocked 500 ms over MPI used 7.6 ms of CPU with 1 ms
-//    naps, 15 ms with 500 us, 24 ms with 200 us, 36-52 ms with 100-50 us (mr_passive allows 100).
+//    naps, 15 ms with 500 us, 24 ms with 200 us, 36-52 ms with 100-50 us (mr_passive allows 150).
 // The health check stays on its clock meanwhile, so a stream of requests cannot keep a wait alive
 // past a partner's death or a term.
 #pragma once

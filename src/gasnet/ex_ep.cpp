@@ -127,8 +127,10 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
   const SegmentView *view = engine::direct_view(GlobalRank{jobrank}, endpoint_segment(index));
   if (view == nullptr) {
     if (p.device && node_peer(jobrank))
-      fatal(call, "rank %u's endpoint %u segment is device memory that this process cannot open (see above)", jobrank,
-            index);
+      fatal(call,
+            "rank %u's endpoint %u segment is not open here: destroyed, or device memory this process cannot open "
+            "(see above)",
+            jobrank, index);
     route.by_engine = true;
     return route;
   }

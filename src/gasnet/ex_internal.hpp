@@ -183,8 +183,8 @@ void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noe
 //   test_one's for it (ex_rma.cpp). ad_nbi_test/wait complete this thread's NBI atomics of the
 //   categories in `mask`: test is true once none is left;
 // - collectives (ex_coll.cpp): the operation's address, aligned to 16 and below 2^48.
-//   coll_test is true (and the event consumed) once complete;
-// - device copies through a TM-pair (ex_mk.cpp): an address aligned to 16, plus 8, below 2^48.
+//   coll_test is true (and the event consumed) once complete.
+// A device copy through a TM-pair is a GASNet-1 handle (its engine::Completion holds the copy).
 bool ad_event(gex_Event_t e) noexcept;
 bool ad_event_test(const char *call, gex_Event_t e, bool block);
 bool ad_nbi_test(const char *call, gex_EC_t mask);

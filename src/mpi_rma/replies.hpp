@@ -8,12 +8,12 @@
 // Reply tags wrap, so an abandoned receive can share its tag with a later request's to the same
 // target. Each kind of request (ReplyKind) has its own range of tags and each target its own
 // count: a target serves one kind's requests of one initiator in the order they came (MPI lets no
-// message overtake an earlier one between the same pair) and answers each (an error status
-// included), so the older answer completes the older receive, which MPI matches first. Only a
-// target that never answers (it died) leaves a receive behind, and every later request to it
-// fails on its health check. A shared count let an atomic abandoned at a slow target meet a
-// device transfer's answer to that target (served first within a progress step) 8192 requests
-// to anyone later.
+// message overtake an earlier one between the same pair; one thread at a time serves each kind,
+// bridge/progress.cpp and device_rma.cpp) and answers each (an error status included), so the
+// older answer completes the older receive, which MPI matches first. Only a target that never
+// answers (it died) leaves a receive behind, and every later request to it fails on its health
+// check. A shared count let an atomic abandoned at a slow target meet a device transfer's answer
+// to that target (served first within a progress step) 8192 requests to anyone later.
 #pragma once
 #include <GASPI.h>
 
@@ -64,7 +64,9 @@ public:
 private:
   Env *env_ = nullptr;
   std::unique_ptr<std::atomic<std::uint32_t>[]> next_; // per target and kind
-  static constexpr std::int32_t kTagsPerKind = kReplyTags / kReplyKinds;
+  // A power of two, so that a count that wraps at 2^32 goes on without a jump in its tags.
+  static constexpr std::int32_t kTagsPerKind = 2048;
+  static_assert(kTagsPerKind * kReplyKinds <= kReplyTags);
   std::mutex mutex_;
   std::vector<Reply> abandoned_;
 };

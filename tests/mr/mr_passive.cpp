@@ -219,9 +219,11 @@ double thread_cpu_ms() {
   return ms(ru.ru_utime) + ms(ru.ru_stime);
 }
 
-// A receiver that waits 500 ms for nothing must sleep: it may use at most 100 ms of CPU (not
-// checked under ThreadSanitizer, whose instrumentation multiplies the CPU of every wake: 107 ms
-// measured where the plain build used 64-88). Then the other ranks send and the receive succeeds.
+// A receiver that waits 500 ms for nothing must sleep: it may use at most 150 ms of CPU, where a
+// wait that spins uses all 500 (measured 64-91 ms at 8 ranks on the hybrid path, and 102 ms in 2
+// of 21 runs on a loaded 2-core machine, which failed the former bound of 100; not checked under
+// ThreadSanitizer, whose instrumentation multiplies the CPU of every wake: 107 ms measured where
+// the plain build used 64-88). Then the other ranks send and the receive succeeds.
 #if defined(__SANITIZE_THREAD__)
 constexpr bool kMeasuresCpu = false;
 #elif defined(__has_feature)
@@ -245,7 +247,7 @@ void blocked_receiver_sleeps(gaspi_rank_t me, gaspi_rank_t n) {
     std::printf("blocked receive: %.0f ms wall, %.1f ms CPU\n", wall, cpu);
     MR_CHECK(wall >= 490);
     if (kMeasuresCpu)
-      MR_CHECK(cpu < 100);
+      MR_CHECK(cpu < 150);
   }
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   const std::uint32_t token = 1000u + me;
