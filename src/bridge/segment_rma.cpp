@@ -58,6 +58,12 @@ void Completion::add(std::uint32_t segment, GlobalRank target, std::uint64_t tic
   pending_.push_back(Pending{segment, target.value(), ticket});
 }
 
+Completion::~Completion() {
+  if (!copies_.empty())
+    (void)wait_until([this] { return copies_done(); }, Deadline(GASPI_BLOCK), WaitPolicy{}, Step(), Nap{},
+                     kAlwaysHealthy);
+}
+
 void Completion::add(kinds::CudaDevice &device, const kinds::Copy &copy) { copies_.push_back(InFlight{&device, copy}); }
 
 void Completion::merge(Completion &other) {

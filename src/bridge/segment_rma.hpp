@@ -28,6 +28,15 @@ namespace hygaspi::engine {
 
 class Completion {
 public:
+  Completion() = default;
+  // Moved, never copied: a copy in flight has one owner, which tests it until it is done.
+  Completion(Completion &&) noexcept = default;
+  Completion &operator=(Completion &&) noexcept = default;
+  Completion(const Completion &) = delete;
+  Completion &operator=(const Completion &) = delete;
+  // Waits for the device copies still in flight (a thread that ends with unsynced NBI copies), so
+  // that none runs on and each event goes back to its device's pool; MPI tickets need no end.
+  ~Completion();
   [[nodiscard]] bool empty() const noexcept { return pending_.empty() && copies_.empty(); }
   void add(std::uint32_t segment, GlobalRank target, std::uint64_t ticket);
   // A copy in flight on `device`'s stream (started with CudaDevice::start_copy).
