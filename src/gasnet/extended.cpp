@@ -18,7 +18,9 @@
 // completes locally only, MPI-3.1 §11.3.5), and only MPI_Win_flush says that the data is at the
 // target. [G1 §3.3.1] makes a synced put one whose data "has been written to the destination
 // location", and [G1 §3.3.3.1] has gasnet_try_syncnb "always return immediately". We keep the
-// first: a try settles (flushes the targets an earlier flush did not pass) and says OK. That flush
+// first: a try settles (flushes the targets an earlier flush did not pass) and says OK, unless a
+// GASNet-EX device copy it covers is still running: then it says not ready and flushes nothing
+// (a copy has its own non-blocking test, its CUDA event). That flush
 // is bounded: it waits for no action of this thread's client and no GASNet poll, only for MPI
 // progress here and at the target (its progress thread, or its next MPI call), so a try loop never
 // deadlocks on it; and it is the wait that would follow anyway.
