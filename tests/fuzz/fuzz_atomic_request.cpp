@@ -1,6 +1,6 @@
 // libFuzzer target: the check a target rank applies to a global atomic request that arrives from
-// another node over MPI (src/mpi_rma/control.hpp: valid_atomic_request, valid_reply_tag; used by
-// Control::take_atomic and serve_atomic in src/bridge/progress.cpp).
+// another node over MPI (src/mpi_rma/remote_atomics.hpp valid_atomic_request, tags.hpp
+// valid_reply_tag; used by RemoteAtomics::take and serve_atomic in src/bridge/progress.cpp).
 //
 // Input: the raw bytes of an AtomicRequest as MPI_Mrecv would leave them (short input: zero
 // padded, as the zero-initialised receive buffer), then 8 bytes of segment size. A request the
@@ -16,7 +16,7 @@
 #include <cstring>
 #include <memory>
 
-#include "mpi_rma/control.hpp"
+#include "mpi_rma/remote_atomics.hpp"
 
 using namespace hygaspi::mpi;
 

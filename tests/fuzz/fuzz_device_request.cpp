@@ -1,6 +1,7 @@
 // libFuzzer target: the checks a target rank applies to a device transfer request that arrives
-// from another node over MPI (src/mpi_rma/control.hpp: valid_device_request, device_range_inside;
-// used by Control::take_device and serve_device_requests in src/bridge/device_rma.cpp).
+// from another node over MPI (src/mpi_rma/device_requests.hpp: valid_device_request,
+// device_range_inside; used by DeviceRequests::take and serve_device_requests in
+// src/bridge/device_rma.cpp).
 //
 // Input: the raw bytes of a DeviceRequest as MPI_Mrecv would leave them (short input: zero
 // padded), then 8 bytes of message size and 8 of segment size. A request both checks accept is
@@ -14,7 +15,7 @@
 #include <cstring>
 #include <memory>
 
-#include "mpi_rma/control.hpp"
+#include "mpi_rma/device_requests.hpp"
 
 using namespace hygaspi::mpi;
 
