@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "bridge/progress.hpp"
+#include "bridge/segment_rma.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 #include "kinds/devices.hpp"
@@ -18,25 +19,16 @@ namespace hygaspi::engine {
 
 namespace {
 
-// A copy between two addresses of this process, at least one of them device memory, on the device
-// `ordinal`'s stream; complete when it returns. Not cuMemcpy: the driver API's "API
-// synchronization behavior" lets it return before a copy into device memory is done (device ->
-// device at once, host -> device once the source is staged), and a node peer that read after the
-// notification saw the old bytes (on an H100). The wait polls the copy's event in core/wait.hpp
-// (no progress step: the copy needs none), which took 2 µs less per copy there than
-// cuEventSynchronize.
+// A copy between two addresses of this process, at least one of them memory of the device
+// `ordinal`; complete when it returns (copy_now, bridge/segment_rma.hpp).
 gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
   std::string why;
   kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);
-  kinds::Copy copy;
-  if (dev != nullptr && dev->start_copy(dst, src, n, copy, why)) {
-    auto done = [&] { return dev->test(copy, why); };
-    (void)wait_until(done, Deadline(GASPI_BLOCK), rt().node.wait_policy(), Step(), Nap{}, kAlwaysHealthy);
-    if (why.empty())
-      return GASPI_SUCCESS;
+  if (dev == nullptr) {
+    log::error("CUDA device %d: %s", ordinal, why.c_str());
+    return GASPI_ERROR;
   }
-  log::error("CUDA device %d: %s", ordinal, why.c_str());
-  return GASPI_ERROR;
+  return copy_now(*dev, dst, src, n);
 }
 
 // The routes through a host bounce buffer (a node peer's bound host memory, another node's host

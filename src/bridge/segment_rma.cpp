@@ -108,6 +108,18 @@ gaspi_return_t Completion::settle() {
   return rc;
 }
 
+gaspi_return_t copy_now(kinds::CudaDevice &device, void *dst, const void *src, std::size_t n) {
+  kinds::Copy copy;
+  std::string why;
+  if (!device.start_copy(dst, src, n, copy, why)) {
+    log::error("CUDA device %d: %s", device.ordinal(), why.c_str());
+    return GASPI_ERROR;
+  }
+  Completion done;
+  done.add(device, copy);
+  return done.settle();
+}
+
 gaspi_return_t open_window(std::uint32_t id, void *base, std::uint64_t size) {
   Runtime &r = rt();
   if (!r.peers.spans_nodes() || id >= g_windows.size())

@@ -66,13 +66,7 @@ namespace {
 
 // A copy on `dev`'s stream, complete at return; fatal naming the call when the driver fails it.
 void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n) {
-  kinds::Copy copy;
-  std::string why;
-  if (!dev.start_copy(dst, src, n, copy, why))
-    fatal(call, "%s", why.c_str());
-  engine::Completion done;
-  done.add(dev, copy);
-  if (done.settle() != GASPI_SUCCESS)
+  if (engine::copy_now(dev, dst, src, n) != GASPI_SUCCESS)
     fatal(call, "a copy on CUDA device %d failed (see above)", dev.ordinal());
 }
 
