@@ -22,7 +22,7 @@
 #include "core/log.hpp"
 #include "core/no_destroy.hpp"
 #include "gasnet/ex_coll.hpp"
-#include "gasnet/internal.hpp"
+#include "gasnet/ex_internal.hpp"
 
 extern char **environ;
 
@@ -375,6 +375,7 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   s.supernode = engine::node_firsts();
   s.exiting_ranks = std::vector<std::atomic<bool>>(s.nodes);
   s.segments.assign(s.nodes, NodeSegment{}); // before any peer's kHandlerSeginfo can arrive
+  ex::make_primordial();
   s.inited.store(true, std::memory_order_release);
   engine_on_exit(kFrontGasnet, exit_at_process_exit);
   catch_terminate_signals();
@@ -462,7 +463,7 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
   // collective, so a regular window fits (MPI_Win_create, much cheaper than a dynamic one across hosts:
   // docs/PLATFORM.md). Every node gets here once it
   // has all the segments.
-  if (!window_open(mine, size))
+  if (engine::open_window(limits::kGasnetSegment, mine, size) != GASPI_SUCCESS)
     return error("gasnet_attach", GASNET_ERR_RESOURCE, "no MPI window over the segments");
   // Every node peer maps this node's inbox and segment now; once all have (a barrier), their names
   // go, so that a crash leaves nothing in /dev/shm.

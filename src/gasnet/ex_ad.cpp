@@ -168,8 +168,8 @@ bool settle(const char *call, Flight &f) {
 }
 
 // NB events: a slot of this table. The event's bits: 0-7 kEventKind, 8-23 the slot's generation
-// (bit 24, which every GASNet-1 handle has set, stays clear), 32-63 the slot.
-constexpr std::uintptr_t kEventKind = 3; // GEX_EVENT_NO_OP is 1, the barrier's event 2 (ex_rma.cpp)
+// (bit 24, which every RMA event has set (ex_events.cpp), stays clear), 32-63 the slot.
+constexpr std::uintptr_t kEventKind = 3; // GEX_EVENT_NO_OP is 1
 constexpr std::uintptr_t kGenerationMask = 0xffff;
 struct EventSlot {
   std::unique_ptr<Flight> flight; // null: free

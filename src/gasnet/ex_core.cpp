@@ -20,6 +20,16 @@ NoDestroy<ExState> g_ex; // threads may still use it as the process exits
 } // namespace
 ExState &ex_state() noexcept { return g_ex.value; }
 
+void make_primordial() noexcept {
+  ExState &x = ex_state();
+  x.client_object.flags = GEX_FLAG_USES_GASNET1;
+  x.client_object.name = "GASNET1";
+  x.tm_object.rank = state().mynode;
+  x.tm_object.size = state().nodes;
+  x.client.store(true, std::memory_order_release);
+  __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
+}
+
 void require_tm(const char *call, gex_TM_t tm) noexcept {
   if (!ex_state().client.load(std::memory_order_acquire))
     fatal(call, "called before gex_Client_Init");
@@ -168,12 +178,10 @@ int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, 
     return error(call, GASNET_ERR_RESOURCE, "one client per job, and GASNet is initialized already");
   if (const int rc = gasnet_hyg_init(argc, argv, mode); rc != GASNET_OK)
     return rc;
+  // gasnet_hyg_init made the primordial objects as GASNet-1's: they are this client's. No other
+  // thread calls GASNet before this call returns.
   x.client_object.flags = flags;
   x.client_object.name = clientName;
-  x.tm_object.rank = state().mynode;
-  x.tm_object.size = state().nodes;
-  x.client.store(true, std::memory_order_release);
-  __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
   // [GEX]: active messages and collectives work from here on, before (or without) a segment.
   if (const int rc = open_messaging(call); rc != GASNET_OK)
     return rc;
@@ -184,23 +192,15 @@ int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, 
   return GASNET_OK;
 }
 
-// A client of gasnet_init/gasnet_attach reaches the primordial objects here; they come into being
-// at the first call (the client named "GASNET1", flagged GEX_FLAG_USES_GASNET1), and the segment
-// once gasnet_attach made one.
+// A client of gasnet_init/gasnet_attach reaches the primordial objects here: gasnet_init made them
+// (the client named "GASNET1", flagged GEX_FLAG_USES_GASNET1), and the segment object comes into
+// being at the first call once gasnet_attach made a segment.
 void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p, gex_Segment_t *segment_p) {
   require_inited("gasnet_QueryGexObjects");
   ExState &x = ex_state();
   const State &s = state();
   {
     std::lock_guard lock(x.registry);
-    if (!x.client.load(std::memory_order_acquire)) {
-      x.client_object.flags = GEX_FLAG_USES_GASNET1;
-      x.client_object.name = "GASNET1";
-      x.tm_object.rank = s.mynode;
-      x.tm_object.size = s.nodes;
-      x.client.store(true, std::memory_order_release);
-      __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
-    }
     if (!x.segment.load(std::memory_order_acquire) && s.attach_done.load(std::memory_order_acquire) &&
         s.segments[s.mynode].size != 0) {
       x.segment_object.addr = s.segments[s.mynode].mapped;

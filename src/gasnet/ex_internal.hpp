@@ -1,8 +1,9 @@
-// The GASNet-EX front end (gasnetex.h): a thin layer over the GASNet-1 one (internal.hpp). Its
-// objects: the primordial ones of gex_Client_Init (one client, its endpoint, the team of every
-// rank, team rank = job rank = GASNet-1 node, and the segment gex_Segment_Attach binds), the teams
-// of gex_TM_Split, and the endpoints, segments, memory kinds and TM-pairs of ex_ep.cpp and
-// ex_mk.cpp.
+// The GASNet-EX front end (gasnetex.h). It shares the job, the handler table and the active-message
+// lanes with the GASNet-1 front end (internal.hpp), and GASNet-1's extended API is a layer over its
+// RMA and events (ex_rma.hpp). Its objects: the primordial ones (one client, its endpoint, the team
+// of every rank, team rank = job rank = GASNet-1 node, and the segment gex_Segment_Attach or
+// gasnet_attach binds), the teams of gex_TM_Split, and the endpoints, segments, memory kinds and
+// TM-pairs of ex_ep.cpp and ex_mk.cpp.
 #pragma once
 #define GASNET_HYG_LIBRARY 1
 #include <gasnetex.h>
@@ -102,6 +103,10 @@ struct ExState {
   std::atomic<std::uint32_t> ep_count{1}; // endpoints, the primordial one included
 };
 ExState &ex_state() noexcept;
+// Makes the primordial client, endpoint and team, as GASNet-1's (the client "GASNET1", flagged
+// GEX_FLAG_USES_GASNET1): gasnet_init does, once it knows the job; gex_Client_Init then names
+// the client as its caller asks. GASNet-1's calls are made on them (extended.cpp).
+void make_primordial() noexcept;
 
 // The endpoint `ep` (primordial or created), checked: fatal naming the call when it is none.
 gex_hyg_EP &endpoint(const char *call, gex_EP_t ep) noexcept;
@@ -177,14 +182,13 @@ const char *dt_name(gex_DT_t dt) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
 
-// Events besides GASNet-1's handles (whose bits 48-63 hold a thread tag, never 0), each told by
-// its bits:
+// Events besides RMA's (ex_rma.hpp: bits 48-63 hold a thread tag, never 0), each told by its bits:
 // - remote atomics (ex_ad.cpp): ad_event tells (low byte 3, bit 24 clear); ad_event_test is
-//   test_one's for it (ex_rma.cpp). ad_nbi_test/wait complete this thread's NBI atomics of the
+//   event_test's for it (ex_events.cpp). ad_nbi_test/wait complete this thread's NBI atomics of the
 //   categories in `mask`: test is true once none is left;
 // - collectives (ex_coll.cpp): the operation's address, aligned to 16 and below 2^48.
 //   coll_test is true (and the event consumed) once complete.
-// A device copy through a TM-pair is a GASNet-1 handle (its engine::Completion holds the copy).
+// A device copy through a TM-pair is an RMA event (its engine::Completion holds the copy).
 bool ad_event(gex_Event_t e) noexcept;
 bool ad_event_test(const char *call, gex_Event_t e, bool block);
 bool ad_nbi_test(const char *call, gex_EC_t mask);
@@ -194,8 +198,5 @@ inline bool is_coll_event(gex_Event_t e) noexcept {
   return v != 0 && (v & 15u) == 0 && (v >> 48) == 0;
 }
 bool coll_test(const char *call, gex_Event_t e, bool block);
-
-inline gex_Event_t to_event(gasnet_handle_t h) noexcept { return reinterpret_cast<gex_Event_t>(h); }
-inline gasnet_handle_t to_handle(gex_Event_t e) noexcept { return reinterpret_cast<gasnet_handle_t>(e); }
 
 } // namespace hygaspi::gasnet::ex

@@ -18,7 +18,7 @@
 
 #include "bridge/engine.hpp"
 #include "bridge/target.hpp"
-#include "gasnet/ex_internal.hpp"
+#include "gasnet/ex_rma.hpp"
 #include "kinds/devices.hpp"
 #include "gasnet_mk.h"
 
@@ -150,7 +150,7 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
     nbi_join(put, pending);
     return GEX_EVENT_INVALID;
   }
-  return to_event(handle_of(call, pending));
+  return event_of(call, pending);
 }
 
 } // namespace hygaspi::gasnet::ex

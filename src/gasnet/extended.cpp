@@ -1,136 +1,47 @@
-// The extended API [G1 §3]: blocking, non-blocking (explicit handles) and implicit-handle (NBI)
-// put, get and memset, register-value operations and access regions.
-//
-// Every operation goes to the engine by (node, the GASNet segment, offset) (bridge/segment_rma.hpp),
-// which copies where this process maps the segment (a node peer: the operation completes before
-// the call returns, and its handle is GASNET_INVALID_HANDLE, as [G1 §3.3.2] allows) and uses MPI
-// RMA on the segment's window otherwise. The blocking and NBI puts and gets of a client compiled
-// against gasnet.h make the node copy inline (gasnet_inline.h) and come here only when one of its
-// checks fails. Measured on one host (osc/rdma, 2 ranks, each a node of its own, bench_gasnet): a
-// raw MPI_Put or MPI_Get + flush of 8 B costs 0.7-1.4 us, two thirds of it in the kernel
-// (process_vm_writev/readv: CMA), and ours is 1.0-1.2x that.
-//
-// Completion [G1 §3.3.1]: what an operation still waits for is an engine::Completion (a ticket per
-// target), settled by a flush of each target. A non-bulk put leaves its source reusable at return
-// [G1 §3.3.2.1] (Complete::local), the remote part at sync.
-//
-// A try has no non-blocking test to use: MPI-3 has none for remote completion (MPI_Rput's request
-// completes locally only, MPI-3.1 §11.3.5), and only MPI_Win_flush says that the data is at the
-// target. [G1 §3.3.1] makes a synced put one whose data "has been written to the destination
-// location", and [G1 §3.3.3.1] has gasnet_try_syncnb "always return immediately". We keep the
-// first: a try settles (flushes the targets an earlier flush did not pass) and says OK, unless a
-// GASNet-EX device copy it covers is still running: then it says not ready and flushes nothing
-// (a copy has its own non-blocking test, its CUDA event). That flush
-// is bounded: it waits for no action of this thread's client and no GASNet poll, only for MPI
-// progress here and at the target (its progress thread, or its next MPI call), so a try loop never
-// deadlocks on it; and it is the wait that would follow anyway.
-//
-// Handles [G1 §3.3.2]: an index into the calling thread's table of operations, the entry's
-// generation and the thread's tag. Syncing a dead handle (synced before, never issued, or another
-// thread's) is an error [G1 §3.3.3.1], fatal like every extended-API error [G1 §1.6], and found by
-// the generation rather than by freeing memory twice.
+// GASNet-1's extended API [G1 §3]: blocking, non-blocking (explicit handles) and implicit-handle
+// (NBI) put, get and memset, register-value operations and access regions, as a layer over
+// GASNet-EX's RMA and events on the primordial team (ex_rma.hpp), as GASNet-EX's own legacy layer
+// is: gasnet_put_nb is gex_RMA_PutNB(tm, node, ..., GEX_EVENT_NOW, 0), gasnet_put_nb_bulk the same
+// with GEX_EVENT_DEFER [G1 §3.3.2.1: a non-bulk put's source is reusable at return], a handle is
+// an event, and gasnet_wait_syncnbi_puts is gex_NBI_Wait(GEX_EC_PUT, 0). What GASNet-EX has no
+// call for (memset, value gets with a handle) is built here on the same transfers. Each call
+// first makes GASNet-1's own checks, so that its messages speak of gasnet_attach and nodes.
 #include <algorithm>
-#include <atomic>
 #include <cstring>
 #include <memory>
-#include <utility>
 #include <vector>
 
 #include "bridge/engine.hpp"
-#include "bridge/segment_rma.hpp"
 #include "core/limits.hpp"
-#include "gasnet/internal.hpp"
+#include "gasnet/ex_rma.hpp"
 
 using namespace hygaspi;
 using namespace hygaspi::gasnet;
+using engine::Completion;
+namespace ex = hygaspi::gasnet::ex;
 
 namespace {
 
-using engine::Completion;
-
-// Completes what `p` waits for; fatal when MPI cannot.
-void settle(const char *call, Completion &p) {
-  if (p.settle() != GASPI_SUCCESS)
-    fatal(call, "a transfer could not complete (see above)");
+// GASNet-1's entry checks of a call that names a node; the primordial team, whose ranks are nodes.
+gex_TM_t team(const char *call, gasnet_node_t node) {
+  require_attached(call);
+  if (node >= state().nodes)
+    fatal(call, "node %u is not in the job (%u nodes)", node, state().nodes);
+  return &ex::ex_state().tm_object;
+}
+gex_TM_t team(const char *call) {
+  require_attached(call);
+  return &ex::ex_state().tm_object;
 }
 
-// ---- explicit handles: bits 0-23 the entry, 24-47 its generation (odd while in flight, so no
-// handle is 0 = GASNET_INVALID_HANDLE), 48-63 the thread's tag.
-static_assert(sizeof(gasnet_handle_t) == 8, "a handle packs entry, generation and thread");
-constexpr std::uint64_t kIndexBits = 24, kIndexMask = (1u << kIndexBits) - 1, kGenerationMask = (1u << 24) - 1;
-
-struct Op {
-  std::uint32_t generation = 0;
-  Completion pending; // kept when the entry is free: its vector keeps its capacity
-};
-std::atomic<std::uint16_t> g_next_tag{1};
-struct HandleTable {
-  std::uint16_t tag = g_next_tag.fetch_add(1, std::memory_order_relaxed);
-  std::vector<Op> ops;
-  std::vector<std::uint32_t> free;
-};
-thread_local HandleTable t_handles; // handles are thread-specific [G1 §3.3.2]
-
-// An entry for an operation about to start; commit() names it.
-std::uint32_t reserve(const char *call) {
-  HandleTable &t = t_handles;
-  if (!t.free.empty()) {
-    const std::uint32_t i = t.free.back();
-    t.free.pop_back();
-    return i;
-  }
-  if (t.ops.size() > kIndexMask) // 16 M in flight: well above the 2^16-1 of [G1 §3.3.1]
-    fatal(call, "more than %llu operations in flight on this thread", static_cast<unsigned long long>(kIndexMask));
-  t.ops.emplace_back();
-  return static_cast<std::uint32_t>(t.ops.size() - 1);
-}
-
-// The handle of entry i, or GASNET_INVALID_HANDLE (and the entry free again) when it completed.
-gasnet_handle_t commit(std::uint32_t i) {
-  HandleTable &t = t_handles;
-  Op &op = t.ops[i];
-  if (op.pending.empty()) {
-    t.free.push_back(i);
-    return GASNET_INVALID_HANDLE;
-  }
-  op.generation = (op.generation + 1) & kGenerationMask; // odd: in flight
-  return (static_cast<gasnet_handle_t>(t.tag) << 48) | (static_cast<gasnet_handle_t>(op.generation) << kIndexBits) | i;
-}
-
-// The in-flight entry `h` names; fatal for a dead or foreign handle.
-std::uint32_t lookup(const char *call, gasnet_handle_t h) {
-  HandleTable &t = t_handles;
-  const auto i = static_cast<std::uint32_t>(h & kIndexMask);
-  const auto generation = static_cast<std::uint32_t>((h >> kIndexBits) & kGenerationMask);
-  if ((h >> 48) != t.tag)
-    fatal(call, "handle %#llx was not issued by this thread (handles are thread-specific [G1 section 3.3.2])",
-          static_cast<unsigned long long>(h));
-  if (i >= t.ops.size() || t.ops[i].generation != generation || (generation & 1u) == 0)
-    fatal(call, "handle %#llx was already synchronized, or never issued [G1 section 3.3.3.1]",
-          static_cast<unsigned long long>(h));
-  return i;
-}
-
-// Completes `h`'s operation; the handle is then dead. A try (`block` false) settles too (see the
-// top), but leaves a GASNet-EX device copy that is still running, and answers false then.
-bool sync_one(const char *call, gasnet_handle_t h, bool block = true) {
-  if (h == GASNET_INVALID_HANDLE)
-    return true;
-  const std::uint32_t i = lookup(call, h);
-  HandleTable &t = t_handles;
-  if (!block && !t.ops[i].pending.copies_done())
-    return false;
-  settle(call, t.ops[i].pending);
-  t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
-  t.free.push_back(i);
-  return true;
-}
+gex_Event_t event(gasnet_handle_t h) noexcept { return reinterpret_cast<gex_Event_t>(h); }
+gasnet_handle_t handle(gex_Event_t e) noexcept { return reinterpret_cast<gasnet_handle_t>(e); }
 
 // Every completed handle becomes GASNET_INVALID_HANDLE [G1 §3.3.3.2]; true when all did.
 bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles, bool block) {
   bool all = true;
   for (size_t i = 0; i < numhandles; ++i) {
-    if (sync_one(call, phandle[i], block))
+    if (ex::event_test(call, event(phandle[i]), block))
       phandle[i] = GASNET_INVALID_HANDLE;
     else
       all = false;
@@ -138,60 +49,10 @@ bool sync_array(const char *call, gasnet_handle_t *phandle, size_t numhandles, b
   return all;
 }
 
-// ---- implicit handles, per thread [G1 §3.3.5]
-struct ThreadNbi {
-  Completion puts, gets;
-  bool in_region = false;
-  Completion region; // the open access region's operations
-};
-thread_local ThreadNbi t_nbi;
-
-// How much of a transfer completes before the call returns.
-enum class Mode {
-  blocking,    // all of it
-  source_free, // a non-bulk put: its source is reusable [G1 §3.3.2.1]; the rest at sync
-  at_sync,     // nothing need: bulk puts and non-blocking gets
-};
-
-enum class Direction { put, get };
-
-// Moves [remote, +n) of node's segment from or to `local`; what remains to complete goes to
-// `pending` (nullptr: Mode::blocking).
-void transfer(const char *call, Direction dir, gasnet_node_t node, const void *remote, void *local, std::size_t n,
-              Mode mode, Completion *pending) {
-  require_attached(call);
-  require_may_communicate(call);
-  if (n == 0)
-    return;
-  const std::uint64_t offset = segment_offset(call, node, remote, n);
-  Completion *rest = mode == Mode::blocking ? nullptr : pending;
-  gaspi_return_t rc;
-  if (dir == Direction::put) {
-    const engine::Complete complete = mode == Mode::blocking      ? engine::Complete::remote
-                                      : mode == Mode::source_free ? engine::Complete::local
-                                                                  : engine::Complete::none;
-    rc = engine::put(GlobalRank{node}, limits::kGasnetSegment, offset, local, n, complete, rest);
-  } else {
-    rc = engine::get(local, GlobalRank{node}, limits::kGasnetSegment, offset, n, rest);
-  }
-  if (rc != GASPI_SUCCESS)
-    fatal(call, "%s node %u failed", dir == Direction::put ? "a put to" : "a get from", node);
-}
-
-void put_bytes(const char *call, gasnet_node_t node, void *dest, const void *src, std::size_t n, Mode mode,
-               Completion *pending = nullptr) {
-  transfer(call, Direction::put, node, dest, const_cast<void *>(src), n, mode, pending);
-}
-
-void get_bytes(const char *call, void *dest, gasnet_node_t node, const void *src, std::size_t n, Mode mode,
-               Completion *pending = nullptr) {
-  transfer(call, Direction::get, node, src, dest, n, mode, pending);
-}
-
 // `pending` nullptr: blocking; else the remote completion goes there (the source is freed here).
 void memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std::size_t n,
                   Completion *pending = nullptr) {
-  require_attached(call);
+  team(call, node);
   require_may_communicate(call);
   if (n == 0)
     return;
@@ -206,55 +67,22 @@ void memset_bytes(const char *call, gasnet_node_t node, void *dest, int val, std
   Completion earlier; // the chunks before the last, which the last one's completion covers
   for (std::size_t done = 0; done < n; done += pattern.size()) {
     const bool last = done + pattern.size() >= n;
-    const Mode mode = !last ? Mode::at_sync : pending == nullptr ? Mode::blocking : Mode::source_free;
-    put_bytes(call, node, static_cast<char *>(dest) + done, pattern.data(), std::min(pattern.size(), n - done), mode,
-              last ? pending : &earlier);
+    const ex::PutMode mode = !last                ? ex::PutMode::at_sync
+                             : pending == nullptr ? ex::PutMode::blocking
+                                                  : ex::PutMode::source_free;
+    ex::put_bytes(call, node, static_cast<char *>(dest) + done, pattern.data(), std::min(pattern.size(), n - done),
+                  mode, last ? pending : &earlier);
   }
 }
 
-// An NBI operation goes to the open access region, or to the thread's NBI set.
-Completion &nbi(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? t_nbi.puts : t_nbi.gets; }
-
-} // namespace
-
-namespace {
-
-void no_region(const char *call) {
-  if (t_nbi.in_region)
-    fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");
-}
-
-// Syncs the thread's NBI puts or gets; a try (`block` false) answers false, and settles nothing,
-// while a GASNet-EX device copy among them is still running.
-bool sync_nbi(const char *call, bool gets, bool block = true) {
-  no_region(call);
-  Completion &set = gets ? t_nbi.gets : t_nbi.puts;
-  if (!block && !set.copies_done())
-    return false;
-  settle(call, set);
-  return true;
-}
-
-std::uint64_t value_bytes(gasnet_register_value_t v, std::size_t n, const char *call) {
-  if (n == 0 || n > sizeof(gasnet_register_value_t))
-    fatal(call, "nbytes %zu is not in 1..%zu", n, sizeof(gasnet_register_value_t));
-  return v; // little-endian: the value's low n bytes are its first n bytes [G1 §3.4.1]
-}
-
-// An explicit-handle operation: `start(pending)` starts it into a fresh entry.
-template <class Start> gasnet_handle_t with_handle(const char *call, Start &&start) {
-  const std::uint32_t i = reserve(call);
-  start(&t_handles.ops[i].pending);
-  return commit(i);
+// A memset with a handle: its completion in a fresh event.
+gasnet_handle_t memset_nb(const char *call, gasnet_node_t node, void *dest, int val, std::size_t n) {
+  const ex::EventSlot slot = ex::reserve_event(call);
+  memset_bytes(call, node, dest, val, n, slot.pending);
+  return handle(ex::commit_event(slot));
 }
 
 } // namespace
-
-gasnet_handle_t hygaspi::gasnet::handle_of(const char *call, Completion &pending) {
-  return with_handle(call, [&](Completion *p) { p->merge(pending); });
-}
-
-void hygaspi::gasnet::nbi_join(bool is_put, Completion &pending) { nbi(is_put).merge(pending); }
 
 // Value-get handles have no invalid value [G1 §3.4.2]: each is an object of the thread's pool, and
 // a pool object is never freed, so a second sync finds it dead instead of freeing it twice.
@@ -271,62 +99,54 @@ struct ValgetPool {
   std::vector<gasnet_hyg_valget *> free;
 };
 thread_local ValgetPool t_valgets;
-} // namespace
 
-namespace hygaspi::gasnet {
-
-bool window_open(void *base, std::uint64_t size) {
-  return engine::open_window(limits::kGasnetSegment, base, size) == GASPI_SUCCESS;
+std::size_t value_size(const char *call, std::size_t n) {
+  if (n == 0 || n > sizeof(gasnet_register_value_t))
+    fatal(call, "nbytes %zu is not in 1..%zu", n, sizeof(gasnet_register_value_t));
+  return n;
 }
-
-} // namespace hygaspi::gasnet
+} // namespace
 
 extern "C" {
 
 void gasnet_put(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_bytes("gasnet_put", node, dest, src, nbytes, Mode::blocking);
+  ex::put_blocking("gasnet_put", team("gasnet_put", node), node, dest, src, nbytes, 0);
 }
 void gasnet_put_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_bytes("gasnet_put_bulk", node, dest, src, nbytes, Mode::blocking);
+  ex::put_blocking("gasnet_put_bulk", team("gasnet_put_bulk", node), node, dest, src, nbytes, 0);
 }
 void gasnet_get(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_bytes("gasnet_get", dest, node, src, nbytes, Mode::blocking);
+  ex::get_blocking("gasnet_get", team("gasnet_get", node), dest, node, src, nbytes, 0);
 }
 void gasnet_get_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_bytes("gasnet_get_bulk", dest, node, src, nbytes, Mode::blocking);
+  ex::get_blocking("gasnet_get_bulk", team("gasnet_get_bulk", node), dest, node, src, nbytes, 0);
 }
 void gasnet_memset(gasnet_node_t node, void *dest, int val, size_t nbytes) {
   memset_bytes("gasnet_memset", node, dest, val, nbytes);
 }
 
 gasnet_handle_t gasnet_put_nb(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  return with_handle("gasnet_put_nb",
-                     [&](Completion *p) { put_bytes("gasnet_put_nb", node, dest, src, nbytes, Mode::source_free, p); });
+  const char *call = "gasnet_put_nb";
+  return handle(ex::put_nb(call, team(call, node), node, dest, src, nbytes, GEX_EVENT_NOW, 0));
 }
 gasnet_handle_t gasnet_put_nb_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  return with_handle("gasnet_put_nb_bulk", [&](Completion *p) {
-    put_bytes("gasnet_put_nb_bulk", node, dest, src, nbytes, Mode::at_sync, p);
-  });
+  const char *call = "gasnet_put_nb_bulk";
+  return handle(ex::put_nb(call, team(call, node), node, dest, src, nbytes, GEX_EVENT_DEFER, 0));
 }
 gasnet_handle_t gasnet_get_nb(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  return with_handle("gasnet_get_nb",
-                     [&](Completion *p) { get_bytes("gasnet_get_nb", dest, node, src, nbytes, Mode::at_sync, p); });
+  return handle(ex::get_nb("gasnet_get_nb", team("gasnet_get_nb", node), dest, node, src, nbytes, 0));
 }
 gasnet_handle_t gasnet_get_nb_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  return with_handle("gasnet_get_nb_bulk", [&](Completion *p) {
-    get_bytes("gasnet_get_nb_bulk", dest, node, src, nbytes, Mode::at_sync, p);
-  });
+  return handle(ex::get_nb("gasnet_get_nb_bulk", team("gasnet_get_nb_bulk", node), dest, node, src, nbytes, 0));
 }
 gasnet_handle_t gasnet_memset_nb(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  return with_handle("gasnet_memset_nb",
-                     [&](Completion *p) { memset_bytes("gasnet_memset_nb", node, dest, val, nbytes, p); });
+  return memset_nb("gasnet_memset_nb", node, dest, val, nbytes);
 }
 
-void gasnet_wait_syncnb(gasnet_handle_t handle) { sync_one("gasnet_wait_syncnb", handle); }
+void gasnet_wait_syncnb(gasnet_handle_t handle) { ex::event_test("gasnet_wait_syncnb", event(handle), true); }
 int gasnet_try_syncnb(gasnet_handle_t handle) {
-  return sync_one("gasnet_try_syncnb", handle, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return ex::event_test("gasnet_try_syncnb", event(handle), false) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
-
 void gasnet_wait_syncnb_all(gasnet_handle_t *phandle, size_t numhandles) {
   sync_array("gasnet_wait_syncnb_all", phandle, numhandles, true);
 }
@@ -343,7 +163,7 @@ int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
     if (phandle[i] == GASNET_INVALID_HANDLE)
       continue;
     any_valid = true;
-    if (sync_one("gasnet_try_syncnb_some", phandle[i], false)) {
+    if (ex::event_test("gasnet_try_syncnb_some", event(phandle[i]), false)) {
       phandle[i] = GASNET_INVALID_HANDLE;
       any_done = true;
     }
@@ -352,77 +172,60 @@ int gasnet_try_syncnb_some(gasnet_handle_t *phandle, size_t numhandles) {
 }
 
 void gasnet_put_nbi(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_bytes("gasnet_put_nbi", node, dest, src, nbytes, Mode::source_free, &nbi(true));
+  ex::put_nbi("gasnet_put_nbi", team("gasnet_put_nbi", node), node, dest, src, nbytes, GEX_EVENT_NOW, 0);
 }
 void gasnet_put_nbi_bulk(gasnet_node_t node, void *dest, void *src, size_t nbytes) {
-  put_bytes("gasnet_put_nbi_bulk", node, dest, src, nbytes, Mode::at_sync, &nbi(true));
+  ex::put_nbi("gasnet_put_nbi_bulk", team("gasnet_put_nbi_bulk", node), node, dest, src, nbytes, GEX_EVENT_DEFER, 0);
 }
 void gasnet_get_nbi(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_bytes("gasnet_get_nbi", dest, node, src, nbytes, Mode::at_sync, &nbi(false));
+  ex::get_nbi("gasnet_get_nbi", team("gasnet_get_nbi", node), dest, node, src, nbytes, 0);
 }
 void gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbytes) {
-  get_bytes("gasnet_get_nbi_bulk", dest, node, src, nbytes, Mode::at_sync, &nbi(false));
+  ex::get_nbi("gasnet_get_nbi_bulk", team("gasnet_get_nbi_bulk", node), dest, node, src, nbytes, 0);
 }
 void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  memset_bytes("gasnet_memset_nbi", node, dest, val, nbytes, &nbi(true));
+  memset_bytes("gasnet_memset_nbi", node, dest, val, nbytes, &ex::nbi_set(true));
 }
 
-void gasnet_wait_syncnbi_gets(void) { sync_nbi("gasnet_wait_syncnbi_gets", true); }
-void gasnet_wait_syncnbi_puts(void) { sync_nbi("gasnet_wait_syncnbi_puts", false); }
-void gasnet_wait_syncnbi_all(void) {
-  sync_nbi("gasnet_wait_syncnbi_all", true);
-  sync_nbi("gasnet_wait_syncnbi_all", false);
-}
+void gasnet_wait_syncnbi_gets(void) { ex::nbi_wait("gasnet_wait_syncnbi_gets", GEX_EC_GET); }
+void gasnet_wait_syncnbi_puts(void) { ex::nbi_wait("gasnet_wait_syncnbi_puts", GEX_EC_PUT); }
+void gasnet_wait_syncnbi_all(void) { ex::nbi_wait("gasnet_wait_syncnbi_all", GEX_EC_GET | GEX_EC_PUT); }
 int gasnet_try_syncnbi_gets(void) {
-  return sync_nbi("gasnet_try_syncnbi_gets", true, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return ex::nbi_test("gasnet_try_syncnbi_gets", GEX_EC_GET) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 int gasnet_try_syncnbi_puts(void) {
-  return sync_nbi("gasnet_try_syncnbi_puts", false, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return ex::nbi_test("gasnet_try_syncnbi_puts", GEX_EC_PUT) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 int gasnet_try_syncnbi_all(void) {
-  const bool gets = sync_nbi("gasnet_try_syncnbi_all", true, false);
-  const bool puts = sync_nbi("gasnet_try_syncnbi_all", false, false);
-  return gets && puts ? GASNET_OK : GASNET_ERR_NOT_READY;
+  return ex::nbi_test("gasnet_try_syncnbi_all", GEX_EC_GET | GEX_EC_PUT) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 
 void gasnet_begin_nbi_accessregion(void) {
-  require_attached("gasnet_begin_nbi_accessregion");
-  if (t_nbi.in_region)
-    fatal("gasnet_begin_nbi_accessregion", "access regions do not nest [G1 section 3.4.3]");
-  t_nbi.in_region = true;
+  team("gasnet_begin_nbi_accessregion");
+  ex::begin_access_region("gasnet_begin_nbi_accessregion");
 }
-
 gasnet_handle_t gasnet_end_nbi_accessregion(void) {
-  if (!t_nbi.in_region)
-    fatal("gasnet_end_nbi_accessregion", "no access region is open");
-  t_nbi.in_region = false;
-  return with_handle("gasnet_end_nbi_accessregion", [](Completion *p) { p->merge(t_nbi.region); });
+  return handle(ex::end_access_region("gasnet_end_nbi_accessregion"));
 }
 
 void gasnet_put_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
-  const std::uint64_t v = value_bytes(value, nbytes, "gasnet_put_val");
-  put_bytes("gasnet_put_val", node, dest, &v, nbytes, Mode::blocking);
+  ex::put_blocking_val("gasnet_put_val", team("gasnet_put_val", node), node, dest, value, nbytes, 0);
 }
 gasnet_handle_t gasnet_put_nb_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
-  const std::uint64_t v = value_bytes(value, nbytes, "gasnet_put_nb_val");
-  return with_handle("gasnet_put_nb_val", [&](Completion *p) {
-    put_bytes("gasnet_put_nb_val", node, dest, &v, nbytes, Mode::source_free, p); // v is on this stack
-  });
+  return handle(ex::put_nb_val("gasnet_put_nb_val", team("gasnet_put_nb_val", node), node, dest, value, nbytes, 0));
 }
 void gasnet_put_nbi_val(gasnet_node_t node, void *dest, gasnet_register_value_t value, size_t nbytes) {
-  const std::uint64_t v = value_bytes(value, nbytes, "gasnet_put_nbi_val");
-  put_bytes("gasnet_put_nbi_val", node, dest, &v, nbytes, Mode::source_free, &nbi(true));
+  ex::put_nbi_val("gasnet_put_nbi_val", team("gasnet_put_nbi_val", node), node, dest, value, nbytes, 0);
 }
-
 gasnet_register_value_t gasnet_get_val(gasnet_node_t node, void *src, size_t nbytes) {
-  std::uint64_t v = 0; // zero-extended [G1 §3.4.2]
-  value_bytes(0, nbytes, "gasnet_get_val");
-  get_bytes("gasnet_get_val", &v, node, src, nbytes, Mode::blocking);
-  return v;
+  return ex::get_blocking_val("gasnet_get_val", team("gasnet_get_val", node), node, src, nbytes, 0);
 }
 
 gasnet_valget_handle_t gasnet_get_nb_val(gasnet_node_t node, void *src, size_t nbytes) {
-  value_bytes(0, nbytes, "gasnet_get_nb_val");
+  const char *call = "gasnet_get_nb_val";
+  team(call, node);
+  value_size(call, nbytes);
+  require_may_communicate(call);
   ValgetPool &pool = t_valgets;
   if (pool.free.empty()) {
     pool.owned.push_back(std::make_unique<gasnet_hyg_valget>());
@@ -430,9 +233,9 @@ gasnet_valget_handle_t gasnet_get_nb_val(gasnet_node_t node, void *src, size_t n
   }
   gasnet_hyg_valget *h = pool.free.back();
   pool.free.pop_back();
-  h->value = 0;
+  h->value = 0; // zero-extended [G1 §3.4.2]
   h->state = gasnet_hyg_valget::kLive;
-  get_bytes("gasnet_get_nb_val", &h->value, node, src, nbytes, Mode::at_sync, &h->pending);
+  ex::get_bytes(call, &h->value, node, src, nbytes, &h->pending);
   return h;
 }
 
@@ -440,7 +243,7 @@ gasnet_register_value_t gasnet_wait_syncnb_valget(gasnet_valget_handle_t handle)
   if (handle == nullptr || handle->state != gasnet_hyg_valget::kLive)
     fatal("gasnet_wait_syncnb_valget", "handle %p was already synchronized, or never issued [G1 section 3.4.2]",
           static_cast<void *>(handle));
-  settle("gasnet_wait_syncnb_valget", handle->pending);
+  ex::settle("gasnet_wait_syncnb_valget", handle->pending);
   handle->state = 0;
   t_valgets.free.push_back(handle);
   return handle->value;

@@ -192,17 +192,6 @@ inline std::uint64_t segment_offset(const char *call, gasnet_node_t node, const 
   return a - seg.addr;
 }
 
-// The MPI window of puts and gets across nodes over every node's segment (the engine's, of the
-// GASNet segment): opened by gasnet_attach, collectively over all ranks, when the job spans nodes.
-bool window_open(void *base, std::uint64_t size);
-
-// GASNet-EX's device copies join GASNet-1's completion (extended.cpp): handle_of makes an explicit
-// handle that waits for what `pending` holds (GASNET_INVALID_HANDLE when nothing), nbi_join adds
-// it to the calling thread's NBI puts or gets, or to its open access region. `pending` is then
-// empty.
-gasnet_handle_t handle_of(const char *call, engine::Completion &pending);
-void nbi_join(bool is_put, engine::Completion &pending);
-
 // gasnet_exit's path, also run when another rank's exit notice arrives (core.cpp).
 [[noreturn]] void exit_job(int code) noexcept;
 void exit_at_process_exit(int status) noexcept; // registered with engine_on_exit

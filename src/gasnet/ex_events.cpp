@@ -1,0 +1,266 @@
+// Events, NBI completion and access regions (ex_rma.hpp): the thread's table of operations in
+// flight behind every RMA event and GASNet-1 handle, its NBI sets, and the gex_Event_* and gex_NBI_*
+// entry points.
+//
+// An event [G1 §3.3.2]: an index into the calling thread's table, the entry's generation and the
+// thread's tag. Testing a dead event (consumed before, never issued, or another thread's) is an
+// error [G1 §3.3.3.1], [GEX "Events"], fatal, and found by the generation rather than by freeing
+// memory twice.
+#include <atomic>
+#include <vector>
+
+#include "gasnet/ex_rma.hpp"
+
+using namespace hygaspi;
+using namespace hygaspi::gasnet;
+using namespace hygaspi::gasnet::ex;
+using engine::Completion;
+
+namespace {
+
+// Bits 0-23 the entry, 24-47 its generation (odd while in flight, so no event is 0 =
+// GEX_EVENT_INVALID), 48-63 the thread's tag.
+static_assert(sizeof(gex_Event_t) == 8 && sizeof(gasnet_handle_t) == 8, "an event packs entry, generation, thread");
+constexpr std::uint64_t kIndexBits = 24, kIndexMask = (1u << kIndexBits) - 1, kGenerationMask = (1u << 24) - 1;
+
+struct Op {
+  std::uint32_t generation = 0;
+  Completion pending; // kept when the entry is free: its vector keeps its capacity
+};
+std::atomic<std::uint16_t> g_next_tag{1};
+struct EventTable {
+  std::uint16_t tag = g_next_tag.fetch_add(1, std::memory_order_relaxed);
+  std::vector<Op> ops;
+  std::vector<std::uint32_t> free;
+};
+thread_local EventTable t_events; // events are thread-specific [G1 §3.3.2]
+
+// The in-flight entry `e` names; fatal for a dead or foreign event.
+std::uint32_t lookup(const char *call, gex_Event_t e) {
+  EventTable &t = t_events;
+  const auto v = reinterpret_cast<std::uint64_t>(e);
+  const auto i = static_cast<std::uint32_t>(v & kIndexMask);
+  const auto generation = static_cast<std::uint32_t>((v >> kIndexBits) & kGenerationMask);
+  if ((v >> 48) != t.tag)
+    fatal(call, "handle %#llx was not issued by this thread (handles are thread-specific [G1 section 3.3.2])",
+          static_cast<unsigned long long>(v));
+  if (i >= t.ops.size() || t.ops[i].generation != generation || (generation & 1u) == 0)
+    fatal(call, "handle %#llx was already synchronized, or never issued [G1 section 3.3.3.1]",
+          static_cast<unsigned long long>(v));
+  return i;
+}
+
+// Completes an RMA event's operation; the event is then dead. A test (`block` false) settles too,
+// but leaves a device copy that is still running, and answers false then.
+bool test_rma(const char *call, gex_Event_t e, bool block) {
+  const std::uint32_t i = lookup(call, e);
+  EventTable &t = t_events;
+  if (!block && !t.ops[i].pending.copies_done())
+    return false;
+  settle(call, t.ops[i].pending);
+  t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
+  t.free.push_back(i);
+  return true;
+}
+
+// ---- implicit handles, per thread [G1 §3.3.5]
+struct ThreadNbi {
+  Completion puts, gets;
+  bool in_region = false;
+  Completion region; // the open access region's operations
+};
+thread_local ThreadNbi t_nbi;
+
+void no_region(const char *call) {
+  if (t_nbi.in_region)
+    fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");
+}
+
+// Syncs the thread's NBI puts or gets; a test (`block` false) answers false, and settles nothing,
+// while a device copy among them is still running.
+bool sync_nbi(const char *call, bool gets, bool block) {
+  Completion &set = gets ? t_nbi.gets : t_nbi.puts;
+  if (!block && !set.copies_done())
+    return false;
+  settle(call, set);
+  return true;
+}
+
+void require_no_flags(const char *call, gex_Flags_t flags) {
+  if (flags != 0)
+    fatal(call, "flags %#x: they are reserved and must be 0", static_cast<unsigned>(flags));
+}
+
+void require_array(const char *call, const gex_Event_t *events, std::size_t n) {
+  if (n > 0 && events == nullptr)
+    fatal(call, "a null array of %zu events", n);
+}
+
+} // namespace
+
+namespace hygaspi::gasnet::ex {
+
+void settle(const char *call, Completion &p) {
+  if (p.settle() != GASPI_SUCCESS)
+    fatal(call, "a transfer could not complete (see above)");
+}
+
+EventSlot reserve_event(const char *call) {
+  EventTable &t = t_events;
+  std::uint32_t i;
+  if (!t.free.empty()) {
+    i = t.free.back();
+    t.free.pop_back();
+  } else {
+    if (t.ops.size() > kIndexMask) // 16 M in flight: well above the 2^16-1 of [G1 §3.3.1]
+      fatal(call, "more than %llu operations in flight on this thread", static_cast<unsigned long long>(kIndexMask));
+    t.ops.emplace_back();
+    i = static_cast<std::uint32_t>(t.ops.size() - 1);
+  }
+  return {i, &t.ops[i].pending};
+}
+
+gex_Event_t commit_event(const EventSlot &slot) {
+  EventTable &t = t_events;
+  Op &op = t.ops[slot.index];
+  if (op.pending.empty()) {
+    t.free.push_back(slot.index);
+    return GEX_EVENT_INVALID;
+  }
+  op.generation = (op.generation + 1) & kGenerationMask; // odd: in flight
+  return reinterpret_cast<gex_Event_t>((static_cast<std::uint64_t>(t.tag) << 48) |
+                                       (static_cast<std::uint64_t>(op.generation) << kIndexBits) | slot.index);
+}
+
+gex_Event_t event_of(const char *call, Completion &pending) {
+  const EventSlot slot = reserve_event(call);
+  slot.pending->merge(pending);
+  return commit_event(slot);
+}
+
+Completion &nbi_set(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? t_nbi.puts : t_nbi.gets; }
+
+bool event_test(const char *call, gex_Event_t e, bool block) {
+  if (e == GEX_EVENT_INVALID)
+    return true;
+  if (e == GEX_EVENT_NO_OP)
+    fatal(call, "GEX_EVENT_NO_OP cannot be tested or waited for");
+  if (ad_event(e))
+    return ad_event_test(call, e, block);
+  if (is_coll_event(e))
+    return coll_test(call, e, block);
+  return test_rma(call, e, block);
+}
+
+bool events_test_all(const char *call, gex_Event_t *events, std::size_t n, bool block) {
+  require_array(call, events, n);
+  bool all = true;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (event_test(call, events[i], block))
+      events[i] = GEX_EVENT_INVALID;
+    else
+      all = false;
+  }
+  return all;
+}
+
+bool events_test_some(const char *call, gex_Event_t *events, std::size_t n) {
+  require_array(call, events, n);
+  bool any_valid = false, any_done = false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (events[i] == GEX_EVENT_INVALID)
+      continue;
+    any_valid = true;
+    if (event_test(call, events[i], false)) {
+      events[i] = GEX_EVENT_INVALID;
+      any_done = true;
+    }
+  }
+  return !any_valid || any_done;
+}
+
+// GEX_EC_AM and GEX_EC_LC have nothing outstanding: every AM payload and every NBI put's source
+// is locally complete when its call returns. Atomics: GEX_EC_RMW, and SET and GET with the puts and
+// the gets (ex_ad.cpp).
+bool nbi_test(const char *call, gex_EC_t mask) {
+  no_region(call);
+  if (!ad_nbi_test(call, mask))
+    return false;
+  // Both sets are looked at, whatever the first answers: a test settles what it can.
+  const bool gets = (mask & GEX_EC_GET) == 0 || sync_nbi(call, true, false);
+  const bool puts = (mask & GEX_EC_PUT) == 0 || sync_nbi(call, false, false);
+  return gets && puts;
+}
+
+void nbi_wait(const char *call, gex_EC_t mask) {
+  no_region(call);
+  ad_nbi_wait(call, mask);
+  if ((mask & GEX_EC_GET) != 0)
+    sync_nbi(call, true, true);
+  if ((mask & GEX_EC_PUT) != 0)
+    sync_nbi(call, false, true);
+}
+
+void begin_access_region(const char *call) {
+  require_segment(call);
+  if (t_nbi.in_region)
+    fatal(call, "access regions do not nest [G1 section 3.4.3]");
+  t_nbi.in_region = true;
+}
+
+gex_Event_t end_access_region(const char *call) {
+  if (!t_nbi.in_region)
+    fatal(call, "no access region is open");
+  t_nbi.in_region = false;
+  return event_of(call, t_nbi.region);
+}
+
+} // namespace hygaspi::gasnet::ex
+
+extern "C" {
+
+int gex_Event_Test(gex_Event_t event) {
+  return event_test("gex_Event_Test", event, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+}
+void gex_Event_Wait(gex_Event_t event) { event_test("gex_Event_Wait", event, true); }
+
+int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
+  require_no_flags("gex_Event_TestAll", flags);
+  return events_test_all("gex_Event_TestAll", pevent, numevents, false) ? GASNET_OK : GASNET_ERR_NOT_READY;
+}
+void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
+  require_no_flags("gex_Event_WaitAll", flags);
+  events_test_all("gex_Event_WaitAll", pevent, numevents, true);
+}
+int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
+  require_no_flags("gex_Event_TestSome", flags);
+  return events_test_some("gex_Event_TestSome", pevent, numevents) ? GASNET_OK : GASNET_ERR_NOT_READY;
+}
+void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
+  require_no_flags("gex_Event_WaitSome", flags);
+  block_until([&] { return events_test_some("gex_Event_WaitSome", pevent, numevents); });
+}
+
+int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
+  const char *call = "gex_NBI_Test";
+  require_no_flags(call, flags);
+  require_may_communicate(call);
+  return nbi_test(call, event_mask) ? GASNET_OK : GASNET_ERR_NOT_READY;
+}
+void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
+  const char *call = "gex_NBI_Wait";
+  require_no_flags(call, flags);
+  require_may_communicate(call);
+  nbi_wait(call, event_mask);
+}
+
+void gex_NBI_BeginAccessRegion(gex_Flags_t flags) {
+  require_no_flags("gex_NBI_BeginAccessRegion", flags);
+  begin_access_region("gex_NBI_BeginAccessRegion");
+}
+gex_Event_t gex_NBI_EndAccessRegion(gex_Flags_t flags) {
+  require_no_flags("gex_NBI_EndAccessRegion", flags);
+  return end_access_region("gex_NBI_EndAccessRegion");
+}
+
+} // extern "C"
