@@ -330,7 +330,9 @@ std::vector<std::string> snapshot_environment() {
   return env;
 }
 
-uintptr_t local_max_segment() {
+} // namespace
+
+uintptr_t hygaspi::gasnet::max_local_segment() {
   // The segment is a shm object: what /dev/shm can back, shared by the node's ranks.
   struct statvfs fs {};
   if (statvfs("/dev/shm", &fs) != 0)
@@ -340,6 +342,8 @@ uintptr_t local_max_segment() {
   const std::uint64_t mine = std::min<std::uint64_t>(free_bytes / share, limits::kMaxObjectBytes);
   return static_cast<uintptr_t>(mine / GASNET_PAGESIZE * GASNET_PAGESIZE);
 }
+
+namespace {
 
 int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   (void)argc;
@@ -395,31 +399,23 @@ int gasnet_hyg_init(int *argc, char ***argv, int mode) {
 
 int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsize, uintptr_t minheapoffset) {
   (void)minheapoffset; // the segment is a shm object of its own, never carved out of the heap
-  State &s = state();
-  require_inited("gasnet_attach");
-  {
-    std::lock_guard lock(engine::lifecycle());
-    if (s.attached.load())
-      return error("gasnet_attach", GASNET_ERR_RESOURCE, "gasnet_attach may be called only once");
-    if (numentries < 0 || (numentries > 0 && table == nullptr))
-      return error("gasnet_attach", GASNET_ERR_BAD_ARG, "a handler table of %d entries at %p", numentries,
-                   static_cast<void *>(table));
-    if (segsize % GASNET_PAGESIZE != 0)
-      return error("gasnet_attach", GASNET_ERR_BAD_ARG, "segsize %zu is not a multiple of GASNET_PAGESIZE",
-                   static_cast<std::size_t>(segsize));
-    if (segsize > local_max_segment())
-      return error("gasnet_attach", GASNET_ERR_BAD_ARG, "segsize %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
-                   static_cast<std::size_t>(segsize), static_cast<std::size_t>(local_max_segment()));
+  const char *call = "gasnet_attach";
+  require_inited(call);
+  if (numentries < 0 || (numentries > 0 && table == nullptr))
+    return error(call, GASNET_ERR_BAD_ARG, "a handler table of %d entries at %p", numentries,
+                 static_cast<void *>(table));
+  // The client's handlers, registered once the attach's own checks have passed, before any message.
+  auto register_table = [&]() -> int {
     // [G1 §2.2.2]: fixed indices first; then each "don't care" entry gets the lowest free client
     // index, in table order, so every node computes the same assignment.
+    State &s = state();
     std::array<bool, 256> used{};
     for (int i = 0; i < numentries; ++i) {
       const gasnet_handler_t idx = table[i].index;
       if (idx == 0)
         continue;
       if (idx < kFirstClientHandler || used[idx] || table[i].fnptr == nullptr)
-        return error("gasnet_attach", GASNET_ERR_BAD_ARG, "handler index %u is reserved, repeated or has no function",
-                     idx);
+        return error(call, GASNET_ERR_BAD_ARG, "handler index %u is reserved, repeated or has no function", idx);
       used[idx] = true;
     }
     for (int i = 0; i < numentries; ++i) {
@@ -429,61 +425,15 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
       while (idx < 256 && used[idx])
         ++idx;
       if (idx == 256 || table[i].fnptr == nullptr)
-        return error("gasnet_attach", GASNET_ERR_BAD_ARG, "no free handler index for entry %d", i);
+        return error(call, GASNET_ERR_BAD_ARG, "no free handler index for entry %d", i);
       used[idx] = true;
       table[i].index = static_cast<gasnet_handler_t>(idx);
     }
     for (int i = 0; i < numentries; ++i)
       s.handlers[table[i].index] = table[i].fnptr;
-    if (segsize != 0 && engine::create_segment(limits::kGasnetSegment, segsize) != GASPI_SUCCESS)
-      return error("gasnet_attach", GASNET_ERR_RESOURCE, "no segment of %zu bytes that every node can reach",
-                   static_cast<std::size_t>(segsize));
-    // A GASNet-EX client opened its inbox at gex_Client_Init already. Its messages wait from here
-    // until attach returns, as a GASNet-1 client's do: a Long that a faster rank sends as soon as
-    // its attach returned must find this rank's segment known to its handler.
-    if (!am::is_open() && am::open(s.threads) != GASPI_SUCCESS)
-      return error("gasnet_attach", GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
-    s.serving.store(false, std::memory_order_release);
-    s.attached.store(true, std::memory_order_release);
-  }
-  // Every node's segment to every node; the last arrival is also the attach barrier: a node has
-  // them all once every node has made its segment and opened its inbox.
-  std::uint64_t size = 0;
-  char *mine = segsize == 0 ? nullptr : engine::mapping(GlobalRank{s.mynode}, limits::kGasnetSegment, &size);
-  const auto base = reinterpret_cast<std::uint64_t>(mine);
-  const gasnet_handlerarg_t args[4] = {high(base), low(base), high(size), low(size)};
-  for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    am_internal(n, kHandlerSeginfo, args, 4);
-  block_until([&] { return s.seginfo_got.load(std::memory_order_acquire) == s.nodes; });
-  // The segments this process maps (its own, its node peers'): the rest is reached over MPI.
-  for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    if (s.segments[n].size != 0)
-      s.segments[n].mapped = engine::mapping(GlobalRank{n}, limits::kGasnetSegment);
-  // Across nodes, puts and gets go through one window over every node's segment. attach is
-  // collective, so a regular window fits (MPI_Win_create, much cheaper than a dynamic one across hosts:
-  // docs/PLATFORM.md). Every node gets here once it
-  // has all the segments.
-  if (engine::open_window(limits::kGasnetSegment, mine, size) != GASPI_SUCCESS)
-    return error("gasnet_attach", GASNET_ERR_RESOURCE, "no MPI window over the segments");
-  // Every node peer maps this node's inbox and segment now; once all have (a barrier), their names
-  // go, so that a crash leaves nothing in /dev/shm.
-  for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    (void)engine::mapping(GlobalRank{n}, limits::kGasnetInbox);
-  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
-  if (gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) != GASNET_OK)
-    return error("gasnet_attach", GASNET_ERR_RESOURCE, "the closing barrier failed");
-  engine::forget_segment_name(limits::kGasnetInbox);
-  if (segsize != 0)
-    engine::forget_segment_name(limits::kGasnetSegment);
-  // The inline node path opens: every entry is final, and clients see them through the release.
-  s.inline_table.resize(s.nodes);
-  for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    s.inline_table[n] = gasnet_hyg_segment_t{s.segments[n].mapped, s.segments[n].addr, s.segments[n].size};
-  gasnet_hyg_nnodes = s.nodes;
-  __atomic_store_n(&gasnet_hyg_segments, s.inline_table.data(), __ATOMIC_RELEASE);
-  s.attach_done.store(true, std::memory_order_release);
-  s.serving.store(true, std::memory_order_release);
-  return GASNET_OK;
+    return GASNET_OK;
+  };
+  return ex::attach_primordial(call, segsize, register_table);
 }
 
 void gasnet_exit(int exitcode) { exit_job(exitcode); }
@@ -493,12 +443,12 @@ gasnet_node_t gasnet_nodes(void) { return state().nodes; }
 
 uintptr_t gasnet_getMaxLocalSegmentSize(void) {
   require_inited("gasnet_getMaxLocalSegmentSize");
-  return local_max_segment();
+  return max_local_segment();
 }
 
 uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
   require_inited("gasnet_getMaxGlobalSegmentSize");
-  std::uint64_t v = local_max_segment();
+  std::uint64_t v = max_local_segment();
   if (engine_min(v) != GASPI_SUCCESS)
     fatal("gasnet_getMaxGlobalSegmentSize", "the minimum over the nodes could not be computed");
   return static_cast<uintptr_t>(v);

@@ -1,9 +1,11 @@
 // GASNet-EX: gex_Client_Init, the primordial objects and their queries, the job's neighbourhoods,
-// and gex_Segment_Attach, each over the GASNet-1 front end (gasnet_init, gasnet_attach).
+// and the attach that gex_Segment_Attach and gasnet_attach share.
 #include <algorithm>
 #include <cstring>
 #include <vector>
 
+#include "bridge/am_channel.hpp"
+#include "bridge/engine.hpp"
 #include "core/no_destroy.hpp"
 #include "gasnet/ex_internal.hpp"
 
@@ -19,6 +21,79 @@ namespace {
 NoDestroy<ExState> g_ex; // threads may still use it as the process exits
 } // namespace
 ExState &ex_state() noexcept { return g_ex.value; }
+
+int attach_primordial(const char *call, uintptr_t size, const std::function<int()> &register_handlers) {
+  State &s = state();
+  ExState &x = ex_state();
+  {
+    std::lock_guard lock(engine::lifecycle());
+    if (s.attached.load())
+      return error(call, GASNET_ERR_RESOURCE, "the segment is attached already (one attach per process)");
+    if (size % GASNET_PAGESIZE != 0)
+      return error(call, GASNET_ERR_BAD_ARG, "size %zu is not a multiple of GASNET_PAGESIZE",
+                   static_cast<std::size_t>(size));
+    if (size > max_local_segment())
+      return error(call, GASNET_ERR_BAD_ARG, "size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
+                   static_cast<std::size_t>(size), static_cast<std::size_t>(max_local_segment()));
+    if (const int rc = register_handlers(); rc != GASNET_OK)
+      return rc;
+    if (size != 0 && engine::create_segment(limits::kGasnetSegment, size) != GASPI_SUCCESS)
+      return error(call, GASNET_ERR_RESOURCE, "no segment of %zu bytes that every rank can reach",
+                   static_cast<std::size_t>(size));
+    // A GASNet-EX client opened its inbox at gex_Client_Init already. Its messages wait from here
+    // until attach returns, as a GASNet-1 client's do: a Long that a faster rank sends as soon as
+    // its attach returned must find this rank's segment known to its handler.
+    if (!am::is_open() && am::open(s.threads) != GASPI_SUCCESS)
+      return error(call, GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
+    s.serving.store(false, std::memory_order_release);
+    s.attached.store(true, std::memory_order_release);
+  }
+  // Every rank's segment to every rank; the last arrival is also the attach barrier: a rank has
+  // them all once every rank has made its segment and opened its inbox.
+  std::uint64_t bytes = 0;
+  char *mine = size == 0 ? nullptr : engine::mapping(GlobalRank{s.mynode}, limits::kGasnetSegment, &bytes);
+  const auto base = reinterpret_cast<std::uint64_t>(mine);
+  const gasnet_handlerarg_t args[4] = {high(base), low(base), high(bytes), low(bytes)};
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    am_internal(n, kHandlerSeginfo, args, 4);
+  block_until([&] { return s.seginfo_got.load(std::memory_order_acquire) == s.nodes; });
+  // The segments this process maps (its own, its node peers'): the rest is reached over MPI.
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    if (s.segments[n].size != 0)
+      s.segments[n].mapped = engine::mapping(GlobalRank{n}, limits::kGasnetSegment);
+  // Across nodes, puts and gets go through one window over every rank's segment. The attach is
+  // collective, so a regular window fits (MPI_Win_create, much cheaper than a dynamic one across
+  // hosts: docs/PLATFORM.md). Every rank gets here once it has all the segments.
+  if (engine::open_window(limits::kGasnetSegment, mine, bytes) != GASPI_SUCCESS)
+    return error(call, GASNET_ERR_RESOURCE, "no MPI window over the segments");
+  // Every node peer maps this rank's inbox and segment now; once all have (a barrier), their names
+  // go, so that a crash leaves nothing in /dev/shm.
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    (void)engine::mapping(GlobalRank{n}, limits::kGasnetInbox);
+  gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+  if (gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) != GASNET_OK)
+    return error(call, GASNET_ERR_RESOURCE, "the closing barrier failed");
+  engine::forget_segment_name(limits::kGasnetInbox);
+  if (size != 0)
+    engine::forget_segment_name(limits::kGasnetSegment);
+  // The primordial segment object, bound to the primordial endpoint.
+  if (size != 0) {
+    x.segment_object.addr = s.segments[s.mynode].mapped;
+    x.segment_object.size = static_cast<uintptr_t>(s.segments[s.mynode].size);
+    x.segment_object.primordial = true;
+    x.ep_object.bound.store(&x.segment_object, std::memory_order_release);
+    x.segment.store(true, std::memory_order_release);
+  }
+  // The inline node path opens: every entry is final, and clients see them through the release.
+  s.inline_table.resize(s.nodes);
+  for (gasnet_node_t n = 0; n < s.nodes; ++n)
+    s.inline_table[n] = gasnet_hyg_segment_t{s.segments[n].mapped, s.segments[n].addr, s.segments[n].size};
+  gasnet_hyg_nnodes_here = s.nodes;
+  __atomic_store_n(&gasnet_hyg_segments_here, s.inline_table.data(), __ATOMIC_RELEASE);
+  s.attach_done.store(true, std::memory_order_release);
+  s.serving.store(true, std::memory_order_release);
+  return GASNET_OK;
+}
 
 void make_primordial() noexcept {
   ExState &x = ex_state();
@@ -193,23 +268,10 @@ int gex_hyg_Client_Init(gex_Client_t *client_p, gex_EP_t *ep_p, gex_TM_t *tm_p, 
 }
 
 // A client of gasnet_init/gasnet_attach reaches the primordial objects here: gasnet_init made them
-// (the client named "GASNET1", flagged GEX_FLAG_USES_GASNET1), and the segment object comes into
-// being at the first call once gasnet_attach made a segment.
+// (the client named "GASNET1", flagged GEX_FLAG_USES_GASNET1), and gasnet_attach the segment.
 void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM_t *tm_p, gex_Segment_t *segment_p) {
   require_inited("gasnet_QueryGexObjects");
   ExState &x = ex_state();
-  const State &s = state();
-  {
-    std::lock_guard lock(x.registry);
-    if (!x.segment.load(std::memory_order_acquire) && s.attach_done.load(std::memory_order_acquire) &&
-        s.segments[s.mynode].size != 0) {
-      x.segment_object.addr = s.segments[s.mynode].mapped;
-      x.segment_object.size = static_cast<uintptr_t>(s.segments[s.mynode].size);
-      x.segment_object.primordial = true;
-      x.ep_object.bound.store(&x.segment_object, std::memory_order_release);
-      x.segment.store(true, std::memory_order_release);
-    }
-  }
   if (client_p != nullptr)
     *client_p = &x.client_object;
   if (endpoint_p != nullptr)
@@ -310,17 +372,8 @@ int gex_Segment_Attach(gex_Segment_t *segment_p, gex_TM_t tm, uintptr_t size) {
   if (size == 0 || size % GASNET_PAGESIZE != 0)
     return error(call, GASNET_ERR_BAD_ARG, "size %zu is not a non-zero multiple of GASNET_PAGESIZE",
                  static_cast<std::size_t>(size));
-  if (x.segment.load() || state().attached.load())
-    return error(call, GASNET_ERR_RESOURCE, "the segment is attached already (one per process)");
-  // gasnet_attach: the segment, the AM inbox, every rank's segment here and the closing barrier.
-  if (const int rc = gasnet_attach(nullptr, 0, size, 0); rc != GASNET_OK)
+  if (const int rc = attach_primordial(call, size, [] { return GASNET_OK; }); rc != GASNET_OK)
     return rc;
-  const NodeSegment &mine = state().segments[state().mynode];
-  x.segment_object.addr = mine.mapped;
-  x.segment_object.size = static_cast<uintptr_t>(mine.size);
-  x.segment_object.primordial = true;
-  x.ep_object.bound.store(&x.segment_object, std::memory_order_release);
-  x.segment.store(true, std::memory_order_release);
   *segment_p = &x.segment_object;
   return GASNET_OK;
 }

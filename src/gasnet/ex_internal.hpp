@@ -10,6 +10,7 @@
 
 #include <array>
 #include <atomic>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -107,6 +108,11 @@ ExState &ex_state() noexcept;
 // GEX_FLAG_USES_GASNET1): gasnet_init does, once it knows the job; gex_Client_Init then names
 // the client as its caller asks. GASNet-1's calls are made on them (extended.cpp).
 void make_primordial() noexcept;
+// The attach, collective over the job (gasnet_attach, gex_Segment_Attach): this rank's primordial
+// segment of `size` bytes (0: none, GASNet-1 only), the AM inbox, every rank's segment known
+// here, the window over them, and the primordial segment object. `register_handlers` runs once the
+// checks have passed, before any client message can run; its error ends the attach.
+int attach_primordial(const char *call, uintptr_t size, const std::function<int()> &register_handlers);
 
 // The endpoint `ep` (primordial or created), checked: fatal naming the call when it is none.
 gex_hyg_EP &endpoint(const char *call, gex_EP_t ep) noexcept;

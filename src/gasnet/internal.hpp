@@ -158,6 +158,9 @@ void require_messaging(const char *call) noexcept;
 // then goes, so that a crash leaves nothing in /dev/shm). Client messages run once `serving`.
 int open_messaging(const char *call);
 void require_may_communicate(const char *call) noexcept;
+// The largest segment this rank may attach: what /dev/shm can back, shared by the node's ranks, in
+// whole pages (gasnet_getMaxLocalSegmentSize).
+uintptr_t max_local_segment();
 
 // Polls both lanes and the barrier; runs handlers. `replies_only`: inside a request handler's
 // reply, only the reply lane may run [G1 §2.4.1]. True when something ran.
