@@ -40,13 +40,6 @@ constexpr std::uint64_t kBouncePiece = std::uint64_t{1} << 20;
 constexpr std::uint64_t kStagingSlots = 4;
 constexpr std::uint64_t kStagingBytes = kStagingSlots * mpi::kDevicePiece;
 
-// The host buffer that device data passes through: the calling thread's, kept between calls (a
-// fresh megabyte would fault its pages in every time).
-char *bounce() {
-  thread_local std::vector<char> buffer(kBouncePiece);
-  return buffer.data();
-}
-
 // Host memory for the process's life, page-locked through the first device that copies through
 // it: a copy between pinned memory and the device runs as DMA, without the driver's own staging
 // (CUDA stages pageable memory through a pinned buffer of its own). Kept, like the devices
@@ -89,15 +82,98 @@ Serving &serving() {
 
 int ordinal_of(const SegmentView *local) { return local != nullptr ? local->device : -1; }
 
-// `fn(done, n)` for each piece of at most kBouncePiece bytes of [0, size).
-template <class Fn> gaspi_return_t pieces(std::uint64_t size, Fn &&fn) {
-  for (std::uint64_t done = 0; done < size;) {
-    const std::uint64_t n = std::min(size - done, kBouncePiece);
-    if (const gaspi_return_t rc = fn(done, n); rc != GASPI_SUCCESS)
-      return rc;
-    done += n;
+// The routes through host memory (a node peer's bound host memory, another node's host segment)
+// pass each piece through one of two slots of kBouncePiece bytes: pinned host memory, taken from a
+// pool for the length of a transfer and given back, so that each buffer is pinned once and kept
+// (like the devices) however many threads transfer.
+class BounceLease {
+public:
+  BounceLease() {
+    std::lock_guard hold(pool().lock);
+    if (pool().free.empty())
+      pool().free.push_back(new PinnedBuffer(2 * kBouncePiece));
+    buffer_ = pool().free.back();
+    pool().free.pop_back();
+  }
+  ~BounceLease() {
+    std::lock_guard hold(pool().lock);
+    pool().free.push_back(buffer_);
+  }
+  BounceLease(const BounceLease &) = delete;
+  BounceLease &operator=(const BounceLease &) = delete;
+  // The two slots, one after the other (nullptr, logged, when there is no memory).
+  char *use(int ordinal) {
+    char *data = buffer_->use(ordinal);
+    if (data == nullptr)
+      log::error("no host memory to pass device data through");
+    return data;
+  }
+
+private:
+  struct Pool {
+    std::mutex lock;
+    std::vector<PinnedBuffer *> free;
+  };
+  static Pool &pool() {
+    static auto *p = new Pool; // threads may still transfer as the process exits
+    return *p;
+  }
+  PinnedBuffer *buffer_;
+};
+
+// Starts a copy on `ordinal`'s device stream into `copying`, which holds at most one.
+gaspi_return_t start_copy(Completion &copying, void *dst, const void *src, std::uint64_t n, int ordinal) {
+  std::string why;
+  kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);
+  kinds::Copy copy;
+  if (dev == nullptr || !dev->start_copy(dst, src, n, copy, why)) {
+    log::error("CUDA device %d: %s", ordinal, why.c_str());
+    return GASPI_ERROR;
+  }
+  copying.add(*dev, copy);
+  return GASPI_SUCCESS;
+}
+
+// Device memory of `ordinal` to host memory that `cross(done, n, slot)` reaches, a piece at a time
+// through the two slots: the device copies piece i + 1 into one slot while piece i crosses from the
+// other (`cross` completes it before it returns, so the slot is free again). A copy still running
+// when a step fails is awaited before the slots go back (the Completion's destructor).
+template <class Cross> gaspi_return_t bounce_put(const char *from, std::uint64_t size, int ordinal, Cross &&cross) {
+  BounceLease lease;
+  char *const slots = lease.use(ordinal);
+  if (slots == nullptr)
+    return GASPI_ERROR;
+  auto slot = [&](std::uint64_t i) { return slots + (i & 1u) * kBouncePiece; };
+  auto piece = [&](std::uint64_t i) { return std::min(size - i * kBouncePiece, kBouncePiece); };
+  const std::uint64_t count = (size + kBouncePiece - 1) / kBouncePiece;
+  Completion copying;
+  HYGASPI_TRY(start_copy(copying, slot(0), from, piece(0), ordinal));
+  for (std::uint64_t i = 0; i < count; ++i) {
+    HYGASPI_TRY(copying.settle()); // piece i is in its slot
+    if (i + 1 < count)             // into the slot that piece i - 1 crossed from
+      HYGASPI_TRY(start_copy(copying, slot(i + 1), from + (i + 1) * kBouncePiece, piece(i + 1), ordinal));
+    HYGASPI_TRY(cross(i * kBouncePiece, piece(i), slot(i)));
   }
   return GASPI_SUCCESS;
+}
+
+// The other way: `cross(done, n, slot)` brings piece i into its slot (complete at return) while the
+// device copies piece i - 1 out of the other.
+template <class Cross> gaspi_return_t bounce_get(char *to, std::uint64_t size, int ordinal, Cross &&cross) {
+  BounceLease lease;
+  char *const slots = lease.use(ordinal);
+  if (slots == nullptr)
+    return GASPI_ERROR;
+  const std::uint64_t count = (size + kBouncePiece - 1) / kBouncePiece;
+  Completion copying;
+  for (std::uint64_t i = 0; i < count; ++i) {
+    char *slot = slots + (i & 1u) * kBouncePiece; // its last reader, piece i - 2's copy, is done
+    const std::uint64_t done = i * kBouncePiece, n = std::min(size - done, kBouncePiece);
+    HYGASPI_TRY(cross(done, n, slot));
+    HYGASPI_TRY(copying.settle()); // piece i - 1's copy
+    HYGASPI_TRY(start_copy(copying, to + done, slot, n, ordinal));
+  }
+  return copying.settle();
 }
 
 // This process's staging buffer for another node's device memory, held by one transfer at a time:
@@ -253,18 +329,16 @@ gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *sr
     const shm::MappedSegment &seg = *to.ref().shm;
     if (seg.memory != Memory::peer_host)
       return device_copy(seg.data + offset, src, size, seg.memory == Memory::cuda ? seg.device : mine);
-    return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
-      HYGASPI_TRY(device_copy(bounce(), from + done, n, mine));
-      return r.node.put(seg, peer.node, offset + done, bounce(), n);
+    return bounce_put(from, size, mine, [&](std::uint64_t done, std::uint64_t n, const char *slot) {
+      return r.node.put(seg, peer.node, offset + done, slot, n);
     });
   }
   const mpi::RemoteSegment &seg = *to.ref().mpi;
   if (seg.device != 0)
     return remote_device(peer, seg, offset, const_cast<char *>(from), size, true, mine);
-  return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
-    HYGASPI_TRY(device_copy(bounce(), from + done, n, mine));
-    HYGASPI_TRY(r.rma.put(peer.mpi, seg.data + offset + done, bounce(), n));
-    return r.rma.flush(peer.mpi); // the bounce buffer is reused next
+  return bounce_put(from, size, mine, [&](std::uint64_t done, std::uint64_t n, const char *slot) {
+    HYGASPI_TRY(r.rma.put(peer.mpi, seg.data + offset + done, slot, n));
+    return r.rma.flush(peer.mpi); // the slot is reused next but one
   });
 }
 
@@ -278,18 +352,16 @@ gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, s
     const shm::MappedSegment &seg = *from.ref().shm;
     if (seg.memory != Memory::peer_host)
       return device_copy(dst, seg.data + offset, size, seg.memory == Memory::cuda ? seg.device : mine);
-    return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
-      HYGASPI_TRY(r.node.get(bounce(), seg, peer.node, offset + done, n));
-      return device_copy(to + done, bounce(), n, mine);
+    return bounce_get(to, size, mine, [&](std::uint64_t done, std::uint64_t n, char *slot) {
+      return r.node.get(slot, seg, peer.node, offset + done, n);
     });
   }
   const mpi::RemoteSegment &seg = *from.ref().mpi;
   if (seg.device != 0)
     return remote_device(peer, seg, offset, to, size, false, mine);
-  return pieces(size, [&](std::uint64_t done, std::uint64_t n) {
-    HYGASPI_TRY(r.rma.get(bounce(), peer.mpi, seg.data + offset + done, n));
-    HYGASPI_TRY(r.rma.flush(peer.mpi));
-    return device_copy(to + done, bounce(), n, mine);
+  return bounce_get(to, size, mine, [&](std::uint64_t done, std::uint64_t n, char *slot) {
+    HYGASPI_TRY(r.rma.get(slot, peer.mpi, seg.data + offset + done, n));
+    return r.rma.flush(peer.mpi);
   });
 }
 

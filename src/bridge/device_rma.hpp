@@ -4,8 +4,8 @@
 //     device segment opened through CUDA IPC): one copy on the device's stream, which the unified
 //     address space lets the driver do between any two of them;
 //   - a node peer's bound host memory (cross-memory attach) or another node's host segment (the
-//     MPI window): through a host bounce buffer, 1 MiB at a time, each piece complete (MPI
-//     flushed) before the buffer is reused;
+//     MPI window): through two pinned host slots of 1 MiB, the device copying one piece while the
+//     other crosses (complete, MPI flushed, before its slot is written again);
 //   - another node's device segment: served by its owner (mpi::Control) in its progress step,
 //     which copies with the driver on its side (serve_device_requests): up to kDeviceInline bytes
 //     inside the request (put) or the reply (get); more in pieces of mpi::kDevicePiece through the

@@ -229,7 +229,8 @@ void lists() {
   barrier();
 }
 
-// One transfer of several driver chunks each way, device to device between neighbours.
+// One transfer of several driver chunks each way, device to device between neighbours, then
+// device to host memory of a neighbour and back.
 void big() {
   char *d = g_cuda.allocate(2 * kBig);
   const gaspi_segment_id_t s = 4;
@@ -247,6 +248,29 @@ void big() {
   wait_queue();
   EXPECT_DEV(d + kBig, kBig, r, 5);
   barrier();
+  // Device memory to and from host memory that this process does not map, several bounce pieces
+  // (1 MiB) each way: a node peer's bound host memory (cross-memory attach), and across nodes a
+  // host segment and bound host memory (the MPI window). Each host side holds its own bytes (tag 6)
+  // in its first half and receives into its second.
+  const gaspi_segment_id_t hs = 5, bs = 6;
+  MR_OK(gaspi_segment_create(hs, 2 * kBig, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_UNINITIALIZED));
+  std::vector<char> bound(2 * kBig);
+  MR_OK(gaspi_segment_use(bs, bound.data(), bound.size(), GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_HOST));
+  for (gaspi_segment_id_t h : {hs, bs}) {
+    const auto mine = bytes(g_me, 6, kBig);
+    std::memcpy(seg_ptr(h), mine.data(), kBig);
+    barrier();
+    MR_OK(gaspi_write_notify(s, 0, r, h, kBig, kBig, 0, 1, kQ, GASPI_BLOCK)); // device -> host
+    wait_queue();
+    wait_notification(h, 0, 1);
+    EXPECT_HOST(seg_ptr(h) + kBig, kBig, left, 5);
+    MR_OK(gaspi_read(s, kBig, r, h, 0, kBig, kQ, GASPI_BLOCK)); // host -> device
+    wait_queue();
+    EXPECT_DEV(d + kBig, kBig, r, 6);
+    barrier();
+  }
+  MR_OK(gaspi_segment_delete(bs));
+  MR_OK(gaspi_segment_delete(hs));
   MR_OK(gaspi_segment_delete(s));
   MR_CHECK(g_cuda.free(reinterpret_cast<std::uint64_t>(d)) == 0);
 }
