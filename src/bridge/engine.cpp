@@ -10,6 +10,7 @@
 #include "bridge/lifecycle.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
+#include "core/host_memory.hpp"
 #include "core/log.hpp"
 #include "kinds/devices.hpp"
 #include "shm/doorbell.hpp"
@@ -64,6 +65,11 @@ gaspi_return_t create_segment(std::uint32_t id, std::uint64_t size) {
 
 gaspi_return_t allocate_segment(std::uint32_t id, std::uint64_t size, std::uint32_t notification_num, void *user_memory,
                                 gaspi_alloc_t alloc_policy) {
+  if (std::string why; user_memory != nullptr && !host_accessible(user_memory, size, why)) {
+    log::error("segment %u: %lu bytes of host memory at %p: the range %s", id, static_cast<unsigned long>(size),
+               user_memory, why.c_str());
+    return GASPI_ERROR;
+  }
   return rt().segments.create(id, size, notification_num, user_memory, alloc_policy);
 }
 

@@ -11,7 +11,7 @@
 #include "bridge/segment_rma.hpp"
 #include "core/limits.hpp"
 #include "gasnet/ex_coll.hpp"
-#include "gasnet/internal.hpp"
+#include "gasnet/ex_internal.hpp"
 
 using namespace hygaspi;
 using namespace hygaspi::gasnet;
@@ -268,6 +268,8 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     body = src; // the channel places it in the target's segment (am::Placement)
     body_size = nbytes;
   }
+  if (h.category != kShort)
+    ex::require_host_memory(call, src, nbytes); // payloads come from the primordial endpoint's memory
   h.nbytes = h.category == kShort ? 0 : static_cast<std::uint32_t>(nbytes);
   if (dest == s.mynode && s.serving.load(std::memory_order_acquire)) {
     // Loopback: the handler runs now, inside this call, as GASNet runs it. The caller may wait for

@@ -49,11 +49,32 @@ const char *am_name(int category, bool request) {
   return category >= 0 && category <= 2 ? names[request][category] : request ? "gex_AM_Request" : "gex_AM_Reply";
 }
 
+// The job rank an AM goes to: `rank` of team `tm`, or of a TM-pair [GEX-MK "TM-pairs": a pair is
+// valid in the gex_AM_* calls]. Created endpoints serve RMA only (gex_EP_Create refuses the AM
+// capability), so an AM through a pair goes between primordial endpoints.
+gex_Rank_t am_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) {
+  if (!is_pair(tm))
+    return job_rank(call, tm, rank);
+  if (tm->pair_ep != &ex_state().ep_object || tm->pair_remote != 0)
+    fatal(call,
+          "tm %p pairs endpoint %u with endpoint %u: active messages travel between endpoints 0 only "
+          "(created endpoints serve RMA)",
+          static_cast<void *>(tm), tm->pair_ep->index, tm->pair_remote);
+  if (rank >= state().nodes)
+    fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
+  return rank;
+}
+
+// The limits [GEX "AM limits"]; a TM-pair of any endpoints may ask [GEX-MK "TM-pairs"].
 size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nargs, bool is_long, gex_Flags_t flags) {
-  if (other == GEX_RANK_INVALID)
+  if (is_pair(tm)) {
+    if (other != GEX_RANK_INVALID && other >= state().nodes)
+      fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", other, state().nodes);
+  } else if (other == GEX_RANK_INVALID) {
     require_tm(call, tm);
-  else
+  } else {
     (void)job_rank(call, tm, other);
+  }
   if (nargs > kMaxArgs)
     fatal(call, "numargs %u exceeds gex_AM_MaxArgs() = %zu", nargs, kMaxArgs);
   if (is_long && (flags & GEX_FLAG_AM_PREPARE_LEAST_ALLOC) != 0)
@@ -117,7 +138,7 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
 int gex_hyg_AMRequest(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *source_addr,
                       size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...) {
   const char *call = am_name(category, true);
-  const gex_Rank_t jobrank = job_rank(call, tm, rank);
+  const gex_Rank_t jobrank = am_rank(call, tm, rank);
   require_messaging(call);
   require_flags(call, flags, kInjectFlags);
   if (category < kShort || category > kLong)
@@ -314,7 +335,7 @@ extern "C" {
 gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
                                              size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
                                              unsigned int numargs) {
-  const gex_Rank_t jobrank = job_rank(prepare_name(kMedium, true), tm, rank);
+  const gex_Rank_t jobrank = am_rank(prepare_name(kMedium, true), tm, rank);
   return prepare(kMedium, true, jobrank, nullptr, client_buf, least_payload, most_payload, nullptr, lc_opt, flags,
                  numargs);
 }
@@ -329,7 +350,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client
 gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
                                            size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs) {
-  const gex_Rank_t jobrank = job_rank(prepare_name(kLong, true), tm, rank);
+  const gex_Rank_t jobrank = am_rank(prepare_name(kLong, true), tm, rank);
   return prepare(kLong, true, jobrank, nullptr, client_buf, least_payload, most_payload, dest_addr, lc_opt, flags,
                  numargs);
 }

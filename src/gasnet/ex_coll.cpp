@@ -27,6 +27,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
@@ -287,9 +288,17 @@ void check_reduction(const char *call, const gex_hyg_TM &tm, gex_DT_t dt, std::s
   c.user_cdata = user_cdata;
 }
 
+// A buffer of `bytes` at `p` (null: none) does not wrap around the address space; fatal otherwise.
+void require_range(const char *call, const void *p, std::size_t bytes) {
+  if (p != nullptr && bytes > UINTPTR_MAX - reinterpret_cast<std::uintptr_t>(p))
+    fatal(call, "[%p, +%zu) wraps around the address space", p, bytes);
+}
+
 // A reduction of `src` into `out` (null: this rank keeps no result).
 CollOp *reduce_op(const char *call, const gex_hyg_TM &tm, void *out, const void *src, std::size_t dt_cnt,
                   const Combiner &c) {
+  require_range(call, out, c.elem * dt_cnt); // the combiner's checks found no overflow in the product
+  require_range(call, src, c.elem * dt_cnt);
   auto *op = new CollOp;
   op->call = call;
   op->combiner = c;
@@ -523,6 +532,9 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
   const bool is_root = t.rank == root;
   if (nbytes > 0 && (dst == nullptr || (is_root && src == nullptr)))
     fatal(call, "a null %s for %zu bytes", dst == nullptr ? "dst" : "src", nbytes);
+  require_range(call, dst, nbytes);
+  if (is_root)
+    require_range(call, src, nbytes);
   auto *op = new CollOp;
   op->total = nbytes;
   op->chunk = kSlotBytes;

@@ -395,7 +395,13 @@ void *gex_Segment_QueryCData(gex_Segment_t seg) {
 
 int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p, void **localaddr_p,
                            uintptr_t *size_p) {
-  const char *call = "gex_Segment_QueryBound";
+  return query_bound("gex_Segment_QueryBound", tm, team_rank, owneraddr_p, localaddr_p, size_p);
+}
+
+} // extern "C"
+
+int hygaspi::gasnet::ex::query_bound(const char *call, gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p,
+                                     void **localaddr_p, uintptr_t *size_p) {
   if (is_pair(tm) && tm->pair_remote != 0) { // another endpoint's segment: what it published
     require_may_communicate(call);
     if (team_rank >= state().nodes)
@@ -426,5 +432,3 @@ int gex_Segment_QueryBound(gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p
     *size_p = static_cast<uintptr_t>(seg.size);
   return GASNET_OK;
 }
-
-} // extern "C"

@@ -239,14 +239,13 @@ int gex_EP_BindSegment(gex_EP_t ep, gex_Segment_t segment, gex_Flags_t flags) {
   const char *call = "gex_EP_BindSegment";
   gex_hyg_EP &e = endpoint(call, ep);
   require_flags(call, flags, 0);
-  if (segment == GEX_SEGMENT_INVALID)
-    fatal(call, "binding GEX_SEGMENT_INVALID");
+  require_segment_object(call, segment);
   if (e.index == 0 && segment->kind != GEX_MK_HOST)
     fatal(call, "device memory cannot be bound to the primordial endpoint");
   gex_hyg_Segment *none = nullptr;
   if (!e.bound.compare_exchange_strong(none, segment, std::memory_order_acq_rel))
     fatal(call, "endpoint %u has a bound segment already", e.index);
-  if (e.index > 0 && !segment->destroyed) {
+  if (e.index > 0) {
     // The engine's segment of this endpoint: node peers find it at once, other nodes once it is
     // published to them (what the owner serves or the MPI window reaches: ex_mk.cpp pair_copy).
     const std::uint32_t slot = endpoint_segment(e.index);
@@ -329,7 +328,7 @@ gex_Event_t gex_EP_QueryBoundSegmentNB(gex_TM_t tm, gex_Rank_t rank, void **owne
   require_flags(call, flags, 0);
   void *owner = nullptr, *local = nullptr;
   uintptr_t size = 0;
-  if (gex_Segment_QueryBound(tm, rank, &owner, &local, &size) != GASNET_OK) {
+  if (query_bound(call, tm, rank, &owner, &local, &size) != GASNET_OK) {
     owner = local = nullptr;
     size = 0;
   }

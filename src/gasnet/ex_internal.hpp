@@ -159,6 +159,16 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
 // `endpoints`: every node peer forgets what this rank published of them and closes its mapping
 // (engine::release_mapping), and has answered, before the memory may be freed. Waits, polling.
 void unpublish_device(std::uint64_t endpoints);
+// A host endpoint's buffer [p, +n) (an RMA's local side, an AM's payload) is no device memory of a
+// live segment of this process: fatal naming the call otherwise, before the library's host copy or
+// Open MPI's cross-memory attach reads it. Free while no device segment lives.
+void require_host_memory(const char *call, const void *p, std::size_t n);
+// `segment` is the primordial segment or a live one of gex_Segment_Create; fatal naming the call
+// otherwise.
+void require_segment_object(const char *call, gex_Segment_t segment);
+// gex_Segment_QueryBound, for the calls that answer through it (fatal messages name `call`).
+int query_bound(const char *call, gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p, void **localaddr_p,
+                uintptr_t *size_p);
 // This process's device of CUDA ordinal `ordinal`, through which node peers' memory on it is
 // opened and copied (opened at first use, kept for the process's life); nullptr without one.
 hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);

@@ -18,6 +18,7 @@
 
 #include "bridge/engine.hpp"
 #include "bridge/target.hpp"
+#include "core/host_memory.hpp"
 #include "gasnet/ex_rma.hpp"
 #include "kinds/devices.hpp"
 #include "gasnet_mk.h"
@@ -35,6 +36,7 @@ struct Objects {
   std::mutex lock;
   std::vector<std::unique_ptr<gex_hyg_MK>> kinds;
   std::vector<std::unique_ptr<gex_hyg_Segment>> segments;
+  std::atomic<unsigned> device_segments{0}; // live ones: while none, no host range needs a look
 };
 Objects &objects() {
   static auto *o = new Objects; // threads may still use it as the process exits
@@ -54,6 +56,41 @@ bool inside(const void *p, std::size_t n, const void *base, std::size_t size) {
 }
 
 } // namespace
+
+namespace hygaspi::gasnet::ex {
+
+void require_host_memory(const char *call, const void *p, std::size_t n) {
+  Objects &o = objects();
+  if (n == 0 || o.device_segments.load(std::memory_order_acquire) == 0)
+    return;
+  const auto a = reinterpret_cast<std::uintptr_t>(p);
+  std::lock_guard lock(o.lock);
+  for (const auto &seg : o.segments) {
+    const auto b = reinterpret_cast<std::uintptr_t>(seg->addr);
+    if (seg->kind != GEX_MK_HOST && !seg->destroyed && a < b + seg->size && b < a + n)
+      fatal(call,
+            "[%p, +%zu) is CUDA device memory (segment %p): a host endpoint's buffers are host memory; device "
+            "memory is reached through a TM-pair of the endpoint its segment is bound to",
+            p, n, static_cast<void *>(seg.get()));
+  }
+}
+
+void require_segment_object(const char *call, gex_Segment_t segment) {
+  if (segment == GEX_SEGMENT_INVALID)
+    fatal(call, "GEX_SEGMENT_INVALID");
+  if (segment->primordial)
+    return;
+  Objects &o = objects();
+  std::lock_guard lock(o.lock);
+  if (std::none_of(o.segments.begin(), o.segments.end(), [&](const auto &s) { return s.get() == segment; }))
+    fatal(call, "segment %p is no segment of gex_Segment_Create", static_cast<void *>(segment));
+  if (segment->destroyed) // [GEX-MK "Segment destruction"]: using a destroyed segment is erroneous
+    fatal(call, "segment %p was destroyed", static_cast<void *>(segment));
+}
+
+} // namespace hygaspi::gasnet::ex
+
+namespace {} // namespace
 
 namespace hygaspi::gasnet::ex {
 
@@ -104,26 +141,29 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
   gex_hyg_EP &ep = *tm->pair_ep;
   const Route route = reach(call, jobrank, tm->pair_remote, remote, n);
   kinds::CudaDevice *local_dev = nullptr;
-  if (const gex_hyg_Segment *seg = ep.bound.load(std::memory_order_acquire);
-      seg != nullptr && seg->device() != nullptr) {
-    if (inside(local, n, seg->addr, seg->size)) {
-      local_dev = local_device(static_cast<unsigned>(seg->device()->ordinal()));
-      if (local_dev == nullptr)
-        local_dev = seg->device(); // the kind's own device copies as well
-    } else if (inside(local, 1, seg->addr, seg->size))
-      fatal(call, "[%p, +%zu) runs past the end of endpoint %u's device segment [%p, +%zu)", local, n, ep.index,
-            seg->addr, static_cast<std::size_t>(seg->size));
+  // The local side lies in the local endpoint's bound segment, whose kind says how to reach it, or
+  // in host memory.
+  const gex_hyg_Segment *seg = ep.bound.load(std::memory_order_acquire);
+  if (seg != nullptr && seg->device() != nullptr && inside(local, n, seg->addr, seg->size)) {
+    local_dev = local_device(static_cast<unsigned>(seg->device()->ordinal()));
+    if (local_dev == nullptr)
+      local_dev = seg->device(); // the kind's own device copies as well
+  } else if (seg != nullptr && seg->device() != nullptr && inside(local, 1, seg->addr, seg->size)) {
+    fatal(call, "[%p, +%zu) runs past the end of endpoint %u's device segment [%p, +%zu)", local, n, ep.index,
+          seg->addr, static_cast<std::size_t>(seg->size));
+  } else {
+    require_host_memory(call, local, n);
   }
   if (route.by_engine || (route.local == nullptr && local_dev != nullptr)) {
     const std::uint32_t slot = tm->pair_remote == 0 ? limits::kGasnetSegment : endpoint_segment(tm->pair_remote);
     engine_copy(call, jobrank, slot, route.offset, local, n, put, local_dev);
     return GEX_EVENT_INVALID;
   }
-  if (route.local == nullptr) { // another node's primordial segment from host memory: the GASNet-1 path
+  if (route.local == nullptr) { // another node's primordial segment from host memory: the team path
     if (put)
-      gasnet_put_bulk(jobrank, remote, local, n);
+      put_bytes(call, jobrank, remote, local, n, PutMode::blocking, nullptr);
     else
-      gasnet_get_bulk(local, jobrank, remote, n);
+      get_bytes(call, local, jobrank, remote, n, nullptr);
     return GEX_EVENT_INVALID;
   }
   void *dst = put ? route.local : local;
@@ -245,9 +285,9 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
       std::memset(seg->addr, 0, rounded);
       seg->size = rounded;
       seg->library_allocated = true;
-    } else if (reinterpret_cast<uintptr_t>(address) + length < reinterpret_cast<uintptr_t>(address)) {
-      return error(call, GASNET_ERR_BAD_ARG, "[%p, +%zu) wraps around the address space", address,
-                   static_cast<std::size_t>(length));
+    } else if (std::string why; !host_accessible(address, length, why)) { // [GEX-MK 4.2, 4 and 6]
+      return error(call, GASNET_ERR_BAD_ARG, "[%p, +%zu) %s: host memory must be readable and writable", address,
+                   static_cast<std::size_t>(length), why.c_str());
     }
   } else {
     kinds::CudaDevice &dev = *kind->device;
@@ -263,6 +303,7 @@ int gex_Segment_Create(gex_Segment_t *segment_p, gex_Client_t client, gex_Addr_t
       return error(call, GASNET_ERR_BAD_ARG, "[%p, +%zu) %s", address, static_cast<std::size_t>(length), why.c_str());
     }
     kind->segments.fetch_add(1);
+    objects().device_segments.fetch_add(1);
   }
   Objects &o = objects();
   std::lock_guard lock(o.lock);
@@ -300,6 +341,7 @@ void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
     if (segment->library_allocated)
       dev->release(segment->addr);
     segment->kind->segments.fetch_sub(1);
+    o.device_segments.fetch_sub(1);
   } else if (segment->library_allocated) {
     std::free(segment->addr);
   }

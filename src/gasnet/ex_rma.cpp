@@ -85,6 +85,7 @@ namespace hygaspi::gasnet::ex {
 void put_bytes(const char *call, gex_Rank_t rank, void *remote, const void *local, std::size_t n, PutMode mode,
                Completion *pending) {
   const std::uint64_t offset = segment_offset(call, rank, remote, n);
+  require_host_memory(call, local, n);
   const engine::Complete complete = mode == PutMode::blocking      ? engine::Complete::remote
                                     : mode == PutMode::source_free ? engine::Complete::local
                                                                    : engine::Complete::none;
@@ -95,6 +96,7 @@ void put_bytes(const char *call, gex_Rank_t rank, void *remote, const void *loca
 
 void get_bytes(const char *call, void *local, gex_Rank_t rank, const void *remote, std::size_t n, Completion *pending) {
   const std::uint64_t offset = segment_offset(call, rank, remote, n);
+  require_host_memory(call, local, n);
   if (engine::get(local, GlobalRank{rank}, limits::kGasnetSegment, offset, n, pending) != GASPI_SUCCESS)
     fatal(call, "a get from rank %u failed", rank);
 }

@@ -9,9 +9,12 @@
  *
  * With an argument it runs one fatal scene instead (CMakeLists.txt checks the message):
  *   badroot: a reduction to a root out of the team;  badop: GEX_OP_AND on GEX_DT_FLT;
- *   badbcast: a broadcast from a root out of the team. */
+ *   badbcast: a broadcast from a root out of the team; bcastwrap, reducewrap: buffers whose size
+ *   wraps around the address space; badevent: a test of a value no call returned; endregion: an
+ *   access region ended that was never begun. */
 #define GASNET_PAR 1
 #include <gasnetex.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -512,15 +515,23 @@ int main(int argc, char **argv) {
   CHECK(n <= 64);
   OK(gex_EP_RegisterHandlers(ep, &am_entry, 1));
   OK(gex_Segment_Attach(&seg, world, SEG_SIZE));
-  if (strcmp(scene, "badroot") == 0 || strcmp(scene, "badop") == 0 || strcmp(scene, "badbcast") == 0) {
+  if (strcmp(scene, "") != 0) {
     if (me == 0) {
       float f = 1, g;
       if (strcmp(scene, "badroot") == 0)
         gex_Coll_ReduceToOneNB(world, n, &g, &f, GEX_DT_FLT, 4, 1, GEX_OP_ADD, NULL, NULL, 0);
       else if (strcmp(scene, "badop") == 0)
         gex_Coll_ReduceToAllNB(world, &g, &f, GEX_DT_FLT, 4, 1, GEX_OP_AND, NULL, NULL, 0);
-      else
+      else if (strcmp(scene, "badbcast") == 0)
         gex_Coll_BroadcastNB(world, n + 3, &g, &f, 4, 0);
+      else if (strcmp(scene, "bcastwrap") == 0)
+        gex_Coll_BroadcastNB(world, 0, &g, &f, SIZE_MAX, 0);
+      else if (strcmp(scene, "reducewrap") == 0)
+        gex_Coll_ReduceToAllNB(world, &g, &f, GEX_DT_FLT, 4, SIZE_MAX / 4, GEX_OP_ADD, NULL, NULL, 0);
+      else if (strcmp(scene, "badevent") == 0)
+        gex_Event_Test((gex_Event_t)(uintptr_t)0x1234);
+      else if (strcmp(scene, "endregion") == 0)
+        gex_NBI_EndAccessRegion(0);
       printf("no fatal error\n");
       return 1;
     }

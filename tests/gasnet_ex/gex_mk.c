@@ -19,9 +19,11 @@
  * Scenes `nodriver`, `stub`, `nodevice`, `nouva` (run with the matching driver setting): the kind
  * is refused with GASNET_ERR_BAD_ARG, and host segments, endpoints and loopback RMA still work.
  * Scene `oom`: a library-allocated device segment is refused with GASNET_ERR_RESOURCE. Scenes
- * `badrange`, `bindzero`, `destroymk`, `afterdestroy`: bad input that is fatal, naming the call
- * (the last: a put into a node peer's destroyed device segment, which every node peer forgot and
- * unmapped before the owner freed it). */
+ * `badrange`, `bindzero`, `destroymk`, `afterdestroy`, `devother`, `devprim`, `ampair1`,
+ * `binddestroyed`, `qbadrank`: bad input that is fatal, naming the call (`afterdestroy`: a put into
+ * a node peer's destroyed device segment, which every node peer forgot and unmapped before the
+ * owner freed it). The default scene also sends AMs through the TM-pair of the primordial
+ * endpoints and asks the AM limits through a device endpoint's TM-pair. */
 #define GASNET_PAR 1
 #include <gasnet_mk.h>
 #include <gasnetex.h>
@@ -30,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "gex_check.h"
 
@@ -44,6 +47,7 @@ static gex_TM_t tm;
 static gex_Rank_t me, n;
 static gex_Segment_t prim, seg1, seg2, seg_other, seg3;
 static unsigned char *prim_base;
+static int device_allocates = 1; /* 0 in the `oom` scene */
 
 static void barrier(void) { gex_Event_Wait(gex_Coll_BarrierNB(tm, 0)); }
 static unsigned char pattern(unsigned from, unsigned to, size_t i, unsigned salt) {
@@ -92,11 +96,30 @@ static void refusals(gex_MK_t kind) {
   CHECK(gex_Segment_Create(&s, client, (void *)(uintptr_t)-64, 128, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
   CHECK(gex_Segment_Create(&s, client, host, sizeof host, (gex_MK_t)(uintptr_t)0x999, 0) == GASNET_ERR_BAD_ARG);
   CHECK(gex_Segment_Create(&s, client, NULL, (uintptr_t)-1, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+  /* Host memory must be readable and writable [GEX-MK 4.2]: read-only, inaccessible, unmapped. */
+  char *map = mmap(NULL, 3 * 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  CHECK(map != MAP_FAILED && mprotect(map + 4096, 4096, PROT_NONE) == 0 && munmap(map + 2 * 4096, 4096) == 0);
+  CHECK(gex_Segment_Create(&s, client, map, 4096, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_Segment_Create(&s, client, map + 4096, 4096, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(gex_Segment_Create(&s, client, map + 2 * 4096, 4096, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+  CHECK(mprotect(map, 4096, PROT_READ | PROT_WRITE) == 0);
+  CHECK(gex_Segment_Create(&s, client, map, 4097, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG); /* one byte too many */
   if (kind != GEX_MK_INVALID) {
     CHECK(gex_Segment_Create(&s, client, host, sizeof host, kind, 0) == GASNET_ERR_BAD_ARG); /* host memory */
     CHECK(gex_Segment_Create(&s, client, NULL, 0, kind, 0) == GASNET_ERR_BAD_ARG);
+    gex_Segment_t dev; /* device memory described as host (the `oom` scene has none) */
+    const int rc = gex_Segment_Create(&dev, client, NULL, 4096, kind, 0);
+    CHECK(rc == (device_allocates ? GASNET_OK : GASNET_ERR_RESOURCE));
+    if (rc == GASNET_OK) {
+      CHECK(gex_Segment_Create(&s, client, gex_Segment_QueryAddr(dev), 4096, GEX_MK_HOST, 0) == GASNET_ERR_BAD_ARG);
+      gex_Segment_Destroy(dev, 0);
+    }
   }
   CHECK(s == (gex_Segment_t)(uintptr_t)0x7070);
+  gex_Segment_t good;
+  OK(gex_Segment_Create(&good, client, map, 4096, GEX_MK_HOST, 0)); /* now writable */
+  gex_Segment_Destroy(good, 0);
+  CHECK(munmap(map, 2 * 4096) == 0);
   gex_EP_t e = (gex_EP_t)(uintptr_t)0x3030;
   CHECK(gex_EP_Create(&e, client, 0, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
   CHECK(gex_EP_Create(&e, client, 1u << 30, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
@@ -375,8 +398,45 @@ static void team_dup(void) {
   OK(gex_TM_Destroy(dup, NULL, 0));
 }
 
+/* AMs through the TM-pair of the primordial endpoints, which names job ranks as the primordial team
+ * does, and the AM limits through any TM-pair [GEX-MK "TM-pairs": valid in gex_AM_* calls]. */
+static volatile int am_arrived, am_sum;
+static void am_count(gex_Token_t t, gex_AM_Arg_t from) {
+  (void)t;
+  __atomic_fetch_add(&am_sum, from, __ATOMIC_RELAXED);
+  __atomic_fetch_add(&am_arrived, 1, __ATOMIC_RELEASE);
+}
+static gex_AM_Index_t register_count(void) {
+  gex_AM_Entry_t e = {0, (gex_AM_Fn_t)am_count, GEX_FLAG_AM_REQUEST | GEX_FLAG_AM_SHORT, 1, NULL, "count"};
+  OK(gex_EP_RegisterHandlers(ep0, &e, 1));
+  return e.gex_index;
+}
+static void pair_am(void) {
+  const gex_AM_Index_t h = register_count();
+  barrier();
+  const gex_TM_t p00 = gex_TM_Pair(ep0, 0);
+  for (gex_Rank_t r = 0; r < n; ++r)
+    OK(gex_AM_RequestShort1(p00, r, h, 0, (gex_AM_Arg_t)me));
+  GASNET_BLOCKUNTIL(__atomic_load_n(&am_arrived, __ATOMIC_ACQUIRE) == (int)n);
+  CHECK(am_sum == (int)(n * (n - 1) / 2));
+  const gex_TM_t p11 = gex_TM_Pair(ep1, 1);
+  CHECK(gex_AM_MaxRequestMedium(p11, GEX_RANK_INVALID, GEX_EVENT_NOW, 0, 2) ==
+        gex_AM_MaxRequestMedium(tm, GEX_RANK_INVALID, GEX_EVENT_NOW, 0, 2));
+  CHECK(gex_AM_MaxReplyLong(p11, n - 1, GEX_EVENT_NOW, 0, 0) == gex_AM_MaxReplyLong(tm, n - 1, GEX_EVENT_NOW, 0, 0));
+  barrier();
+}
+
+/* ep1 over a library-allocated device segment, published. */
+static void device_ep1(gex_MK_t kind) {
+  OK(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0));
+  OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
+  OK(gex_EP_BindSegment(ep1, seg1, 0));
+  OK(gex_EP_PublishBoundSegment(tm, &ep1, 1, 0));
+}
+
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "all";
+  device_allocates = strcmp(scene, "oom") != 0;
   OK(gex_Client_Init(&client, &ep0, &tm, "GEXMK", &argc, &argv, 0));
   me = gex_TM_QueryRank(tm);
   n = gex_TM_QuerySize(tm);
@@ -386,8 +446,9 @@ int main(int argc, char **argv) {
   CHECK(gex_EP_QueryIndex(ep0) == 0);
   int rc = 0;
   gex_MK_t kind = GEX_MK_INVALID;
-  if (!strcmp(scene, "all") || !strcmp(scene, "oom") || !strcmp(scene, "badrange") || !strcmp(scene, "bindzero") ||
-      !strcmp(scene, "destroymk") || !strcmp(scene, "afterdestroy")) {
+  const int driver_scene =
+      !strcmp(scene, "nodriver") || !strcmp(scene, "stub") || !strcmp(scene, "nodevice") || !strcmp(scene, "nouva");
+  if (!driver_scene) {
     kind = make_kind(&rc);
     OK(rc);
     if (!strcmp(scene, "all")) {
@@ -446,12 +507,48 @@ int main(int argc, char **argv) {
     if (me == 0)
       gex_MK_Destroy(kind, 0);
     barrier();
+  } else if (!strcmp(scene, "devother") || !strcmp(scene, "devprim")) {
+    /* Device memory that is not in the local endpoint's bound segment taken for host memory:
+     * fatal, where a host copy or Open MPI's cross-memory attach would crash or retry forever.
+     * devother: another (unbound) device segment through ep1's TM-pair; devprim: ep1's own
+     * segment through the primordial team (the library's path: the NB put is not inlined when
+     * called by its name). */
+    device_ep1(kind);
+    gex_Segment_t other;
+    OK(gex_Segment_Create(&other, client, NULL, SEG, kind, 0));
+    void *theirs = NULL;
+    OK(gex_Segment_QueryBound(gex_TM_Pair(ep0, 1), 1, &theirs, NULL, NULL));
+    if (me == 0 && !strcmp(scene, "devother"))
+      gex_RMA_PutBlocking(gex_TM_Pair(ep1, 1), 1, theirs, gex_Segment_QueryAddr(other), 64, 0);
+    void *their_prim = NULL;
+    OK(gex_Segment_QueryBound(tm, 1, &their_prim, NULL, NULL));
+    if (me == 0 && !strcmp(scene, "devprim"))
+      (gex_RMA_PutNB)(tm, 1, their_prim, gex_Segment_QueryAddr(seg1), 64, GEX_EVENT_NOW, 0);
+    barrier();
+  } else if (!strcmp(scene, "ampair1")) { /* an AM through a created endpoint's TM-pair: fatal */
+    device_ep1(kind);
+    const gex_AM_Index_t h = register_count();
+    if (me == 0)
+      gex_AM_RequestShort1(gex_TM_Pair(ep1, 1), 1, h, 0, 0);
+    barrier();
+  } else if (!strcmp(scene, "binddestroyed")) { /* binding a destroyed segment: fatal */
+    OK(gex_EP_Create(&ep1, client, GEX_EP_CAPABILITY_RMA, 0));
+    OK(gex_Segment_Create(&seg1, client, NULL, SEG, kind, 0));
+    gex_Segment_Destroy(seg1, 0);
+    if (me == 0)
+      gex_EP_BindSegment(ep1, seg1, 0);
+    barrier();
+  } else if (!strcmp(scene, "qbadrank")) { /* a rank outside the team: fatal, naming the call made */
+    if (me == 0)
+      gex_EP_QueryBoundSegmentNB(tm, n + 1, NULL, NULL, NULL, 0);
+    barrier();
   }
   refusals(kind);
   if (!strcmp(scene, "all")) {
     device_matrix(kind); /* first: its endpoints are indices 1 and 2 */
     context_unchanged();
     team_dup();
+    pair_am();
   }
   host_endpoint();
   barrier();

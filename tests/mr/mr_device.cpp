@@ -12,6 +12,7 @@
 // Scene "nodriver" (HYGASPI_CUDA_LIBRARY names no file): a device description gives GASPI_ERROR,
 // and host segments work as before.
 #include <dlfcn.h>
+#include <sys/mman.h>
 
 #include <cstdint>
 #include <cstdlib>
@@ -140,6 +141,13 @@ void refusals(char *dev) {
   MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, dev, kSegBytes + 65, HYGASPI_MEMORY_CUDA(0)));   // past its end
   MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, dev, 64, HYGASPI_MEMORY_CUDA(5)));               // no device 5
   MR_EXPECT(GASPI_ERR_INV_SEGSIZE, gaspi_segment_bind(s, dev, 0, HYGASPI_MEMORY_CUDA(0)));
+  // Host memory that the library could not read and write: device memory described as host, a
+  // read-only page.
+  MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, dev, 64, HYGASPI_MEMORY_HOST));
+  void *ro = mmap(nullptr, 4096, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  MR_CHECK(ro != MAP_FAILED);
+  MR_EXPECT(GASPI_ERROR, gaspi_segment_bind(s, ro, 4096, HYGASPI_MEMORY_HOST));
+  MR_CHECK(munmap(ro, 4096) == 0);
   gaspi_pointer_t p = nullptr;
   MR_EXPECT(GASPI_ERR_INV_SEG, gaspi_segment_ptr(s, &p));
 }
