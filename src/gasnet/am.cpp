@@ -314,6 +314,9 @@ void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_hand
 
 extern "C" {
 
+// GASNet-1's AMs are GASNet-EX's on the primordial team, as in GASNet-EX's own legacy layer: local
+// completion at return (GEX_EVENT_NOW; a LongAsync is a Long with GEX_EVENT_GROUP, whose payload is
+// complete at return here too), no flags.
 int gasnet_hyg_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t handler, void *source_addr, size_t nbytes,
                          void *dest_addr, int numargs, ...) {
   static const char *const names[][kMaxArgs + 2] = {
@@ -321,10 +324,15 @@ int gasnet_hyg_AMRequest(int category, gasnet_node_t dest, gasnet_handler_t hand
       HYG_AM_NAMES("gasnet_AMRequestLong"), HYG_AM_NAMES("gasnet_AMRequestLongAsync")};
   if (category < 0 || category > kLongAsync)
     fatal("gasnet_AMRequest", "unknown category %d", category);
+  const char *const call = names[category][name_index(numargs)];
+  require_messaging(call);
+  if (dest >= state().nodes)
+    fatal(call, "node %u is not in the job (%u nodes)", dest, state().nodes);
   std::va_list args;
   va_start(args, numargs);
-  const int rc = am_send(names[category][name_index(numargs)], nullptr, dest, category, handler, source_addr, nbytes,
-                         dest_addr, numargs, args);
+  const int rc = ex::am_request(call, category == kLongAsync ? kLong : category, &ex::ex_state().tm_object, dest,
+                                handler, source_addr, nbytes, dest_addr,
+                                category == kLongAsync ? GEX_EVENT_GROUP : GEX_EVENT_NOW, 0, numargs, args);
   va_end(args);
   return rc;
 }
@@ -335,13 +343,10 @@ int gasnet_hyg_AMReply(int category, gasnet_token_t token, gasnet_handler_t hand
       HYG_AM_NAMES("gasnet_AMReplyShort"), HYG_AM_NAMES("gasnet_AMReplyMedium"), HYG_AM_NAMES("gasnet_AMReplyLong")};
   if (category < 0 || category > kLong)
     fatal("gasnet_AMReply", "unknown category %d", category);
-  const char *const call = names[category][name_index(numargs)];
-  if (token == nullptr)
-    fatal(call, "a null token");
   std::va_list args;
   va_start(args, numargs);
-  const int rc =
-      am_send(call, static_cast<Token *>(token), 0, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  const int rc = ex::am_reply(names[category][name_index(numargs)], category, reinterpret_cast<gex_Token_t>(token),
+                              handler, source_addr, nbytes, dest_addr, GEX_EVENT_NOW, 0, numargs, args);
   va_end(args);
   return rc;
 }

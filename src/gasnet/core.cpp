@@ -50,10 +50,10 @@ extern "C" {
 gasnet_hyg_segment_t *gasnet_hyg_segments = nullptr;
 gasnet_node_t gasnet_hyg_nnodes = 0;
 HYG_FAST_TLS __thread unsigned gasnet_hyg_busy = 0;
-// The same objects under hidden names (internal.hpp), which the library reaches without its GOT.
-extern gasnet_hyg_segment_t *gasnet_hyg_segments_here __attribute__((alias("gasnet_hyg_segments")));
-extern gasnet_node_t gasnet_hyg_nnodes_here __attribute__((alias("gasnet_hyg_nnodes")));
 }
+// The library reads and writes these through their exported names only: a client executable
+// may hold copies of them (copy relocations), which every reference through the GOT reaches
+// and a hidden alias of the library's own storage does not.
 
 namespace hygaspi::gasnet {
 

@@ -1,5 +1,6 @@
 // GASNet-EX active messages: handler registration on the primordial endpoint, the fixed-payload
-// Request/Reply calls (through GASNet-1's one send, am_send), their limits and gex_Token_Info.
+// Request/Reply calls (am_request, am_reply: GASNet-1's gasnet_AMRequest*/gasnet_AMReply* too, over
+// the one send of am.cpp), their limits and gex_Token_Info.
 #include <cstdarg>
 #include <vector>
 
@@ -53,7 +54,7 @@ const char *am_name(int category, bool request) {
 // valid in the gex_AM_* calls]. Created endpoints serve RMA only (gex_EP_Create refuses the AM
 // capability), so an AM through a pair goes between primordial endpoints.
 gex_Rank_t am_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) {
-  if (!is_pair(tm))
+  if (tm == &ex_state().tm_object || !is_pair(tm))
     return job_rank(call, tm, rank);
   if (tm->pair_ep != &ex_state().ep_object || tm->pair_remote != 0)
     fatal(call,
@@ -83,6 +84,39 @@ size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nar
 }
 
 } // namespace
+
+int hygaspi::gasnet::ex::am_request(const char *call, int category, gex_TM_t tm, gex_Rank_t rank,
+                                    gex_AM_Index_t handler, const void *source_addr, size_t nbytes, void *dest_addr,
+                                    gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, std::va_list args) {
+  const gex_Rank_t jobrank = am_rank(call, tm, rank);
+  require_messaging(call);
+  require_flags(call, flags, kInjectFlags);
+  if (category < kShort || category > kLong)
+    fatal(call, "unknown category %d", category);
+  if (category != kShort)
+    check_lc(call, lc_opt, true);
+  const int rc = am_send(call, nullptr, jobrank, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  if (category != kShort)
+    complete_lc(lc_opt);
+  return rc;
+}
+
+int hygaspi::gasnet::ex::am_reply(const char *call, int category, gex_Token_t token, gex_AM_Index_t handler,
+                                  const void *source_addr, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt,
+                                  gex_Flags_t flags, int numargs, std::va_list args) {
+  require_flags(call, flags, kInjectFlags);
+  if (category < kShort || category > kLong)
+    fatal(call, "unknown category %d", category);
+  if (token == nullptr)
+    fatal(call, "a null token");
+  if (category != kShort)
+    check_lc(call, lc_opt, false);
+  const int rc = am_send(call, reinterpret_cast<Token *>(token), 0, category, handler, source_addr, nbytes, dest_addr,
+                         numargs, args);
+  if (category != kShort)
+    complete_lc(lc_opt);
+  return rc;
+}
 
 extern "C" {
 
@@ -137,40 +171,21 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
 
 int gex_hyg_AMRequest(int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler, const void *source_addr,
                       size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...) {
-  const char *call = am_name(category, true);
-  const gex_Rank_t jobrank = am_rank(call, tm, rank);
-  require_messaging(call);
-  require_flags(call, flags, kInjectFlags);
-  if (category < kShort || category > kLong)
-    fatal(call, "unknown category %d", category);
-  if (category != kShort)
-    check_lc(call, lc_opt, true);
   std::va_list args;
   va_start(args, numargs);
-  const int rc = am_send(call, nullptr, jobrank, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  const int rc = am_request(am_name(category, true), category, tm, rank, handler, source_addr, nbytes, dest_addr,
+                            lc_opt, flags, numargs, args);
   va_end(args);
-  if (category != kShort)
-    complete_lc(lc_opt);
   return rc;
 }
 
 int gex_hyg_AMReply(int category, gex_Token_t token, gex_AM_Index_t handler, const void *source_addr, size_t nbytes,
                     void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, ...) {
-  const char *call = am_name(category, false);
-  require_flags(call, flags, kInjectFlags);
-  if (category < kShort || category > kLong)
-    fatal(call, "unknown category %d", category);
-  if (token == nullptr)
-    fatal(call, "a null token");
-  if (category != kShort)
-    check_lc(call, lc_opt, false);
   std::va_list args;
   va_start(args, numargs);
-  const int rc = am_send(call, reinterpret_cast<Token *>(token), 0, category, handler, source_addr, nbytes, dest_addr,
-                         numargs, args);
+  const int rc = am_reply(am_name(category, false), category, token, handler, source_addr, nbytes, dest_addr, lc_opt,
+                          flags, numargs, args);
   va_end(args);
-  if (category != kShort)
-    complete_lc(lc_opt);
   return rc;
 }
 

@@ -88,8 +88,9 @@ int attach_primordial(const char *call, uintptr_t size, const std::function<int(
   s.inline_table.resize(s.nodes);
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
     s.inline_table[n] = gasnet_hyg_segment_t{s.segments[n].mapped, s.segments[n].addr, s.segments[n].size};
-  gasnet_hyg_nnodes_here = s.nodes;
-  __atomic_store_n(&gasnet_hyg_segments_here, s.inline_table.data(), __ATOMIC_RELEASE);
+  // Through the exported names, which reach a client's copies of them (core.cpp).
+  gasnet_hyg_nnodes = s.nodes;
+  __atomic_store_n(&gasnet_hyg_segments, s.inline_table.data(), __ATOMIC_RELEASE);
   s.attach_done.store(true, std::memory_order_release);
   s.serving.store(true, std::memory_order_release);
   return GASNET_OK;

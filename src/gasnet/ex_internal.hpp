@@ -10,6 +10,7 @@
 
 #include <array>
 #include <atomic>
+#include <cstdarg>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -166,6 +167,13 @@ void require_host_memory(const char *call, const void *p, std::size_t n);
 // `segment` is the primordial segment or a live one of gex_Segment_Create; fatal naming the call
 // otherwise.
 void require_segment_object(const char *call, gex_Segment_t segment);
+// The fixed-payload AM calls (ex_am.cpp): gex_AM_{Request,Reply}{Short,Medium,Long}M, and GASNet-1's
+// gasnet_AM{Request,Reply}* on the primordial team. `call` names the caller in messages.
+int am_request(const char *call, int category, gex_TM_t tm, gex_Rank_t rank, gex_AM_Index_t handler,
+               const void *source_addr, size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
+               int numargs, std::va_list args);
+int am_reply(const char *call, int category, gex_Token_t token, gex_AM_Index_t handler, const void *source_addr,
+             size_t nbytes, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, std::va_list args);
 // gex_Segment_QueryBound, for the calls that answer through it (fatal messages name `call`).
 int query_bound(const char *call, gex_TM_t tm, gex_Rank_t team_rank, void **owneraddr_p, void **localaddr_p,
                 uintptr_t *size_p);

@@ -20,11 +20,6 @@
 // (a few bytes of the static TLS block, which a library loaded at start-up always has).
 #define HYG_FAST_TLS __attribute__((tls_model("initial-exec")))
 
-// gasnet_hyg_segments and gasnet_hyg_nnodes (gasnet_inline.h) under names of the library's own
-// (hidden, as every symbol not exported), for its data paths: one load less than through the GOT.
-extern "C" gasnet_hyg_segment_t *gasnet_hyg_segments_here;
-extern "C" gasnet_node_t gasnet_hyg_nnodes_here;
-
 namespace hygaspi::gasnet {
 
 // Handler indices [G1 §2.3.1]: 0..127 belong to the implementation, 128..255 to the client, which

@@ -1,4 +1,5 @@
 /* Extended API [G1 §3] and the job queries around it [G1 §2.2]:
+ * - after attach, the inline node path's table is published where this program reads it;
  * - before attach: gasnet_getMaxLocalSegmentSize / gasnet_getMaxGlobalSegmentSize (nonzero, page
  *   multiples, global <= local), gasnet_getenv (PATH as the spawner has it, unset names give NULL,
  *   a prefix of a name is not the name), gasnet_ErrorName / gasnet_ErrorDesc; gasnet_attach with
@@ -911,6 +912,12 @@ int main(int argc, char **argv) {
   GN_CHECK(gasnet_attach(table, 1, segsize - GASNET_PAGESIZE / 2, 0) == GASNET_ERR_BAD_ARG);
   GN_OK(gasnet_attach(table, 1, segsize, 0));
   GN_CHECK(table[0].index == 128);
+#ifndef GASNET_HYG_NO_INLINE
+  /* The inline node path is open: the table this program reads (perhaps a copy of the library's
+   * variable in the executable) is published, one entry per node. */
+  GN_CHECK(gasnet_hyg_segments != NULL && gasnet_hyg_nnodes == gasnet_nodes());
+  GN_CHECK(gasnet_hyg_segments[gasnet_mynode()].mapped != NULL);
+#endif
 
   /* Segment table: every node's segment, page-aligned, as large as asked; entries past the count
    * are left alone. */
