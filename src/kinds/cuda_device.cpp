@@ -218,6 +218,9 @@ void CudaDevice::unimport(const IpcKey &key) noexcept {
   if (it == imports_.end() || it->second.buffer_id != key.buffer_id || --it->second.refs > 0)
     return;
   Scope scope(*this);
+  // A copy of this process through the mapping may still run on the stream (a client that let
+  // go of a segment with a copy in flight): it ends before the mapping does.
+  (void)d_.cuStreamSynchronize(stream_);
   (void)d_.cuIpcCloseMemHandle(dptr(it->second.base));
   imports_.erase(it);
 }

@@ -68,6 +68,8 @@ public:
   // This process's address of the start of a peer's segment: its allocation opened once (later
   // imports count references), reopened when the buffer id shows a new allocation at that address.
   void *import(const IpcKey &key, std::string &why);
+  // One reference fewer; the last closes the mapping, once this process's copies on the stream
+  // are done.
   void unimport(const IpcKey &key) noexcept;
 
   // Copies n bytes between any two addresses of the unified space (host memory, this device's, an
