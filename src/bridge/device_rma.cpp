@@ -95,7 +95,12 @@ public:
     buffer_ = pool().free.back();
     pool().free.pop_back();
   }
+  // The buffer goes back only after a transfer that succeeded: after a failure MPI may still read
+  // or write a slot (a flush that failed), so the buffer is left to it (2 MiB per such failure),
+  // and a buffer that could not be allocated is dropped, so that a later lease tries again.
   ~BounceLease() {
+    if (!succeeded_ || buffer_->use(-1) == nullptr)
+      return;
     std::lock_guard hold(pool().lock);
     pool().free.push_back(buffer_);
   }
@@ -108,6 +113,11 @@ public:
       log::error("no host memory to pass device data through");
     return data;
   }
+  // The transfer is complete, and the slots are free for the next one.
+  gaspi_return_t done(gaspi_return_t rc) {
+    succeeded_ = rc == GASPI_SUCCESS;
+    return rc;
+  }
 
 private:
   struct Pool {
@@ -119,6 +129,7 @@ private:
     return *p;
   }
   PinnedBuffer *buffer_;
+  bool succeeded_ = false;
 };
 
 // Starts a copy on `ordinal`'s device stream into `copying`, which holds at most one.
@@ -154,7 +165,7 @@ template <class Cross> gaspi_return_t bounce_put(const char *from, std::uint64_t
       HYGASPI_TRY(start_copy(copying, slot(i + 1), from + (i + 1) * kBouncePiece, piece(i + 1), ordinal));
     HYGASPI_TRY(cross(i * kBouncePiece, piece(i), slot(i)));
   }
-  return GASPI_SUCCESS;
+  return lease.done(GASPI_SUCCESS);
 }
 
 // The other way: `cross(done, n, slot)` brings piece i into its slot (complete at return) while the
@@ -173,7 +184,7 @@ template <class Cross> gaspi_return_t bounce_get(char *to, std::uint64_t size, i
     HYGASPI_TRY(copying.settle()); // piece i - 1's copy
     HYGASPI_TRY(start_copy(copying, to + done, slot, n, ordinal));
   }
-  return copying.settle();
+  return lease.done(copying.settle());
 }
 
 // This process's staging buffer for another node's device memory, held by one transfer at a time:

@@ -8,7 +8,10 @@
 
 namespace hygaspi {
 
-bool host_accessible(const void *p, std::uint64_t n, std::string &why) {
+namespace {
+
+// One reading of /proc/self/maps (see host_accessible).
+bool accessible_once(const void *p, std::uint64_t n, std::string &why) {
   if (n == 0)
     return true;
   const auto start = reinterpret_cast<std::uintptr_t>(p);
@@ -53,6 +56,15 @@ bool host_accessible(const void *p, std::uint64_t n, std::string &why) {
   std::snprintf(where, sizeof where, "is not mapped at %#" PRIxPTR, at);
   why = where;
   return false;
+}
+
+} // namespace
+
+bool host_accessible(const void *p, std::uint64_t n, std::string &why) {
+  // The kernel hands out /proc/self/maps a page at a time: another thread's mmap or munmap
+  // between two pages can make a reader skip an entry. A range found wanting is read again, and
+  // the second answer stands.
+  return accessible_once(p, n, why) || accessible_once(p, n, why);
 }
 
 } // namespace hygaspi

@@ -35,8 +35,13 @@ int attach_primordial(const char *call, uintptr_t size, const std::function<int(
     if (size > max_local_segment())
       return error(call, GASNET_ERR_BAD_ARG, "size %zu exceeds gasnet_getMaxLocalSegmentSize() = %zu",
                    static_cast<std::size_t>(size), static_cast<std::size_t>(max_local_segment()));
-    if (const int rc = register_handlers(); rc != GASNET_OK)
+    // A GASNet-EX client's inbox is open already: its messages wait from here (`serving`), so
+    // that none meets the handler table half written.
+    s.serving.store(false, std::memory_order_release);
+    if (const int rc = register_handlers(); rc != GASNET_OK) {
+      s.serving.store(am::is_open(), std::memory_order_release);
       return rc;
+    }
     if (size != 0 && engine::create_segment(limits::kGasnetSegment, size) != GASPI_SUCCESS)
       return error(call, GASNET_ERR_RESOURCE, "no segment of %zu bytes that every rank can reach",
                    static_cast<std::size_t>(size));
@@ -45,7 +50,6 @@ int attach_primordial(const char *call, uintptr_t size, const std::function<int(
     // its attach returned must find this rank's segment known to its handler.
     if (!am::is_open() && am::open(s.threads) != GASPI_SUCCESS)
       return error(call, GASNET_ERR_RESOURCE, "the active-message inbox cannot be opened");
-    s.serving.store(false, std::memory_order_release);
     s.attached.store(true, std::memory_order_release);
   }
   // Every rank's segment to every rank; the last arrival is also the attach barrier: a rank has
@@ -76,14 +80,6 @@ int attach_primordial(const char *call, uintptr_t size, const std::function<int(
   engine::forget_segment_name(limits::kGasnetInbox);
   if (size != 0)
     engine::forget_segment_name(limits::kGasnetSegment);
-  // The primordial segment object, bound to the primordial endpoint.
-  if (size != 0) {
-    x.segment_object.addr = s.segments[s.mynode].mapped;
-    x.segment_object.size = static_cast<uintptr_t>(s.segments[s.mynode].size);
-    x.segment_object.primordial = true;
-    x.ep_object.bound.store(&x.segment_object, std::memory_order_release);
-    x.segment.store(true, std::memory_order_release);
-  }
   // The inline node path opens: every entry is final, and clients see them through the release.
   s.inline_table.resize(s.nodes);
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
@@ -92,6 +88,14 @@ int attach_primordial(const char *call, uintptr_t size, const std::function<int(
   gasnet_hyg_nnodes = s.nodes;
   __atomic_store_n(&gasnet_hyg_segments, s.inline_table.data(), __ATOMIC_RELEASE);
   s.attach_done.store(true, std::memory_order_release);
+  // The primordial segment object, bound to the primordial endpoint, once RMA may use it.
+  if (size != 0) {
+    x.segment_object.addr = s.segments[s.mynode].mapped;
+    x.segment_object.size = static_cast<uintptr_t>(s.segments[s.mynode].size);
+    x.segment_object.primordial = true;
+    x.ep_object.bound.store(&x.segment_object, std::memory_order_release);
+    x.segment.store(true, std::memory_order_release);
+  }
   s.serving.store(true, std::memory_order_release);
   return GASNET_OK;
 }

@@ -28,8 +28,15 @@ struct Op {
   Completion pending; // kept when the entry is free: its vector keeps its capacity
 };
 std::atomic<std::uint16_t> g_next_tag{1};
+// A thread's tag, never 0: an event with tag 0 would lie below 2^48, where collectives' events are.
+std::uint16_t next_tag() noexcept {
+  std::uint16_t t;
+  while ((t = g_next_tag.fetch_add(1, std::memory_order_relaxed)) == 0) {
+  }
+  return t;
+}
 struct EventTable {
-  std::uint16_t tag = g_next_tag.fetch_add(1, std::memory_order_relaxed);
+  std::uint16_t tag = next_tag();
   std::vector<Op> ops;
   std::vector<std::uint32_t> free;
 };
@@ -183,7 +190,8 @@ bool events_test_some(const char *call, gex_Event_t *events, std::size_t n) {
 // is locally complete when its call returns. Atomics: GEX_EC_RMW, and SET and GET with the puts and
 // the gets (ex_ad.cpp).
 bool nbi_test(const char *call, gex_EC_t mask) {
-  no_region(call);
+  if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0) // what [G1 §3.4.3] forbids inside a region
+    no_region(call);
   if (!ad_nbi_test(call, mask))
     return false;
   // Both sets are looked at, whatever the first answers: a test settles what it can.
@@ -193,7 +201,8 @@ bool nbi_test(const char *call, gex_EC_t mask) {
 }
 
 void nbi_wait(const char *call, gex_EC_t mask) {
-  no_region(call);
+  if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0)
+    no_region(call);
   ad_nbi_wait(call, mask);
   if ((mask & GEX_EC_GET) != 0)
     sync_nbi(call, true, true);

@@ -67,7 +67,8 @@ void require_host_memory(const char *call, const void *p, std::size_t n) {
   std::lock_guard lock(o.lock);
   for (const auto &seg : o.segments) {
     const auto b = reinterpret_cast<std::uintptr_t>(seg->addr);
-    if (seg->kind != GEX_MK_HOST && !seg->destroyed && a < b + seg->size && b < a + n)
+    const bool overlap = a >= b ? a - b < seg->size : b - a < n; // overflow-safe
+    if (seg->kind != GEX_MK_HOST && !seg->destroyed && overlap)
       fatal(call,
             "[%p, +%zu) is CUDA device memory (segment %p): a host endpoint's buffers are host memory; device "
             "memory is reached through a TM-pair of the endpoint its segment is bound to",

@@ -192,6 +192,7 @@ void *CudaDevice::import(const IpcKey &key, std::string &why) {
   Scope scope(*this);
   Imported &imp = imports_[{key.owner_pid, key.owner_base}];
   if (imp.base != nullptr && imp.buffer_id != key.buffer_id) { // a new allocation at a reused address
+    (void)d_.cuStreamSynchronize(stream_);                     // as in unimport: no copy of ours still uses the old one
     (void)d_.cuIpcCloseMemHandle(dptr(imp.base));
     imp = Imported{};
   }

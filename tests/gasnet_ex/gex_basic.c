@@ -431,6 +431,10 @@ static void test_rma(void) {
   gex_NBI_BeginAccessRegion(0);
   for (gex_Rank_t r = 0; r < n; ++r)
     OK(gex_RMA_GetNBI(tm, region[r], r, owner_addr[r] + HOME_OFF + 100, 64, 0));
+  /* Inside the region only the NBI puts' and gets' syncs are forbidden [G1 3.4.3]: the atomics'
+   * and AMs' categories may be tested and waited for. */
+  CHECK(gex_NBI_Test(GEX_EC_RMW | GEX_EC_AM, 0) == GASNET_OK);
+  gex_NBI_Wait(GEX_EC_RMW, 0);
   gex_Event_t re = gex_NBI_EndAccessRegion(0);
   gex_Event_Wait(re);
   for (gex_Rank_t r = 0; r < n; ++r)
