@@ -2,6 +2,7 @@
 #include "bridge/engine_groups.hpp"
 
 #include "bridge/collectives/collectives.hpp"
+#include "bridge/runtime.hpp"
 #include "core/log.hpp"
 
 namespace hygaspi::engine {
@@ -41,10 +42,14 @@ gaspi_return_t check_not_broken(const Group &g) { return collectives::check_not_
 
 std::uint32_t group_tag(const Group &g) noexcept { return g.record.tag; }
 
-gaspi_return_t barrier(Group &g, const Deadline &deadline) { return collectives::barrier(g.record, deadline); }
+gaspi_return_t barrier(Group &g, const Deadline &deadline) {
+  rt().node.release_stale_device_mappings(); // before this rank arrives (shm/node.hpp)
+  return collectives::barrier(g.record, deadline);
+}
 
 gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
                          const Deadline &deadline) {
+  rt().node.release_stale_device_mappings();
   const gaspi_return_t rc =
       collectives::allreduce(g.record, send, receive, bytes, combine, ctx, g.slot_bytes, deadline);
   if (rc == GASPI_SUCCESS && g.area_named) {

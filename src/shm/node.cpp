@@ -414,6 +414,8 @@ void Node::release(RankState final_state) noexcept {
         dev->unimport(m->key);
     }
   mappings_.clear();
+  imported_.clear();
+  imported_count_.store(0, std::memory_order_release);
   passive_rings_.reset();
   passive_objects_.clear();
   peers_.clear();

@@ -151,6 +151,13 @@ public:
   // Drops this process's mapping of `rank`'s segment `seg` (closing a device segment's IPC mapping
   // now, not at term), for an owner about to free the memory; the next lookup maps it anew.
   void release(NodeIndex rank, std::uint32_t seg) noexcept;
+  // Releases the node peers' device segments opened here whose owners have deleted (or made
+  // anew) them since. A GASPI segment_delete is local to its owner, and CUDA keeps memory that
+  // another process has open allocated until it closes it: the engine calls this as every
+  // barrier and collective begins. A peer's first collective that begins after the delete closes
+  // its mapping; so after two barriers that follow the delete, no node peer has the memory open.
+  // One atomic load while no node peer's device memory is open here.
+  void release_stale_device_mappings() noexcept;
   // lookup() without its slow path: nullptr when the mapping is not cached or is stale.
   [[nodiscard]] const MappedSegment *cached(NodeIndex rank, std::uint32_t seg) const noexcept {
     const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);
@@ -264,9 +271,16 @@ private:
   std::string kept_job_id_;
   std::vector<Peer> peers_;
   std::vector<NodeIndex> others_;
-  std::vector<GlobalRank> global_ranks_;                        // NodeOptions::global_ranks
-  std::mutex map_mutex_;                                        // serialises mapping and unmapping
-  std::vector<std::unique_ptr<MappedSegment>> mappings_;        // owns every MappedSegment ever published
+  std::vector<GlobalRank> global_ranks_;                 // NodeOptions::global_ranks
+  std::mutex map_mutex_;                                 // serialises mapping and unmapping
+  std::vector<std::unique_ptr<MappedSegment>> mappings_; // owns every MappedSegment ever published
+  // The (node index, segment) of the node peers' device segments opened here (under map_mutex_),
+  // and how many there are.
+  std::vector<std::pair<std::uint32_t, std::uint32_t>> imported_;
+  std::atomic<std::size_t> imported_count_{0};
+  // Retires a node peer's mapping that is no longer published and closes the device memory it
+  // opened, if any. Under map_mutex_.
+  void drop(NodeIndex rank, std::uint32_t seg, const MappedSegment &m) noexcept;
   std::vector<ShmObject> passive_objects_;                      // per rank; written under map_mutex_
   std::unique_ptr<std::atomic<PassiveRing *>[]> passive_rings_; // per rank; nullptr until mapped
   PeerWatch watch_;                                             // pidfds of the node peers

@@ -126,21 +126,45 @@ gaspi_return_t Node::segment_delete(std::uint32_t seg) {
   return GASPI_SUCCESS;
 }
 
-void Node::release(NodeIndex rank, std::uint32_t seg) noexcept {
-  if (rank.value() == rank_)
-    return; // our own segments are deleted, not released
-  std::lock_guard lock(map_mutex_);
-  const MappedSegment *m = peers_[rank.value()].segments[seg].exchange(nullptr, std::memory_order_acq_rel);
-  if (m == nullptr)
-    return;
-  retire(*m);
+void Node::drop(NodeIndex rank, std::uint32_t seg, const MappedSegment &m) noexcept {
+  retire(m);
   for (const auto &owned : mappings_)
-    if (owned.get() == m && owned->imported) {
+    if (owned.get() == &m && owned->imported) {
       std::string why;
       if (kinds::CudaDevice *dev = kinds::device(cuda_library_, owned->device, why); dev != nullptr)
         dev->unimport(owned->key);
       owned->imported = false; // closed: not again at term
+      std::erase(imported_, std::pair{rank.value(), seg});
+      imported_count_.store(imported_.size(), std::memory_order_release);
     }
+}
+
+void Node::release(NodeIndex rank, std::uint32_t seg) noexcept {
+  if (rank.value() == rank_)
+    return; // our own segments are deleted, not released
+  std::lock_guard lock(map_mutex_);
+  if (const MappedSegment *m = peers_[rank.value()].segments[seg].exchange(nullptr, std::memory_order_acq_rel))
+    drop(rank, seg, *m);
+}
+
+void Node::release_stale_device_mappings() noexcept {
+  if (imported_count_.load(std::memory_order_acquire) == 0)
+    return;
+  std::lock_guard lock(map_mutex_);
+  for (std::size_t i = 0; i < imported_.size();) {
+    const auto [r, seg] = imported_[i];
+    const std::uint64_t gen = block(NodeIndex{r}).segments[seg].generation.load(std::memory_order_acquire);
+    const MappedSegment *m = peers_[r].segments[seg].load(std::memory_order_acquire);
+    if (m == nullptr || m->generation == gen) {
+      ++i;
+      continue;
+    }
+    peers_[r].segments[seg].store(nullptr, std::memory_order_release); // the next lookup maps it anew
+    const std::size_t before = imported_.size();
+    drop(NodeIndex{r}, seg, *m); // erases entry i
+    if (imported_.size() == before)
+      ++i;
+  }
 }
 
 const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::uint64_t gen) {
@@ -189,7 +213,11 @@ const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::u
     break;
   }
   if (cached != nullptr)
-    retire(*cached);
+    drop(rank, seg, *cached);
+  if (m->imported) {
+    imported_.emplace_back(rank.value(), seg);
+    imported_count_.store(imported_.size(), std::memory_order_release);
+  }
   peers_[rank.value()].segments[seg].store(m.get(), std::memory_order_release);
   mappings_.push_back(std::move(m));
   return mappings_.back().get();
@@ -197,9 +225,10 @@ const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::u
 
 // A node peer's device segment: the key its owner wrote (checked: the owner's pid, the address
 // the entry names), opened through this process's device of the same ordinal. The allocation stays
-// open until this rank's term, or until the owner binds a new allocation at the same address
+// open until the owner deletes the segment and this rank next enters a barrier or collective
+// (release_stale_device_mappings), until the owner binds a new allocation at the same address
 // (CudaDevice::import closes the old one then: a copy that races with that through an older
-// mapping fails with the driver's error).
+// mapping fails with the driver's error), or until this rank's term.
 bool Node::open_device_segment(NodeIndex rank, std::uint32_t seg, const char *key_bytes, MappedSegment &m) {
   std::memcpy(&m.key, key_bytes, sizeof m.key);
   const GlobalRank owner = global_rank(rank);

@@ -14,6 +14,8 @@
 //   nouva      CU_DEVICE_ATTRIBUTE_UNIFIED_ADDRESSING reads 0
 //   oom        cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
 //   nopin      cuMemHostRegister fails with CUDA_ERROR_NOT_SUPPORTED (memory that cannot be locked)
+//   strictfree cuMemFree of memory that another process still has open through IPC fails with
+//              CUDA_ERROR_INVALID_VALUE (a real driver frees it later, or never: undefined)
 //   stub       every call fails with CUDA_ERROR_STUB_LIBRARY, like the toolkit's stub libcuda;
 //              cuGetProcAddress still hands out the functions
 //   defer      asynchronous copies wait in their stream until it is synchronized, destroyed or
@@ -58,6 +60,8 @@ Knobs parse_knobs(const char *text) {
       k.uva = false;
     } else if (item == "oom") {
       k.oom = true;
+    } else if (item == "strictfree") {
+      k.strictfree = true;
     } else if (item == "nopin") {
       k.nopin = true;
     } else if (item == "stub") {

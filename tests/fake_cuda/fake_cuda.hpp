@@ -23,12 +23,13 @@ using namespace hygaspi::cuda;
 
 // What HYGASPI_FAKE_CUDA asked for, read once at first use.
 struct Knobs {
-  int devices = 1;    // devices=N (nodevice: 0)
-  bool uva = true;    // nouva clears it
-  bool oom = false;   // cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
-  bool stub = false;  // every call but cuGetProcAddress fails with CUDA_ERROR_STUB_LIBRARY
-  bool defer = false; // asynchronous copies wait in their stream until someone waits for them
-  bool nopin = false; // cuMemHostRegister fails with CUDA_ERROR_NOT_SUPPORTED
+  int devices = 1;         // devices=N (nodevice: 0)
+  bool uva = true;         // nouva clears it
+  bool oom = false;        // cuMemAlloc fails with CUDA_ERROR_OUT_OF_MEMORY
+  bool stub = false;       // every call but cuGetProcAddress fails with CUDA_ERROR_STUB_LIBRARY
+  bool defer = false;      // asynchronous copies wait in their stream until someone waits for them
+  bool nopin = false;      // cuMemHostRegister fails with CUDA_ERROR_NOT_SUPPORTED
+  bool strictfree = false; // cuMemFree of memory another process has open fails (CUDA_ERROR_INVALID_VALUE)
 };
 const Knobs &knobs();
 
@@ -47,7 +48,7 @@ struct Allocation {
   CUdeviceptr base = 0;
   std::size_t size = 0;
   unsigned char *alias = nullptr;
-  int fd = -1;                 // the memfd, kept open for export; -1 once mapped for an opened one
+  int fd = -1;                 // the memfd: kept open for export; an opened one's holds a shared flock
   std::uint64_t buffer_id = 0; // the exporter's id for an opened allocation
   std::uint64_t nonce = 0;     // random, also in the memfd's name, so a reused fd number is caught
   CUdevice device = 0;

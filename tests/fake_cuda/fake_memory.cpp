@@ -24,6 +24,7 @@
 #include <string>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include <utility>
@@ -249,8 +250,9 @@ CUresult open_exported(const Wire &w, CUdevice device, std::shared_ptr<Allocatio
   a->size = w.size;
   if (!map_twice(fd, *a))
     return CUDA_ERROR_OUT_OF_MEMORY;
-  close(fd);
-  a->fd = -1;
+  // The fd stays open with a shared lock while this process has the memory open, so that the
+  // exporter's cuMemFree sees it (strictfree); the destructor closes it, which drops the lock.
+  (void)flock(fd, LOCK_SH);
   a->buffer_id = w.buffer_id;
   a->nonce = w.nonce;
   a->device = device;
@@ -299,6 +301,12 @@ CUresult cuMemFree(CUdeviceptr dptr) {
   gone = at_base(r, dptr);
   if (!gone || gone->opened)
     return CUDA_ERROR_INVALID_VALUE;
+  if (knobs().strictfree && flock(gone->fd, LOCK_EX | LOCK_NB) != 0) { // another process has it open
+    std::fprintf(stderr, "fake_cuda: cuMemFree(%#llx): process %d frees memory that another process has open\n",
+                 static_cast<unsigned long long>(dptr), static_cast<int>(getpid()));
+    gone.reset();
+    return CUDA_ERROR_INVALID_VALUE;
+  }
   r.by_base.erase(dptr);
   return CUDA_SUCCESS;
 }

@@ -280,6 +280,12 @@ void big() {
   MR_OK(gaspi_segment_delete(bs));
   MR_OK(gaspi_segment_delete(hs));
   MR_OK(gaspi_segment_delete(s));
+  // The node peers that opened the segment's memory through CUDA IPC close it at their first
+  // collective that sees the delete: the first barrier may have begun at a peer before this rank
+  // deleted, the second has not. Then its memory may be freed (the fake driver's `strictfree`
+  // refuses to free memory that another process still has open).
+  barrier();
+  barrier();
   MR_CHECK(g_cuda.free(reinterpret_cast<std::uint64_t>(d)) == 0);
 }
 
