@@ -21,14 +21,18 @@ namespace {
 
 // A copy between two addresses of this process, at least one of them memory of the device
 // `ordinal`; complete when it returns (copy_now, bridge/segment_rma.hpp).
-gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
+// This process's device `ordinal`; nullptr (logged) when there is none.
+kinds::CudaDevice *device_of(int ordinal) {
   std::string why;
   kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);
-  if (dev == nullptr) {
+  if (dev == nullptr)
     log::error("CUDA device %d: %s", ordinal, why.c_str());
-    return GASPI_ERROR;
-  }
-  return copy_now(*dev, dst, src, n);
+  return dev;
+}
+
+gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
+  kinds::CudaDevice *dev = device_of(ordinal);
+  return dev != nullptr ? copy_now(*dev, dst, src, n) : GASPI_ERROR;
 }
 
 // The routes through a host bounce buffer (a node peer's bound host memory, another node's host
@@ -134,10 +138,11 @@ private:
 
 // Starts a copy on `ordinal`'s device stream into `copying`, which holds at most one.
 gaspi_return_t start_copy(Completion &copying, void *dst, const void *src, std::uint64_t n, int ordinal) {
-  std::string why;
-  kinds::CudaDevice *dev = kinds::device(rt().knobs.cuda_library, ordinal, why);
+  kinds::CudaDevice *dev = device_of(ordinal);
+  if (dev == nullptr)
+    return GASPI_ERROR;
   kinds::Copy copy;
-  if (dev == nullptr || !dev->start_copy(dst, src, n, copy, why)) {
+  if (std::string why; !dev->start_copy(dst, src, n, copy, why)) {
     log::error("CUDA device %d: %s", ordinal, why.c_str());
     return GASPI_ERROR;
   }

@@ -61,16 +61,14 @@ gex_Rank_t am_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) {
           "tm %p pairs endpoint %u with endpoint %u: active messages travel between endpoints 0 only "
           "(created endpoints serve RMA)",
           static_cast<void *>(tm), tm->pair_ep->index, tm->pair_remote);
-  if (rank >= state().nodes)
-    fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
-  return rank;
+  return pair_rank(call, rank);
 }
 
 // The limits [GEX "AM limits"]; a TM-pair of any endpoints may ask [GEX-MK "TM-pairs"].
 size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nargs, bool is_long, gex_Flags_t flags) {
   if (is_pair(tm)) {
-    if (other != GEX_RANK_INVALID && other >= state().nodes)
-      fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", other, state().nodes);
+    if (other != GEX_RANK_INVALID)
+      (void)pair_rank(call, other);
   } else if (other == GEX_RANK_INVALID) {
     require_tm(call, tm);
   } else {

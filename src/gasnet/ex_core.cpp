@@ -130,6 +130,12 @@ gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept {
   return tm->jobrank(rank);
 }
 
+gex_Rank_t pair_rank(const char *call, gex_Rank_t rank) noexcept {
+  if (rank >= state().nodes)
+    fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
+  return rank;
+}
+
 void require_ep(const char *call, gex_EP_t ep) noexcept {
   if (!ex_state().client.load(std::memory_order_acquire))
     fatal(call, "called before gex_Client_Init");
@@ -409,8 +415,7 @@ int hygaspi::gasnet::ex::query_bound(const char *call, gex_TM_t tm, gex_Rank_t t
                                      void **localaddr_p, uintptr_t *size_p) {
   if (is_pair(tm) && tm->pair_remote != 0) { // another endpoint's segment: what it published
     require_may_communicate(call);
-    if (team_rank >= state().nodes)
-      fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", team_rank, state().nodes);
+    (void)pair_rank(call, team_rank);
     Published p;
     if (!published(team_rank, tm->pair_remote, p))
       return 1;
@@ -422,9 +427,7 @@ int hygaspi::gasnet::ex::query_bound(const char *call, gex_TM_t tm, gex_Rank_t t
       *size_p = static_cast<uintptr_t>(p.size);
     return GASNET_OK;
   }
-  const gex_Rank_t rank = is_pair(tm) ? team_rank : job_rank(call, tm, team_rank);
-  if (rank >= state().nodes)
-    fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
+  const gex_Rank_t rank = is_pair(tm) ? pair_rank(call, team_rank) : job_rank(call, tm, team_rank);
   const State &s = state();
   if (!s.attach_done.load(std::memory_order_acquire) || s.segments[rank].size == 0)
     return 1; // no bound segment: the outputs stay as they are

@@ -197,6 +197,8 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
 void require_tm(const char *call, gex_TM_t tm) noexcept;
 // `rank` of team `tm` (checked as require_tm does), as a job rank; fatal when it is no member.
 gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept;
+// `rank` through a TM-pair, which names job ranks; fatal when it is not in the job.
+gex_Rank_t pair_rank(const char *call, gex_Rank_t rank) noexcept;
 void require_ep(const char *call, gex_EP_t ep) noexcept;
 // gex_Client_Init has run and `client` is its client.
 void require_client(const char *call, gex_Client_t client) noexcept;

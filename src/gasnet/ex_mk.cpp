@@ -43,6 +43,15 @@ Objects &objects() {
   return *o;
 }
 
+// Under o.lock: `segment` is one of gex_Segment_Create's and not destroyed ([GEX-MK "Segment
+// destruction"]: using a destroyed segment is erroneous); fatal naming the call otherwise.
+void require_live(const char *call, const Objects &o, gex_Segment_t segment) {
+  if (std::none_of(o.segments.begin(), o.segments.end(), [&](const auto &s) { return s.get() == segment; }))
+    fatal(call, "segment %p is no segment of gex_Segment_Create", static_cast<void *>(segment));
+  if (segment->destroyed)
+    fatal(call, "segment %p was destroyed already", static_cast<void *>(segment));
+}
+
 bool live_kind(gex_MK_t kind) {
   Objects &o = objects();
   std::lock_guard lock(o.lock);
@@ -83,17 +92,8 @@ void require_segment_object(const char *call, gex_Segment_t segment) {
     return;
   Objects &o = objects();
   std::lock_guard lock(o.lock);
-  if (std::none_of(o.segments.begin(), o.segments.end(), [&](const auto &s) { return s.get() == segment; }))
-    fatal(call, "segment %p is no segment of gex_Segment_Create", static_cast<void *>(segment));
-  if (segment->destroyed) // [GEX-MK "Segment destruction"]: using a destroyed segment is erroneous
-    fatal(call, "segment %p was destroyed", static_cast<void *>(segment));
+  require_live(call, o, segment);
 }
-
-} // namespace hygaspi::gasnet::ex
-
-namespace {} // namespace
-
-namespace hygaspi::gasnet::ex {
 
 kinds::CudaDevice *local_device(unsigned ordinal) {
   std::string why;
@@ -323,10 +323,7 @@ void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
   Objects &o = objects();
   {
     std::lock_guard lock(o.lock);
-    if (std::none_of(o.segments.begin(), o.segments.end(), [&](const auto &s) { return s.get() == segment; }))
-      fatal(call, "segment %p is no segment of gex_Segment_Create", static_cast<void *>(segment));
-    if (segment->destroyed)
-      fatal(call, "segment %p was destroyed already", static_cast<void *>(segment));
+    require_live(call, o, segment);
     segment->destroyed = true;
   }
   // The engine forgets it (and so do the ranks of other nodes it was registered with) before the

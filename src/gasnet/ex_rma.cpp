@@ -55,18 +55,11 @@ bool pair_rma(const char *call, gex_TM_t tm, gex_Rank_t rank, void *local, void 
     return false;
   require_flags(call, flags, kRmaFlags);
   require_may_communicate(call);
-  if (rank >= state().nodes)
-    fatal(call, "rank %u is not in the job (%u ranks): a TM-pair names job ranks", rank, state().nodes);
+  (void)pair_rank(call, rank);
   const gex_Event_t e = nbytes > 0 ? pair_copy(call, tm, rank, local, remote, nbytes, put, wait) : GEX_EVENT_INVALID;
   if (event != nullptr)
     *event = e;
   return true;
-}
-
-std::size_t value_size(const char *call, std::size_t nbytes) {
-  if (nbytes == 0 || nbytes > sizeof(gex_RMA_Value_t))
-    fatal(call, "nbytes %zu is not in 1..%zu", nbytes, sizeof(gex_RMA_Value_t));
-  return nbytes;
 }
 
 PutMode put_mode(gex_Event_t *lc_opt) { return lc_opt == GEX_EVENT_DEFER ? PutMode::at_sync : PutMode::source_free; }
@@ -81,6 +74,12 @@ template <class Go> gex_Event_t with_event(const char *call, Go &&go) {
 } // namespace
 
 namespace hygaspi::gasnet::ex {
+
+std::size_t value_size(const char *call, std::size_t nbytes) {
+  if (nbytes == 0 || nbytes > sizeof(gex_RMA_Value_t))
+    fatal(call, "nbytes %zu is not in 1..%zu", nbytes, sizeof(gex_RMA_Value_t));
+  return nbytes;
+}
 
 void put_bytes(const char *call, gex_Rank_t rank, void *remote, const void *local, std::size_t n, PutMode mode,
                Completion *pending) {

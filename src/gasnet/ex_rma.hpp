@@ -36,6 +36,10 @@ int put_nbi_val(const char *call, gex_TM_t tm, gex_Rank_t rank, void *dest, gex_
 gex_Event_t put_nb_val(const char *call, gex_TM_t tm, gex_Rank_t rank, void *dest, gex_RMA_Value_t value,
                        std::size_t nbytes, gex_Flags_t flags);
 
+// The size of a value form's value, checked: 1..sizeof(gex_RMA_Value_t), fatal otherwise.
+std::size_t value_size(const char *call, std::size_t nbytes);
+static_assert(sizeof(gex_RMA_Value_t) == sizeof(gasnet_register_value_t));
+
 // What a put completes before it returns.
 enum class PutMode {
   blocking,    // all of it

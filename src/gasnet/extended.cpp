@@ -99,12 +99,6 @@ struct ValgetPool {
   std::vector<gasnet_hyg_valget *> free;
 };
 thread_local ValgetPool t_valgets;
-
-std::size_t value_size(const char *call, std::size_t n) {
-  if (n == 0 || n > sizeof(gasnet_register_value_t))
-    fatal(call, "nbytes %zu is not in 1..%zu", n, sizeof(gasnet_register_value_t));
-  return n;
-}
 } // namespace
 
 extern "C" {
@@ -224,7 +218,7 @@ gasnet_register_value_t gasnet_get_val(gasnet_node_t node, void *src, size_t nby
 gasnet_valget_handle_t gasnet_get_nb_val(gasnet_node_t node, void *src, size_t nbytes) {
   const char *call = "gasnet_get_nb_val";
   team(call, node);
-  value_size(call, nbytes);
+  ex::value_size(call, nbytes);
   require_may_communicate(call);
   ValgetPool &pool = t_valgets;
   if (pool.free.empty()) {
