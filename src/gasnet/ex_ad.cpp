@@ -146,7 +146,7 @@ gex_hyg_AD &domain(const char *call, gex_AD_t ad) {
 }
 
 // ---- operations in flight to another node.
-struct Flight {
+struct AdFlight {
   engine::AtomicFlightPtr flight;
   void *result = nullptr; // fetching: where the old value goes
   AtomicType type = AtomicType::u64;
@@ -155,7 +155,7 @@ struct Flight {
 };
 
 // Completes `f` once its reply is in: false while it is not. Fatal when the target refused it.
-bool settle(const char *call, Flight &f) {
+bool settle_ad(const char *call, AdFlight &f) {
   gaspi_return_t rc = GASPI_SUCCESS;
   std::uint64_t old = 0;
   if (!engine::test_atomic(*f.flight, rc, old))
@@ -170,16 +170,16 @@ bool settle(const char *call, Flight &f) {
 // NB events: a slot of this table. The event's bits: 0-7 kEventKind, 8-23 the slot's generation
 // (bit 24, which every RMA event has set (ex_events.cpp), stays clear), 32-63 the slot.
 constexpr std::uintptr_t kEventKind = 3; // GEX_EVENT_NO_OP is 1
-constexpr std::uintptr_t kGenerationMask = 0xffff;
+constexpr std::uintptr_t kAdGenerationMask = 0xffff;
 struct EventSlot {
-  std::unique_ptr<Flight> flight; // null: free
+  std::unique_ptr<AdFlight> flight; // null: free
   std::uint32_t generation = 0;
 };
 std::mutex g_events_lock;
 std::vector<EventSlot> g_events;
 std::vector<std::uint32_t> g_free_events;
 
-gex_Event_t new_event(std::unique_ptr<Flight> f) {
+gex_Event_t new_event(std::unique_ptr<AdFlight> f) {
   std::lock_guard lock(g_events_lock);
   std::uint32_t i = 0;
   if (!g_free_events.empty()) {
@@ -191,12 +191,12 @@ gex_Event_t new_event(std::unique_ptr<Flight> f) {
   }
   EventSlot &slot = g_events[i];
   slot.flight = std::move(f);
-  slot.generation = (slot.generation + 1) & kGenerationMask;
+  slot.generation = (slot.generation + 1) & kAdGenerationMask;
   return reinterpret_cast<gex_Event_t>((std::uintptr_t{i} << 32) | (std::uintptr_t{slot.generation} << 8) | kEventKind);
 }
 
 // This thread's NBI atomics in flight.
-thread_local std::vector<std::unique_ptr<Flight>> t_nbi;
+thread_local std::vector<std::unique_ptr<AdFlight>> t_ad_nbi;
 
 // The short path: a node target and every argument valid. False: take the full path. Inlined
 // into the entry points, which then call nothing on it and build no frame.
@@ -232,8 +232,8 @@ template <class T>
 // The full path: every check, then the node target or a request in flight, which it returns
 // (nullptr: complete).
 template <class T>
-std::unique_ptr<Flight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                                gex_OP_t opcode, T op1, T op2, gex_Flags_t flags) {
+std::unique_ptr<AdFlight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
+                                  gex_OP_t opcode, T op1, T op2, gex_Flags_t flags) {
   const gex_hyg_AD &d = domain(call, ad);
   if (d.head.dt != Dt<T>::dt)
     fatal(call, "the atomic domain's data type is %s", dt_name(d.head.dt));
@@ -269,7 +269,7 @@ std::unique_ptr<Flight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_
       *result_p = atomic_detail::from_bits<T>(old);
     return nullptr;
   }
-  auto f = std::make_unique<Flight>();
+  auto f = std::make_unique<AdFlight>();
   f->result = o.fetch ? result_p : nullptr;
   f->type = Dt<T>::type;
   f->category = o.category;
@@ -284,15 +284,16 @@ std::unique_ptr<Flight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_
 template <class T>
 [[gnu::noinline]] gex_Event_t op_nb_full(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1,
                                          T op2, gex_Flags_t flags) {
-  std::unique_ptr<Flight> f = full_op(Dt<T>::nb, ad, result_p, rank, addr, opcode, op1, op2, flags);
+  std::unique_ptr<AdFlight> f = full_op(Dt<T>::nb, ad, result_p, rank, addr, opcode, op1, op2, flags);
   return f == nullptr ? GEX_EVENT_INVALID : new_event(std::move(f));
 }
 
 template <class T>
 [[gnu::noinline]] int op_nbi_full(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1, T op2,
                                   gex_Flags_t flags) {
-  if (std::unique_ptr<Flight> f = full_op(Dt<T>::nbi, ad, result_p, rank, addr, opcode, op1, op2, flags); f != nullptr)
-    t_nbi.push_back(std::move(f));
+  if (std::unique_ptr<AdFlight> f = full_op(Dt<T>::nbi, ad, result_p, rank, addr, opcode, op1, op2, flags);
+      f != nullptr)
+    t_ad_nbi.push_back(std::move(f));
   return 0;
 }
 
@@ -308,12 +309,12 @@ bool ad_event(gex_Event_t e) noexcept {
 bool ad_event_test(const char *call, gex_Event_t e, bool block) {
   const auto v = reinterpret_cast<std::uintptr_t>(e);
   const auto i = static_cast<std::uint32_t>(v >> 32);
-  const auto generation = static_cast<std::uint32_t>((v >> 8) & kGenerationMask);
+  const auto generation = static_cast<std::uint32_t>((v >> 8) & kAdGenerationMask);
   auto done = [&] {
     std::lock_guard lock(g_events_lock);
     if (i >= g_events.size() || g_events[i].flight == nullptr || g_events[i].generation != generation)
       fatal(call, "event %p is not an atomic in flight (synchronised already?)", static_cast<void *>(e));
-    if (!settle(call, *g_events[i].flight))
+    if (!settle_ad(call, *g_events[i].flight))
       return false;
     g_events[i].flight.reset();
     g_free_events.push_back(i);
@@ -326,10 +327,11 @@ bool ad_event_test(const char *call, gex_Event_t e, bool block) {
 }
 
 bool ad_nbi_test(const char *call, gex_EC_t mask) {
-  std::vector<std::unique_ptr<Flight>> &mine = t_nbi;
+  std::vector<std::unique_ptr<AdFlight>> &mine = t_ad_nbi;
   if (mine.empty())
     return true;
-  std::erase_if(mine, [&](const std::unique_ptr<Flight> &f) { return (f->category & mask) != 0 && settle(call, *f); });
+  std::erase_if(mine,
+                [&](const std::unique_ptr<AdFlight> &f) { return (f->category & mask) != 0 && settle_ad(call, *f); });
   for (const auto &f : mine)
     if ((f->category & mask) != 0)
       return false;
@@ -337,7 +339,7 @@ bool ad_nbi_test(const char *call, gex_EC_t mask) {
 }
 
 void ad_nbi_wait(const char *call, gex_EC_t mask) {
-  if (!t_nbi.empty())
+  if (!t_ad_nbi.empty())
     block_until([&] { return ad_nbi_test(call, mask); });
 }
 

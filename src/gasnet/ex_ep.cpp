@@ -43,12 +43,12 @@ PublishedTable &table() {
 }
 
 // One published endpoint on the wire: 3 words.
-struct Record {
+struct EndpointRecord {
   std::uint64_t head = 0; // bit 63 present, bit 62 has a segment, bit 61 device memory; low 32 bits the index
   std::uint64_t addr = 0, size = 0;
 };
-static_assert(std::is_trivially_copyable_v<Record>);
-static_assert(sizeof(Record) == 3 * 8);
+static_assert(std::is_trivially_copyable_v<EndpointRecord>);
+static_assert(sizeof(EndpointRecord) == 3 * 8);
 constexpr std::uint64_t kPresent = 1ull << 63, kHasSegment = 1ull << 62, kDevice = 1ull << 61;
 
 bool node_peer(gex_Rank_t jobrank) {
@@ -269,13 +269,13 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
     fatal(call, "a null eps for %zu endpoints", num_eps);
   if (num_eps > GASNET_MAXEPS)
     fatal(call, "%zu endpoints: a process has at most GASNET_MAXEPS (%d), each named once", num_eps, GASNET_MAXEPS);
-  std::vector<Record> mine(num_eps); // value-initialised: every unused byte is 0 for the OR
+  std::vector<EndpointRecord> mine(num_eps); // value-initialised: every unused byte is 0 for the OR
   for (std::size_t i = 0; i < num_eps; ++i) {
     gex_hyg_EP &e = endpoint(call, eps[i]);
     for (std::size_t j = 0; j < i; ++j)
       if (eps[j] == eps[i])
         fatal(call, "endpoint %u is named twice", e.index);
-    Record &r = mine[i];
+    EndpointRecord &r = mine[i];
     r.head = kPresent | e.index;
     if (gex_hyg_Segment *seg = e.bound.load(std::memory_order_acquire); seg != nullptr) {
       if (!seg->destroyed)
@@ -292,11 +292,12 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
   const std::uint64_t count = num_eps;
   std::uint64_t most = 0;
   reduce_all(tm, &most, &count, 1, GEX_OP_MAX);
-  constexpr std::size_t kWords = sizeof(Record) / sizeof(std::uint64_t);
+  constexpr std::size_t kWords = sizeof(EndpointRecord) / sizeof(std::uint64_t);
   const std::size_t block = most * kWords;
   std::vector<std::uint64_t> all(block * tm->size, 0), contribution(block * tm->size, 0);
   if (num_eps > 0)
-    std::memcpy(&contribution[block * tm->rank], static_cast<const void *>(mine.data()), num_eps * sizeof(Record));
+    std::memcpy(&contribution[block * tm->rank], static_cast<const void *>(mine.data()),
+                num_eps * sizeof(EndpointRecord));
   if (block > 0)
     reduce_all(tm, all.data(), contribution.data(), all.size(), GEX_OP_OR);
   PublishedTable &t = table();
@@ -304,7 +305,7 @@ int gex_EP_PublishBoundSegment(gex_TM_t tm, gex_EP_t *eps, size_t num_eps, gex_F
   for (gex_Rank_t r = 0; r < tm->size; ++r) {
     const gex_Rank_t jobrank = tm->jobrank(r);
     for (std::uint64_t i = 0; i < most; ++i) {
-      Record rec;
+      EndpointRecord rec;
       std::memcpy(static_cast<void *>(&rec), &all[(r * most + i) * kWords], sizeof rec);
       const auto index = static_cast<gex_EP_Index_t>(rec.head & 0xffffffffu);
       if ((rec.head & kPresent) == 0 || (rec.head & kHasSegment) == 0 || index == 0 || index >= GASNET_MAXEPS)

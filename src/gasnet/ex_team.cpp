@@ -44,7 +44,7 @@ constexpr std::uint64_t kExSalt = 0x4745585f54454d53ull; // "GEX_TEMS": apart fr
 
 std::uint32_t nonzero(std::uint32_t tag) { return tag == 0 ? 1 : tag; }
 
-struct Record {
+struct SplitRecord {
   std::int32_t member = 0; // 1: this rank passed a new_tm_p
   std::int32_t color = 0;
   std::int32_t key = 0;
@@ -117,11 +117,11 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, 
   if (new_tm_p != nullptr && color < 0)
     fatal(call, "color %d is negative", color);
   gex_hyg_TM &parent = *parent_tm;
-  const Record mine{new_tm_p != nullptr ? 1 : 0, color, key};
+  const SplitRecord mine{new_tm_p != nullptr ? 1 : 0, color, key};
   CollOp *op = gather_op(call, parent, &mine, sizeof mine);
-  std::vector<Record> all(parent.size);
+  std::vector<SplitRecord> all(parent.size);
   wait_op(call, reinterpret_cast<CollOp *>(start(call, parent, op)));
-  std::memcpy(all.data(), op->result.data(), sizeof(Record) * parent.size);
+  std::memcpy(all.data(), op->result.data(), sizeof(SplitRecord) * parent.size);
   release(op);
   std::uint32_t tag = 0;
   {

@@ -98,7 +98,7 @@ static_assert(std::atomic<std::uint32_t>::is_always_lock_free);
 // Process-wide team state. `next_tid` is -1 while no team exists. A team lives from
 // gaspi_threads_init* to gaspi_threads_term; `epoch` tells a thread's registration from a
 // registration in an earlier team.
-struct Team {
+struct ThreadTeam {
   std::mutex lifecycle; // serialises init, term and run
   std::atomic<std::int32_t> next_tid{-1};
   std::atomic<std::uint64_t> epoch{0};
@@ -110,7 +110,7 @@ struct Team {
   std::vector<unsigned> pin_pus; // OS indices of the PUs to bind started threads to; empty: none
   TeamBarrier barrier;
 };
-Team &g_team = *new Team; // never destroyed: started threads may run on past main (see `started`)
+ThreadTeam &g_team = *new ThreadTeam; // never destroyed: started threads may run on past main (see `started`)
 
 struct Registration {
   std::uint64_t epoch = 0;

@@ -7,7 +7,7 @@
 namespace hygaspi::collectives {
 
 namespace {
-using Phase = AllreduceMachine::Phase;
+using AllreducePhase = AllreduceMachine::Phase;
 
 struct Call {
   const void *send;
@@ -24,7 +24,7 @@ gaspi_return_t allreduce_step(GroupRecord &g, const Call &c) {
   shm::Node &node = rt().node;
   // Alone on its node, a rank needs no reduce area: its value is the node's partial result.
   const bool alone = g.node.members.size() == 1;
-  if (m.phase == Phase::idle) { // the send buffer is read here only (spec §11.3.1)
+  if (m.phase == AllreducePhase::idle) { // the send buffer is read here only (spec §11.3.1)
     if (alone) {
       const auto *send = static_cast<const char *>(c.send);
       m.value.assign(send, send + c.bytes);
@@ -39,7 +39,7 @@ gaspi_return_t allreduce_step(GroupRecord &g, const Call &c) {
       else
         shm::reduce_contribute(node, g.node, g.reduce_area, m.node, c.send, c.bytes);
     }
-    m.phase = Phase::contributed;
+    m.phase = AllreducePhase::contributed;
   }
   if (m.shared) { // a fold into `value` (aligned for any element type), then to the caller's buffer
     m.value.resize(c.bytes);
@@ -48,18 +48,18 @@ gaspi_return_t allreduce_step(GroupRecord &g, const Call &c) {
         rc != GASPI_SUCCESS)
       return rc;
     std::memcpy(c.receive, m.value.data(), c.bytes);
-    m.phase = Phase::idle;
+    m.phase = AllreducePhase::idle;
     m.shared = false;
     return GASPI_SUCCESS;
   }
-  if (m.phase == Phase::contributed) {
+  if (m.phase == AllreducePhase::contributed) {
     if (g.leads_node() && !alone)
       if (gaspi_return_t rc = shm::reduce_combine_step(g.node, g.reduce_area, m.node, c.bytes, c.combine, c.ctx);
           rc != GASPI_SUCCESS)
         return rc;
-    m.phase = Phase::combined;
+    m.phase = AllreducePhase::combined;
   }
-  if (m.phase == Phase::combined) {
+  if (m.phase == AllreducePhase::combined) {
     if (g.leads_across())
       if (gaspi_return_t rc = mpi::leader_allreduce_step(
               rt().mpi, g.tag, g.leaders, static_cast<std::uint32_t>(g.my_leader_index),
@@ -68,13 +68,13 @@ gaspi_return_t allreduce_step(GroupRecord &g, const Call &c) {
         return rc;
     if (g.leads_node() && !alone)
       shm::reduce_publish(node, g.node, g.reduce_area, m.node);
-    m.phase = Phase::exchanged;
+    m.phase = AllreducePhase::exchanged;
   }
   if (alone)
     std::memcpy(c.receive, m.value.data(), c.bytes);
   else if (gaspi_return_t rc = shm::reduce_collect_step(g.reduce_area, m.node, c.receive, c.bytes); rc != GASPI_SUCCESS)
     return rc;
-  m.phase = Phase::idle;
+  m.phase = AllreducePhase::idle;
   return GASPI_SUCCESS;
 }
 } // namespace
@@ -86,15 +86,15 @@ gaspi_return_t allreduce(GroupRecord &g, const void *send, void *receive, std::s
   // exchanges over MPI; a member needs only its leader (its area, then its result).
   auto awaited = [&] {
     const AllreduceMachine &m = g.allreduce;
-    if (m.phase == Phase::combined)
+    if (m.phase == AllreducePhase::combined)
       return shm::kNoMember;
-    return m.phase == Phase::contributed && (m.shared || g.leads_node()) ? shm::kAllMembers : 0;
+    return m.phase == AllreducePhase::contributed && (m.shared || g.leads_node()) ? shm::kAllMembers : 0;
   };
   const gaspi_return_t rc = wait_steps(
       g, [&] { return allreduce_step(g, call); }, awaited, deadline);
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this allreduce
     mpi::leader_allreduce_abandon(rt().mpi, g.allreduce.leaders);
-    g.allreduce.phase = Phase::idle;
+    g.allreduce.phase = AllreducePhase::idle;
     g.allreduce.shared = false;
   }
   return end_collective(g, rc);
