@@ -6,10 +6,16 @@
 namespace hygaspi::engine {
 
 struct AtomicFlight {
-  mpi::Transport::Flight flight; // its reply buffer is the receive's: the object never moves
+  mpi::Transport::Flight flight;
 };
 
-void AtomicFlightDelete::operator()(AtomicFlight *f) const noexcept { delete f; }
+// A flight deleted before its reply came (a thread that ends with unsynced NBI atomics, a target
+// that died) leaves its receive to Replies, which owns the buffer until MPI is done with it.
+void AtomicFlightDelete::operator()(AtomicFlight *f) const noexcept {
+  if (f->flight.reply.request != MPI_REQUEST_NULL)
+    rt().mpi_transport.abandon_atomic(std::move(f->flight));
+  delete f;
+}
 
 gaspi_return_t start_atomic(GlobalRank target, std::uint32_t id, std::uint64_t offset, const AtomicOp &op,
                             AtomicFlightPtr &flight) {

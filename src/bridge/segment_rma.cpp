@@ -6,9 +6,11 @@
 #include <array>
 #include <atomic>
 #include <cstring>
+#include <iterator>
 #include <string>
 
 #include "bridge/engine.hpp"
+#include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 
@@ -66,14 +68,20 @@ Completion::~Completion() {
 
 void Completion::add(kinds::CudaDevice &device, const kinds::Copy &copy) { copies_.push_back(InFlight{&device, copy}); }
 
+void Completion::add(AtomicFlightPtr flight, GlobalRank target, void *result, unsigned width) {
+  atomics_.push_back(Atomic{std::move(flight), target.value(), width, result});
+}
+
 void Completion::merge(Completion &other) {
   for (const Pending &p : other.pending_)
     add(p.segment, GlobalRank{p.rank}, p.ticket);
   other.pending_.clear();
   copies_.insert(copies_.end(), other.copies_.begin(), other.copies_.end());
   other.copies_.clear();
-  copy_failed_ = copy_failed_ || other.copy_failed_;
-  other.copy_failed_ = false;
+  std::move(other.atomics_.begin(), other.atomics_.end(), std::back_inserter(atomics_));
+  other.atomics_.clear();
+  failed_ = failed_ || other.failed_;
+  other.failed_ = false;
 }
 
 bool Completion::copies_done() {
@@ -86,22 +94,60 @@ bool Completion::copies_done() {
       break;
     if (!why.empty()) {
       log::error("a copy on CUDA device %d failed: %s", copies_[done].device->ordinal(), why.c_str());
-      copy_failed_ = true;
+      failed_ = true;
     }
   }
   copies_.erase(copies_.begin(), copies_.begin() + static_cast<std::ptrdiff_t>(done));
   return copies_.empty();
 }
 
+bool Completion::atomics_done() {
+  // Replies arrive in any order: every atomic gets its look.
+  std::erase_if(atomics_, [this](Atomic &a) {
+    gaspi_return_t rc = GASPI_SUCCESS;
+    std::uint64_t old = 0;
+    if (!test_atomic(*a.flight, rc, old))
+      return false;
+    if (rc != GASPI_SUCCESS) {
+      log::error("rank %u could not apply an atomic to its segment", a.rank);
+      failed_ = true;
+    } else if (a.result != nullptr && a.width == 4) {
+      *static_cast<std::uint32_t *>(a.result) = static_cast<std::uint32_t>(old);
+    } else if (a.result != nullptr) {
+      *static_cast<std::uint64_t *>(a.result) = old;
+    }
+    return true;
+  });
+  return atomics_.empty();
+}
+
+bool Completion::ready() {
+  const bool copies = copies_.empty() || copies_done(); // both looked at, whatever the first answers
+  return (atomics_.empty() || atomics_done()) && copies;
+}
+
 gaspi_return_t Completion::settle() {
+  Runtime &r = rt();
   if (!copies_.empty())
-    (void)wait_until([this] { return copies_done(); }, Deadline(GASPI_BLOCK), rt().node.wait_policy(), Step(), Nap{},
+    (void)wait_until([this] { return copies_done(); }, Deadline(GASPI_BLOCK), r.node.wait_policy(), Step(), Nap{},
                      kAlwaysHealthy);
-  gaspi_return_t rc = copy_failed_ ? GASPI_ERROR : GASPI_SUCCESS;
-  copy_failed_ = false;
+  if (!atomics_.empty()) {
+    auto targets_alive = [this, &r] {
+      return std::all_of(atomics_.begin(), atomics_.end(),
+                         [&r](const Atomic &a) { return r.alive(r.peers[GlobalRank{a.rank}]); });
+    };
+    if (wait_until([this] { return atomics_done(); }, Deadline(GASPI_BLOCK), r.node.wait_policy(), mpi_progress(),
+                   Nap{}, Step(targets_alive)) != GASPI_SUCCESS) {
+      log::error("an atomic's target died before it replied");
+      atomics_.clear(); // each flight gives its reply receive up
+      failed_ = true;
+    }
+  }
+  gaspi_return_t rc = failed_ ? GASPI_ERROR : GASPI_SUCCESS;
+  failed_ = false;
   for (const Pending &p : pending_) {
     Window *w = window_of(p.segment);
-    if (w == nullptr || w->flush(rt().peers[GlobalRank{p.rank}].mpi, p.ticket) != GASPI_SUCCESS)
+    if (w == nullptr || w->flush(r.peers[GlobalRank{p.rank}].mpi, p.ticket) != GASPI_SUCCESS)
       rc = GASPI_ERROR;
   }
   pending_.clear();

@@ -12,8 +12,9 @@
 // target completes every ticket issued before it, at both ends (MPI-3.1 §11.5.4). A Completion
 // keeps the highest ticket per target; settling it flushes each target that no flush has passed
 // yet. So many transfers to one target cost one flush. It also holds copies in flight on a CUDA
-// device's stream (GASNet-EX's device copies), complete once their events have passed: one object
-// for what a GASNet handle, an NBI set or a GASNet-EX event waits for.
+// device's stream (GASNet-EX's device copies), complete once their events have passed, and atomics
+// in flight to another node (bridge/segment_atomic.hpp), complete once their replies are in: one
+// object for what a GASNet handle, an NBI set or a GASNet-EX event waits for.
 #pragma once
 #include <GASPI.h>
 
@@ -21,6 +22,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "bridge/segment_atomic.hpp"
 #include "core/ranks.hpp"
 #include "kinds/cuda_device.hpp"
 
@@ -35,20 +37,26 @@ public:
   Completion(const Completion &) = delete;
   Completion &operator=(const Completion &) = delete;
   // Waits for the device copies still in flight (a thread that ends with unsynced NBI copies), so
-  // that none runs on and each event goes back to its device's pool; MPI tickets need no end.
+  // that none runs on and each event goes back to its device's pool; MPI tickets need no end, and
+  // an atomic's reply receive is cancelled with its flight.
   ~Completion();
-  [[nodiscard]] bool empty() const noexcept { return pending_.empty() && copies_.empty(); }
+  [[nodiscard]] bool empty() const noexcept { return pending_.empty() && copies_.empty() && atomics_.empty(); }
   void add(std::uint32_t segment, GlobalRank target, std::uint64_t ticket);
   // A copy in flight on `device`'s stream (started with CudaDevice::start_copy).
   void add(kinds::CudaDevice &device, const kinds::Copy &copy);
+  // An atomic in flight to `target` (started with start_atomic); once its reply is in, the word's
+  // old value goes to `result` as `width` (4 or 8) bytes, unless `result` is nullptr.
+  void add(AtomicFlightPtr flight, GlobalRank target, void *result, unsigned width);
   // Takes over what `other` waits for (`other` is then empty).
   void merge(Completion &other);
-  // One look at the device copies, which need no progress to complete: true when none is left in
-  // flight (the MPI part waits for settle). A failed copy counts as done, and settle reports it.
-  bool copies_done();
-  // Completes everything this object waits for (the device copies, then flushes, each bounded by
-  // MPI progress here and at the target, never by the client). GASPI_ERROR when a copy or MPI
-  // failed (logged); the object is then empty anyway.
+  // One look at the device copies and the atomics, which need no flush: true when none of them is
+  // left in flight (the MPI tickets wait for settle). A failed one counts as done, and settle
+  // reports it. The atomics' replies need MPI progress: the caller's wait drives it.
+  bool ready();
+  // Completes everything this object waits for (the device copies and the atomics, then flushes,
+  // each bounded by MPI progress here and at the target, never by the client; an atomic whose
+  // target died is abandoned). GASPI_ERROR when a copy, an atomic or MPI failed (logged); the
+  // object is then empty anyway.
   gaspi_return_t settle();
 
 private:
@@ -61,9 +69,18 @@ private:
     kinds::CudaDevice *device;
     kinds::Copy copy;
   };
+  struct Atomic {
+    AtomicFlightPtr flight;
+    std::uint32_t rank; // global rank of the target
+    unsigned width;     // of the old value
+    void *result;       // where it goes; nullptr: nowhere
+  };
+  bool copies_done();
+  bool atomics_done();
   std::vector<Pending> pending_;
   std::vector<InFlight> copies_;
-  bool copy_failed_ = false;
+  std::vector<Atomic> atomics_;
+  bool failed_ = false; // a copy or an atomic failed: settle reports it
 };
 
 // A copy of n bytes between two addresses of this process's unified space, at least one of them

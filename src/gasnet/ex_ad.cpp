@@ -9,11 +9,12 @@
 //   table of mapped segments; anything else goes through every check, with its message.
 // - A target on another node gets a request (engine::start_atomic) that its progress serves
 //   with the same CPU atomic on its mapping (bridge/progress.cpp): one atomicity domain for node
-//   peers and remote ranks (docs/DESIGN.md "Atomicity"). The request stays in flight past the call:
-//   an NB call returns an event of this file (a slot of a process-wide table; see kEventKind), an
-//   NBI call adds it to the calling thread's NBI set, which gex_NBI_Test/Wait complete by category
-//   (GEX_EC_PUT for SET, GEX_EC_GET for GET, GEX_EC_RMW for the rest). A fetching operation writes
-//   *result_p when it is synchronised.
+//   peers and remote ranks (docs/DESIGN.md "Atomicity"). The request stays in flight past the call,
+//   in the engine's one completion object (engine::Completion) that RMA uses too: an NB call's
+//   event is an entry of the thread's event table (ex_events.cpp), and an NBI call adds it to the
+//   thread's NBI set of its category (GEX_EC_PUT for SET, GEX_EC_GET for GET, GEX_EC_RMW for the
+//   rest), or to the open access region. A fetching operation writes *result_p when it is
+//   synchronised.
 //
 // Bad input the spec leaves undefined is fatal, naming the rank and the call: an opcode that is not
 // one of the domain's, a data type other than the domain's, a target not aligned to its type or not
@@ -30,6 +31,7 @@
 #include "core/atomic_op.hpp"
 #include "core/limits.hpp"
 #include "gasnet/ex_internal.hpp"
+#include "gasnet/ex_rma.hpp"
 
 // The head is what a client's inline path reads (gasnetex_inline.h): magic, dt, the opcodes it may
 // apply, and whether team rank = job rank (the primordial team), which the short paths need.
@@ -124,14 +126,6 @@ template <class T> AtomicOp engine_op(const Opcode &o, T op1, T op2) noexcept {
   return AtomicOp{Dt<T>::type, o.code, atomic_detail::to_bits(o.one ? T{1} : op1), atomic_detail::to_bits(op2)};
 }
 
-// Writes a fetched value (bits) to the result of its type.
-void store_result(void *result, AtomicType type, std::uint64_t bits) noexcept {
-  if (width(type) == 4)
-    *static_cast<std::uint32_t *>(result) = static_cast<std::uint32_t>(bits);
-  else
-    *static_cast<std::uint64_t *>(result) = bits;
-}
-
 // ---- domains. Destroyed ones are kept for reuse, so that a stale handle meets a dead magic
 // rather than freed memory (until a later gex_AD_Create reuses it).
 std::mutex g_domains_lock;
@@ -144,59 +138,6 @@ gex_hyg_AD &domain(const char *call, gex_AD_t ad) {
     fatal(call, "ad %p is not a live atomic domain (destroyed?)", static_cast<void *>(ad));
   return *ad;
 }
-
-// ---- operations in flight to another node.
-struct AdFlight {
-  engine::AtomicFlightPtr flight;
-  void *result = nullptr; // fetching: where the old value goes
-  AtomicType type = AtomicType::u64;
-  gex_EC_t category = GEX_EC_RMW;
-  gex_Rank_t rank = 0;
-};
-
-// Completes `f` once its reply is in: false while it is not. Fatal when the target refused it.
-bool settle_ad(const char *call, AdFlight &f) {
-  gaspi_return_t rc = GASPI_SUCCESS;
-  std::uint64_t old = 0;
-  if (!engine::test_atomic(*f.flight, rc, old))
-    return false;
-  if (rc != GASPI_SUCCESS)
-    fatal(call, "rank %u could not apply an atomic to its segment", f.rank);
-  if (f.result != nullptr)
-    store_result(f.result, f.type, old);
-  return true;
-}
-
-// NB events: a slot of this table. The event's bits: 0-7 kEventKind, 8-23 the slot's generation
-// (bit 24, which every RMA event has set (ex_events.cpp), stays clear), 32-63 the slot.
-constexpr std::uintptr_t kEventKind = 3; // GEX_EVENT_NO_OP is 1
-constexpr std::uintptr_t kAdGenerationMask = 0xffff;
-struct EventSlot {
-  std::unique_ptr<AdFlight> flight; // null: free
-  std::uint32_t generation = 0;
-};
-std::mutex g_events_lock;
-std::vector<EventSlot> g_events;
-std::vector<std::uint32_t> g_free_events;
-
-gex_Event_t new_event(std::unique_ptr<AdFlight> f) {
-  std::lock_guard lock(g_events_lock);
-  std::uint32_t i = 0;
-  if (!g_free_events.empty()) {
-    i = g_free_events.back();
-    g_free_events.pop_back();
-  } else {
-    i = static_cast<std::uint32_t>(g_events.size());
-    g_events.emplace_back();
-  }
-  EventSlot &slot = g_events[i];
-  slot.flight = std::move(f);
-  slot.generation = (slot.generation + 1) & kAdGenerationMask;
-  return reinterpret_cast<gex_Event_t>((std::uintptr_t{i} << 32) | (std::uintptr_t{slot.generation} << 8) | kEventKind);
-}
-
-// This thread's NBI atomics in flight.
-thread_local std::vector<std::unique_ptr<AdFlight>> t_ad_nbi;
 
 // The short path: a node target and every argument valid. False: take the full path. Inlined
 // into the entry points, which then call nothing on it and build no frame.
@@ -229,11 +170,12 @@ template <class T>
   return true;
 }
 
-// The full path: every check, then the node target or a request in flight, which it returns
-// (nullptr: complete).
+// The full path: every check, then the node target (complete at return: GEX_EVENT_INVALID) or a
+// request in flight, which joins the thread's NBI set of its category (`nbi`) or becomes an event
+// of its own: both in the engine's one completion object (ex_events.cpp).
 template <class T>
-std::unique_ptr<AdFlight> full_op(const char *call, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr,
-                                  gex_OP_t opcode, T op1, T op2, gex_Flags_t flags) {
+gex_Event_t full_op(const char *call, gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1,
+                    T op2, gex_Flags_t flags, bool nbi) {
   const gex_hyg_AD &d = domain(call, ad);
   if (d.head.dt != Dt<T>::dt)
     fatal(call, "the atomic domain's data type is %s", dt_name(d.head.dt));
@@ -267,16 +209,19 @@ std::unique_ptr<AdFlight> full_op(const char *call, gex_AD_t ad, T *result_p, ge
     const std::uint64_t old = apply_atomic(mapped + offset, op);
     if (o.fetch)
       *result_p = atomic_detail::from_bits<T>(old);
-    return nullptr;
+    return GEX_EVENT_INVALID;
   }
-  auto f = std::make_unique<AdFlight>();
-  f->result = o.fetch ? result_p : nullptr;
-  f->type = Dt<T>::type;
-  f->category = o.category;
-  f->rank = rank;
-  if (engine::start_atomic(GlobalRank{rank}, limits::kGasnetSegment, offset, op, f->flight) != GASPI_SUCCESS)
+  engine::AtomicFlightPtr flight;
+  if (engine::start_atomic(GlobalRank{rank}, limits::kGasnetSegment, offset, op, flight) != GASPI_SUCCESS)
     fatal(call, "the atomic cannot be sent to rank %u", rank);
-  return f;
+  void *result = o.fetch ? result_p : nullptr;
+  if (nbi) {
+    nbi_set(o.category).add(std::move(flight), GlobalRank{rank}, result, sizeof(T));
+    return GEX_EVENT_INVALID;
+  }
+  const EventSlot slot = reserve_event(call);
+  slot.pending->add(std::move(flight), GlobalRank{rank}, result, sizeof(T));
+  return commit_event(slot);
 }
 
 // The entry points' full paths, out of line (see node_op), with the entry's own parameters, so that
@@ -284,66 +229,17 @@ std::unique_ptr<AdFlight> full_op(const char *call, gex_AD_t ad, T *result_p, ge
 template <class T>
 [[gnu::noinline]] gex_Event_t op_nb_full(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1,
                                          T op2, gex_Flags_t flags) {
-  std::unique_ptr<AdFlight> f = full_op(Dt<T>::nb, ad, result_p, rank, addr, opcode, op1, op2, flags);
-  return f == nullptr ? GEX_EVENT_INVALID : new_event(std::move(f));
+  return full_op(Dt<T>::nb, ad, result_p, rank, addr, opcode, op1, op2, flags, false);
 }
 
 template <class T>
 [[gnu::noinline]] int op_nbi_full(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode, T op1, T op2,
                                   gex_Flags_t flags) {
-  if (std::unique_ptr<AdFlight> f = full_op(Dt<T>::nbi, ad, result_p, rank, addr, opcode, op1, op2, flags);
-      f != nullptr)
-    t_ad_nbi.push_back(std::move(f));
+  (void)full_op(Dt<T>::nbi, ad, result_p, rank, addr, opcode, op1, op2, flags, true);
   return 0;
 }
 
 } // namespace
-
-namespace hygaspi::gasnet::ex {
-
-bool ad_event(gex_Event_t e) noexcept {
-  const auto v = reinterpret_cast<std::uintptr_t>(e);
-  return (v & 0xff) == kEventKind && (v & (std::uintptr_t{1} << 24)) == 0;
-}
-
-bool ad_event_test(const char *call, gex_Event_t e, bool block) {
-  const auto v = reinterpret_cast<std::uintptr_t>(e);
-  const auto i = static_cast<std::uint32_t>(v >> 32);
-  const auto generation = static_cast<std::uint32_t>((v >> 8) & kAdGenerationMask);
-  auto done = [&] {
-    std::lock_guard lock(g_events_lock);
-    if (i >= g_events.size() || g_events[i].flight == nullptr || g_events[i].generation != generation)
-      fatal(call, "event %p is not an atomic in flight (synchronised already?)", static_cast<void *>(e));
-    if (!settle_ad(call, *g_events[i].flight))
-      return false;
-    g_events[i].flight.reset();
-    g_free_events.push_back(i);
-    return true;
-  };
-  if (!block)
-    return done();
-  block_until(done);
-  return true;
-}
-
-bool ad_nbi_test(const char *call, gex_EC_t mask) {
-  std::vector<std::unique_ptr<AdFlight>> &mine = t_ad_nbi;
-  if (mine.empty())
-    return true;
-  std::erase_if(mine,
-                [&](const std::unique_ptr<AdFlight> &f) { return (f->category & mask) != 0 && settle_ad(call, *f); });
-  for (const auto &f : mine)
-    if ((f->category & mask) != 0)
-      return false;
-  return true;
-}
-
-void ad_nbi_wait(const char *call, gex_EC_t mask) {
-  if (!t_ad_nbi.empty())
-    block_until([&] { return ad_nbi_test(call, mask); });
-}
-
-} // namespace hygaspi::gasnet::ex
 
 extern "C" {
 

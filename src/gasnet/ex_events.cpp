@@ -57,12 +57,12 @@ std::uint32_t lookup(const char *call, gex_Event_t e) {
   return i;
 }
 
-// Completes an RMA event's operation; the event is then dead. A test (`block` false) settles too,
-// but leaves a device copy that is still running, and answers false then.
-bool test_rma(const char *call, gex_Event_t e, bool block) {
+// Completes an event's operation; the event is then dead. A test (`block` false) settles too, but
+// leaves a device copy or an atomic that is still running, and answers false then.
+bool test_entry(const char *call, gex_Event_t e, bool block) {
   const std::uint32_t i = lookup(call, e);
   EventTable &t = t_events;
-  if (!block && !t.ops[i].pending.copies_done())
+  if (!block && !t.ops[i].pending.ready())
     return false;
   settle(call, t.ops[i].pending);
   t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
@@ -72,7 +72,7 @@ bool test_rma(const char *call, gex_Event_t e, bool block) {
 
 // ---- implicit handles, per thread [G1 §3.3.5]
 struct ThreadNbi {
-  Completion puts, gets;
+  Completion puts, gets, rmws; // by category: GEX_EC_PUT, _GET, _RMW
   bool in_region = false;
   Completion region; // the open access region's operations
 };
@@ -83,11 +83,10 @@ void no_region(const char *call) {
     fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");
 }
 
-// Syncs the thread's NBI puts or gets; a test (`block` false) answers false, and settles nothing,
-// while a device copy among them is still running.
-bool sync_nbi(const char *call, bool gets, bool block) {
-  Completion &set = gets ? t_nbi.gets : t_nbi.puts;
-  if (!block && !set.copies_done())
+// Syncs one of the thread's NBI sets; a test (`block` false) answers false, and settles nothing,
+// while a device copy or an atomic in it is still running.
+bool sync_nbi(const char *call, Completion &set, bool block) {
+  if (!block && !set.ready())
     return false;
   settle(call, set);
   return true;
@@ -108,6 +107,8 @@ void require_array(const char *call, const gex_Event_t *events, std::size_t n) {
 namespace hygaspi::gasnet::ex {
 
 void settle(const char *call, Completion &p) {
+  if (!p.ready()) // the front end's wait, which serves AMs while device copies and atomics run
+    block_until([&p] { return p.ready(); });
   if (p.settle() != GASPI_SUCCESS)
     fatal(call, "a transfer could not complete (see above)");
 }
@@ -145,18 +146,20 @@ gex_Event_t event_of(const char *call, Completion &pending) {
   return commit_event(slot);
 }
 
-Completion &nbi_set(bool is_put) { return t_nbi.in_region ? t_nbi.region : is_put ? t_nbi.puts : t_nbi.gets; }
+Completion &nbi_set(gex_EC_t category) {
+  if (t_nbi.in_region)
+    return t_nbi.region;
+  return category == GEX_EC_PUT ? t_nbi.puts : category == GEX_EC_GET ? t_nbi.gets : t_nbi.rmws;
+}
 
 bool event_test(const char *call, gex_Event_t e, bool block) {
   if (e == GEX_EVENT_INVALID)
     return true;
   if (e == GEX_EVENT_NO_OP)
     fatal(call, "GEX_EVENT_NO_OP cannot be tested or waited for");
-  if (ad_event(e))
-    return ad_event_test(call, e, block);
   if (is_coll_event(e))
     return coll_test(call, e, block);
-  return test_rma(call, e, block);
+  return test_entry(call, e, block);
 }
 
 bool events_test_all(const char *call, gex_Event_t *events, std::size_t n, bool block) {
@@ -192,22 +195,22 @@ bool events_test_some(const char *call, gex_Event_t *events, std::size_t n) {
 bool nbi_test(const char *call, gex_EC_t mask) {
   if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0) // what [G1 §3.4.3] forbids inside a region
     no_region(call);
-  if (!ad_nbi_test(call, mask))
-    return false;
-  // Both sets are looked at, whatever the first answers: a test settles what it can.
-  const bool gets = (mask & GEX_EC_GET) == 0 || sync_nbi(call, true, false);
-  const bool puts = (mask & GEX_EC_PUT) == 0 || sync_nbi(call, false, false);
-  return gets && puts;
+  // Every set is looked at, whatever the first answers: a test settles what it can.
+  const bool gets = (mask & GEX_EC_GET) == 0 || sync_nbi(call, t_nbi.gets, false);
+  const bool puts = (mask & GEX_EC_PUT) == 0 || sync_nbi(call, t_nbi.puts, false);
+  const bool rmws = (mask & GEX_EC_RMW) == 0 || sync_nbi(call, t_nbi.rmws, false);
+  return gets && puts && rmws;
 }
 
 void nbi_wait(const char *call, gex_EC_t mask) {
   if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0)
     no_region(call);
-  ad_nbi_wait(call, mask);
   if ((mask & GEX_EC_GET) != 0)
-    sync_nbi(call, true, true);
+    sync_nbi(call, t_nbi.gets, true);
   if ((mask & GEX_EC_PUT) != 0)
-    sync_nbi(call, false, true);
+    sync_nbi(call, t_nbi.puts, true);
+  if ((mask & GEX_EC_RMW) != 0)
+    sync_nbi(call, t_nbi.rmws, true);
 }
 
 void begin_access_region(const char *call) {

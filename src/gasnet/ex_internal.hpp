@@ -208,17 +208,10 @@ const char *dt_name(gex_DT_t dt) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
 
-// Events besides RMA's (ex_rma.hpp: bits 48-63 hold a thread tag, never 0), each told by its bits:
-// - remote atomics (ex_ad.cpp): ad_event tells (low byte 3, bit 24 clear); ad_event_test is
-//   event_test's for it (ex_events.cpp). ad_nbi_test/wait complete this thread's NBI atomics of the
-//   categories in `mask`: test is true once none is left;
+// Events besides those of the thread's event table (ex_rma.hpp: bits 48-63 hold a thread tag,
+// never 0; RMA, remote atomics and device copies alike):
 // - collectives (ex_coll.cpp): the operation's address, aligned to 16 and below 2^48.
 //   coll_test is true (and the event consumed) once complete.
-// A device copy through a TM-pair is an RMA event (its engine::Completion holds the copy).
-bool ad_event(gex_Event_t e) noexcept;
-bool ad_event_test(const char *call, gex_Event_t e, bool block);
-bool ad_nbi_test(const char *call, gex_EC_t mask);
-void ad_nbi_wait(const char *call, gex_EC_t mask);
 inline bool is_coll_event(gex_Event_t e) noexcept {
   const auto v = reinterpret_cast<std::uintptr_t>(e);
   return v != 0 && (v & 15u) == 0 && (v >> 48) == 0;

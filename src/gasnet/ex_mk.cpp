@@ -188,7 +188,7 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
   engine::Completion pending;
   pending.add(*dev, copy);
   if (wait == PairWait::nbi) {
-    nbi_join(put, pending);
+    nbi_join(put ? GEX_EC_PUT : GEX_EC_GET, pending);
     return GEX_EVENT_INVALID;
   }
   return event_of(call, pending);

@@ -116,7 +116,7 @@ int put_nbi(const char *call, gex_TM_t tm, gex_Rank_t rank, void *dest, const vo
   if (!pair_rma(call, tm, rank, const_cast<void *>(src), dest, nbytes, flags, true,
                 lc_opt == GEX_EVENT_DEFER ? PairWait::nbi : PairWait::now) &&
       start(call, tm, rank, flags, nbytes))
-    put_bytes(call, rank, dest, src, nbytes, put_mode(lc_opt), &nbi_set(true));
+    put_bytes(call, rank, dest, src, nbytes, put_mode(lc_opt), &nbi_set(GEX_EC_PUT));
   return 0;
 }
 
@@ -147,7 +147,7 @@ int get_blocking(const char *call, gex_TM_t tm, void *dest, gex_Rank_t rank, voi
 int get_nbi(const char *call, gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, std::size_t nbytes,
             gex_Flags_t flags) {
   if (!pair_rma(call, tm, rank, dest, src, nbytes, flags, false, PairWait::nbi) && start(call, tm, rank, flags, nbytes))
-    get_bytes(call, dest, rank, src, nbytes, &nbi_set(false));
+    get_bytes(call, dest, rank, src, nbytes, &nbi_set(GEX_EC_GET));
   return 0;
 }
 

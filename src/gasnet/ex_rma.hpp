@@ -69,9 +69,10 @@ EventSlot reserve_event(const char *call);
 gex_Event_t commit_event(const EventSlot &slot);
 // An event that waits for what `pending` holds, which is then empty.
 gex_Event_t event_of(const char *call, engine::Completion &pending);
-// The set an NBI operation joins: the thread's open access region, or its NBI puts or gets.
-engine::Completion &nbi_set(bool is_put);
-inline void nbi_join(bool is_put, engine::Completion &pending) { nbi_set(is_put).merge(pending); }
+// The set an NBI operation of `category` (GEX_EC_PUT, _GET or _RMW) joins: the thread's open
+// access region, or its NBI set of that category.
+engine::Completion &nbi_set(gex_EC_t category);
+inline void nbi_join(gex_EC_t category, engine::Completion &pending) { nbi_set(category).merge(pending); }
 
 // Tests (block false) or waits for one event of any kind; true, and the event consumed, when it
 // is complete. GEX_EVENT_INVALID is complete. A test settles what MPI can complete at once

@@ -178,7 +178,7 @@ void gasnet_get_nbi_bulk(void *dest, gasnet_node_t node, void *src, size_t nbyte
   ex::get_nbi("gasnet_get_nbi_bulk", team("gasnet_get_nbi_bulk", node), dest, node, src, nbytes, 0);
 }
 void gasnet_memset_nbi(gasnet_node_t node, void *dest, int val, size_t nbytes) {
-  memset_bytes("gasnet_memset_nbi", node, dest, val, nbytes, &ex::nbi_set(true));
+  memset_bytes("gasnet_memset_nbi", node, dest, val, nbytes, &ex::nbi_set(GEX_EC_PUT));
 }
 
 void gasnet_wait_syncnbi_gets(void) { ex::nbi_wait("gasnet_wait_syncnbi_gets", GEX_EC_GET); }

@@ -105,15 +105,16 @@ gaspi_return_t RemoteAtomics::run(MpiRank rank, AtomicRequest request, std::uint
 }
 
 gaspi_return_t RemoteAtomics::start(MpiRank rank, AtomicRequest request, Flight &flight) {
+  flight.reply.words = std::make_unique<std::uint64_t[]>(2);
   auto lock = env_->lock();
-  if (const gaspi_return_t rc =
-          replies_->post(rank, ReplyKind::atomic, flight.request, flight.reply, 2, MPI_UINT64_T, request.reply_tag);
+  if (const gaspi_return_t rc = replies_->post(rank, ReplyKind::atomic, flight.reply.request, flight.reply.words.get(),
+                                               2, MPI_UINT64_T, request.reply_tag);
       rc != GASPI_SUCCESS)
     return rc;
   if (const gaspi_return_t rc =
           HYGASPI_MPI(MPI_Send(&request, sizeof request, MPI_BYTE, rank.value(), kTagAtomicRequest, env_->comm()));
       rc != GASPI_SUCCESS) {
-    replies_->cancel(flight.request);
+    replies_->cancel(flight.reply.request);
     return rc;
   }
   return GASPI_SUCCESS;
@@ -121,11 +122,17 @@ gaspi_return_t RemoteAtomics::start(MpiRank rank, AtomicRequest request, Flight 
 
 bool RemoteAtomics::test(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {
   bool failed = false;
-  if (!replies_->test(flight.request, failed))
+  if (!replies_->test(flight.reply.request, failed))
     return false;
-  rc = failed ? GASPI_ERROR : static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight.reply[0]));
-  old = flight.reply[1];
+  rc = failed ? GASPI_ERROR : static_cast<gaspi_return_t>(static_cast<std::int64_t>(flight.reply.words[0]));
+  old = flight.reply.words[1];
   return true;
+}
+
+void RemoteAtomics::abandon(Flight &&flight) {
+  if (flight.reply.request != MPI_REQUEST_NULL)
+    replies_->abandon(std::move(flight.reply)); // the reply buffer is MPI's until the reply is in
+  flight.reply.request = MPI_REQUEST_NULL;
 }
 
 void RemoteAtomics::term() noexcept {

@@ -73,11 +73,13 @@ public:
   // wait does) and, when the reply is in, sets rc and old. No timeout: the flight is the caller's
   // until it completes.
   struct Flight {
-    MPI_Request request = MPI_REQUEST_NULL;
-    std::uint64_t reply[2] = {0, 0};
+    Replies::Reply reply; // the status and the old value
   };
   gaspi_return_t start(MpiRank rank, AtomicRequest request, Flight &flight);
   bool test(Flight &flight, gaspi_return_t &rc, std::uint64_t &old);
+  // A flight given up before its reply came (its owner ended, or the target died): Replies
+  // completes or cancels it.
+  void abandon(Flight &&flight);
   // gaspi_proc_term: the pending atomics' replies are abandoned (and then cancelled by Replies).
   void term() noexcept;
 

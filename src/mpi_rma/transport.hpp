@@ -70,6 +70,7 @@ public:
   bool test_atomic(Flight &flight, gaspi_return_t &rc, std::uint64_t &old) {
     return control_->atomics().test(flight, rc, old);
   }
+  void abandon_atomic(Flight &&flight) { control_->atomics().abandon(std::move(flight)); }
   gaspi_return_t flush(std::uint32_t queue);
   // Completes every transfer to `peer` (the local notification of the read variants).
   gaspi_return_t flush_peer(MpiRank peer) { return rma_->flush(peer); }

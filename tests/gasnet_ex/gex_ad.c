@@ -8,8 +8,8 @@
  *    are exactly 0 .. total-1 (no two operations saw the same value: one atomic sequence);
  *  - a counter incremented with FCAS loops (I64) ends exact; FMAX (I32) ends at the maximum;
  *  - SWAP tokens through one word: the old values and the final value are each token once;
- *  - queries, client data, GEX_FLAG_RANK_IS_JOBRANK and _AD_MY_RANK, GEX_OP_TO_(NON)FETCHING, and an
- *    atomic's event in gex_Event_WaitAll beside an RMA event.
+ *  - queries, client data, GEX_FLAG_RANK_IS_JOBRANK and _AD_MY_RANK, GEX_OP_TO_(NON)FETCHING, an
+ *    atomic's event in gex_Event_WaitAll beside an RMA event, and NBI atomics in an access region.
  *
  * With an argument it runs one fatal scene instead (CMakeLists.txt checks the message): badop (an
  * opcode not in the domain), badalign (an unaligned target), badseg (a target past the segment),
@@ -349,6 +349,21 @@ static void test_misc(void) {
   CHECK(old == 0xf0);
   OK(gex_RMA_GetBlocking(tm, &old, tgt, base[tgt] + SERIAL_OFF + 64 * me + 32, sizeof old, 0));
   CHECK(old == x);
+  /* NBI atomics inside an access region belong to the region's event, not to the NBI sets: once it
+   * is complete, so are they, with their old values in place (in either order). */
+  {
+    uint32_t region_olds[2] = {0, 0};
+    OK(gex_AD_OpNBI_U32(ad, NULL, tgt, word, GEX_OP_SET, 7, 0, 0));
+    gex_NBI_Wait(GEX_EC_PUT, 0);
+    gex_NBI_BeginAccessRegion(0);
+    OK(gex_AD_OpNBI_U32(ad, &region_olds[0], tgt, word, GEX_OP_FXOR, 1, 0, 0));
+    OK(gex_AD_OpNBI_U32(ad, &region_olds[1], tgt, word, GEX_OP_FXOR, 2, 0, 0));
+    event_wait(gex_NBI_EndAccessRegion(0), me);
+    CHECK((region_olds[0] == 7 && region_olds[1] == 6) || (region_olds[1] == 7 && region_olds[0] == 5));
+    CHECK(gex_NBI_Test(GEX_EC_RMW, 0) == GASNET_OK);
+    gex_Event_Wait(gex_AD_OpNB_U32(ad, &old, tgt, word, GEX_OP_GET, 0, 0, 0));
+    CHECK(old == 4);
+  }
   gex_AD_Destroy(ad);
   barrier();
 }
