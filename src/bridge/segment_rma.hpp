@@ -38,7 +38,7 @@ public:
   Completion &operator=(const Completion &) = delete;
   // Waits for the device copies still in flight (a thread that ends with unsynced NBI copies), so
   // that none runs on and each event goes back to its device's pool; MPI tickets need no end, and
-  // an atomic's reply receive is cancelled with its flight.
+  // an atomic's reply receive is abandoned to mpi::Replies with its flight.
   ~Completion();
   [[nodiscard]] bool empty() const noexcept { return pending_.empty() && copies_.empty() && atomics_.empty(); }
   void add(std::uint32_t segment, GlobalRank target, std::uint64_t ticket);
@@ -51,12 +51,14 @@ public:
   void merge(Completion &other);
   // One look at the device copies and the atomics, which need no flush: true when none of them is
   // left in flight (the MPI tickets wait for settle). A failed one counts as done, and settle
-  // reports it. The atomics' replies need MPI progress: the caller's wait drives it.
+  // reports it. The atomics' replies need MPI progress: the caller's wait drives it. A front end
+  // whose waits also serve its own messages waits for ready() in its wait before settle (GASNet-EX:
+  // ex::settle, which polls AMs meanwhile).
   bool ready();
-  // Completes everything this object waits for (the device copies and the atomics, then flushes,
-  // each bounded by MPI progress here and at the target, never by the client; an atomic whose
-  // target died is abandoned). GASPI_ERROR when a copy, an atomic or MPI failed (logged); the
-  // object is then empty anyway.
+  // Completes everything this object waits for (the device copies and the atomics still in flight,
+  // with MPI progress and, for an atomic, its target's health: one whose target died is abandoned;
+  // then the flushes, each bounded by MPI progress here and at the target, never by the client).
+  // GASPI_ERROR when a copy, an atomic or MPI failed (logged); the object is then empty anyway.
   gaspi_return_t settle();
 
 private:

@@ -1,6 +1,6 @@
 // Events, NBI completion and access regions (ex_rma.hpp): the thread's table of operations in
-// flight behind every RMA event and GASNet-1 handle, its NBI sets, and the gex_Event_* and gex_NBI_*
-// entry points.
+// flight behind every RMA, device copy and remote atomic event and GASNet-1 handle, its NBI sets,
+// and the gex_Event_* and gex_NBI_* entry points.
 //
 // An event [G1 §3.3.2]: an index into the calling thread's table, the entry's generation and the
 // thread's tag. Testing a dead event (consumed before, never issued, or another thread's) is an
@@ -107,8 +107,10 @@ void require_array(const char *call, const gex_Event_t *events, std::size_t n) {
 namespace hygaspi::gasnet::ex {
 
 void settle(const char *call, Completion &p) {
-  if (!p.ready()) // the front end's wait, which serves AMs while device copies and atomics run
+  if (!p.ready()) {                // the front end's wait, which serves AMs while device copies and atomics run
+    require_may_communicate(call); // its own message (block_until's names GASNET_BLOCKUNTIL)
     block_until([&p] { return p.ready(); });
+  }
   if (p.settle() != GASPI_SUCCESS)
     fatal(call, "a transfer could not complete (see above)");
 }

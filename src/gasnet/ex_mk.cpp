@@ -102,12 +102,6 @@ kinds::CudaDevice *local_device(unsigned ordinal) {
 
 namespace {
 
-// A copy on `dev`'s stream, complete at return; fatal naming the call when the driver fails it.
-void device_copy(const char *call, kinds::CudaDevice &dev, void *dst, const void *src, std::size_t n) {
-  if (engine::copy_now(dev, dst, src, n) != GASPI_SUCCESS)
-    fatal(call, "a copy on CUDA device %d failed (see above)", dev.ordinal());
-}
-
 // Memory this process does not map (`reach` says `by_engine`, or another node's primordial segment
 // with a device-memory local side): the engine's segment `slot`, which the bridge reaches by its
 // own routes (bridge/device_rma.hpp, bridge/target.hpp): a node peer's host memory by cross-memory
@@ -177,16 +171,16 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
     std::memmove(dst, src, n);
     return GEX_EVENT_INVALID;
   }
-  if (wait == PairWait::now) {
-    device_copy(call, *dev, dst, src, n);
-    return GEX_EVENT_INVALID;
-  }
   kinds::Copy copy;
   std::string why;
   if (!dev->start_copy(dst, src, n, copy, why))
     fatal(call, "%s", why.c_str());
   engine::Completion pending;
   pending.add(*dev, copy);
+  if (wait == PairWait::now) { // a blocking call waits here, serving AMs meanwhile (ex::settle)
+    settle(call, pending);
+    return GEX_EVENT_INVALID;
+  }
   if (wait == PairWait::nbi) {
     nbi_join(put ? GEX_EC_PUT : GEX_EC_GET, pending);
     return GEX_EVENT_INVALID;

@@ -130,8 +130,7 @@ bool RemoteAtomics::test(Flight &flight, gaspi_return_t &rc, std::uint64_t &old)
 }
 
 void RemoteAtomics::abandon(Flight &&flight) {
-  if (flight.reply.request != MPI_REQUEST_NULL)
-    replies_->abandon(std::move(flight.reply)); // the reply buffer is MPI's until the reply is in
+  replies_->abandon(std::move(flight.reply)); // the reply buffer is MPI's until the reply is in
   flight.reply.request = MPI_REQUEST_NULL;
 }
 

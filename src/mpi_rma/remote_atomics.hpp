@@ -68,10 +68,10 @@ public:
   // `progress` is the caller's progress step, driven while the reply is awaited.
   gaspi_return_t run(MpiRank rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline, Step progress);
   // The split phase, for a front end that keeps several in flight (GASNet-EX's gex_AD_OpNB/NBI):
-  // start sends `request` to `rank` with a reply receive posted into `flight`, which must stay
-  // where it is until test returned true. test looks once (it drives no progress: the caller's
-  // wait does) and, when the reply is in, sets rc and old. No timeout: the flight is the caller's
-  // until it completes.
+  // start sends `request` to `rank` with a reply receive posted into `flight`'s buffer (on the heap:
+  // the flight may move). test looks once (it drives no progress: the caller's wait does) and, when
+  // the reply is in, sets rc and old. No timeout: the flight is the caller's until test returned
+  // true or abandon took it.
   struct Flight {
     Replies::Reply reply; // the status and the old value
   };

@@ -60,8 +60,8 @@ public:
                         std::uint64_t &old, std::uint64_t timeout_ms) {
     return atomic(to, AtomicRequest{op, dst.segment, offset, 0, 0}, old, Deadline(timeout_ms));
   }
-  // The split phase of atomic (RemoteAtomics::start, test), for operations that a front end
-  // keeps in flight past their call (GASNet-EX's gex_AD_OpNB/NBI); `flight` stays put until done.
+  // The split phase of atomic (RemoteAtomics::start, test, abandon), for operations that a front
+  // end keeps in flight past their call (GASNet-EX's gex_AD_OpNB/NBI).
   using Flight = RemoteAtomics::Flight;
   gaspi_return_t start_atomic(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const AtomicOp &op,
                               Flight &flight) {
