@@ -80,16 +80,17 @@ asan() {
 #     and publication) and the liveness watch while peers die. Only the survivors report: a
 #     killed rank has nothing to say, and the launcher's exit code is what the scripts check.
 #   shm.gn_am, gn_mixed, gn_hsl, gn_par, gn_loopback_par: the GASNet front end's rings, handlers
-#     (loopback ones inside the request call), handler-safe locks and threads (the mpi runs of
-#     gn_am report a lock-order inversion that involves Open MPI's vader send path; not yet
-#     understood, so they are not in the list).
+#     (loopback ones inside the request call), handler-safe locks and threads; gn_am also over MPI
+#     (mpi at 2 and 4 ranks, hybrid at 4), where Open MPI's vader takes two locks of its own in
+#     both orders (tests/sanitizers/tsan.supp says why that report is not ours).
 # Not here: mr_rma (bulk copies, no threads; 80 s per run under TSan), the lifecycle tests (one
 # thread per rank), mpi-progress.mr_passive (mpi-progress.mr_atomics covers the progress thread).
 # mr_passive's check that a blocked receive uses under 100 ms of CPU in 500 ms is off under TSan,
 # whose slowdown it would measure (107-122 ms under TSan, 26-88 ms without).
 tsan_tests='^(shm\.mr_(notify|queue|passive|atomics|collectives|stress|threads|term_wakes)\.n(2|4)'
 tsan_tests+='|mpi\.mr_(notify|passive|atomics|stress|term_wakes)\.n2|hybrid\.mr_(passive|atomics|stress)\.n4'
-tsan_tests+='|mpi-progress\.mr_atomics\.n4|failure\.dead_(wait|peer)\..*|shm\.gn_(am|mixed|hsl|par|loopback_par)\.n(2|4))$'
+tsan_tests+='|mpi-progress\.mr_atomics\.n4|failure\.dead_(wait|peer)\..*|shm\.gn_(am|mixed|hsl|par|loopback_par)\.n(2|4)'
+tsan_tests+='|mpi\.gn_am\.n(2|4)|hybrid\.gn_am\.n4)$'
 tsan_targets='hygaspi-run mr_notify mr_queue mr_passive mr_atomics mr_collectives mr_stress mr_threads mr_term_wakes'
 tsan_targets+=' dead_wait mr_dead_peer gn_am gn_mixed gn_hsl gn_par gn_loopback_par'
 tsan() {
