@@ -416,8 +416,9 @@ gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_
  * GEX_EVENT_INVALID); one on a rank of another node is served by that rank's progress (its GASNet
  * calls: polls and waits), and the same CPU atomic there keeps one domain. Every operation is
  * sequentially consistent, so GEX_FLAG_AD_ACQ and _REL always hold. An NBI operation completes at
- * gex_NBI_Test/Wait of GEX_EC_PUT (SET), GEX_EC_GET (GET) or GEX_EC_RMW (the others), not at an
- * access region's event. gex_AD_Create and gex_AD_Destroy are collective but need no
+ * gex_NBI_Test/Wait of GEX_EC_PUT (SET), GEX_EC_GET (GET) or GEX_EC_RMW (the others), or, when it
+ * was started inside an access region, with the region's event. An NB operation's event belongs to
+ * the thread that started it. gex_AD_Create and gex_AD_Destroy are collective but need no
  * communication here. A client compiled with GCC-compatible compilers applies the integer
  * atomics on a node inline (gasnetex_inline.h). */
 typedef struct gex_hyg_AD *gex_AD_t;

@@ -295,8 +295,10 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
   if (ending_)
     return; // after the job was told to end, deaths are expected and not reported
   if (kind == ExitKind::killed && signalled && WTERMSIG(status) == SIGKILL) {
-    // gaspi_proc_kill: the survivors go on, as with GPI-2.
-    std::fprintf(stderr, "hygaspi-run: rank %u killed by gaspi_proc_kill; the job goes on\n", rank);
+    // A rank ending the job (gasnet_exit) kills its node peers: the end it reports says it all.
+    // Otherwise gaspi_proc_kill: the survivors go on, as with GPI-2.
+    if (!job_.job_ending())
+      std::fprintf(stderr, "hygaspi-run: rank %u killed by a peer's gaspi_proc_kill; the job goes on\n", rank);
     return;
   }
   if (kind == ExitKind::init_failed && code == 0) {

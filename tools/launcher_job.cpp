@@ -74,6 +74,13 @@ ExitKind JobControl::rank_exited(std::uint32_t rank, std::int32_t &exit_code, bo
   return kind;
 }
 
+bool JobControl::job_ending() noexcept {
+  for (std::uint32_t r = 0; r < block_->header.nranks; ++r)
+    if ((block_->slot(r).flags.load(std::memory_order_seq_cst) & shm::kSlotEndedJob) != 0)
+      return true;
+  return false;
+}
+
 void JobControl::remove_objects() noexcept {
   if (job_.empty())
     return;

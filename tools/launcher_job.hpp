@@ -35,6 +35,9 @@ public:
   // Returns what the slot says about the end.
   // `exit_code` is the process's; for ended_job it becomes the code the rank asked for.
   ExitKind rank_exited(std::uint32_t rank, std::int32_t &exit_code, bool clean_exit) noexcept;
+  // Whether a rank has begun to end the job (gasnet_exit marks itself before it kills its node
+  // peers, so their deaths are part of that end, not a gaspi_proc_kill).
+  [[nodiscard]] bool job_ending() noexcept;
 
   // Removes every /dev/shm object of this job, including ones that crashed ranks left behind
   // ("hygaspi-<job>-r*", "-s*") and the job block itself. The mapping stays valid.

@@ -57,6 +57,30 @@ HYG_FAST_TLS __thread unsigned gasnet_hyg_busy = 0;
 
 namespace hygaspi::gasnet {
 
+namespace {
+
+// The rank a message starts with: this node from gasnet_init on; before it, the launcher's
+// (hygaspi-run: HYGASPI_RANK; mpirun: OMPI_COMM_WORLD_RANK; a PMIx launcher: PMIX_RANK), so that an
+// init that fails on every rank does not read as rank 0's message each time; "?" when none says.
+struct RankLabel {
+  char text[16];
+  RankLabel() noexcept {
+    const State &s = state();
+    if (s.inited.load(std::memory_order_acquire)) {
+      std::snprintf(text, sizeof text, "%u", s.mynode);
+      return;
+    }
+    for (const char *name : {"HYGASPI_RANK", "OMPI_COMM_WORLD_RANK", "PMIX_RANK"})
+      if (const char *v = std::getenv(name); v != nullptr && *v != '\0' && std::strlen(v) < sizeof text) {
+        std::snprintf(text, sizeof text, "%s", v);
+        return;
+      }
+    std::snprintf(text, sizeof text, "?");
+  }
+};
+
+} // namespace
+
 void fatal(const char *call, const char *fmt, ...) noexcept {
   char message[512];
   std::va_list args;
@@ -64,7 +88,7 @@ void fatal(const char *call, const char *fmt, ...) noexcept {
   std::vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
   std::fflush(stdout);
-  std::fprintf(stderr, "[%u] %s: fatal: %s\n", state().mynode, call, message);
+  std::fprintf(stderr, "[%s] %s: fatal: %s\n", RankLabel().text, call, message);
   std::fflush(stderr);
   std::abort(); // [G1 §1.6]: SIGABRT; the launcher (or mpirun) ends the other nodes
 }
@@ -75,7 +99,7 @@ int error(const char *call, int code, const char *fmt, ...) noexcept {
   va_start(args, fmt);
   std::vsnprintf(message, sizeof message, fmt, args);
   va_end(args);
-  std::fprintf(stderr, "[%u] %s: %s: %s\n", state().mynode, call, gasnet_ErrorName(code), message);
+  std::fprintf(stderr, "[%s] %s: %s: %s\n", RankLabel().text, call, gasnet_ErrorName(code), message);
   return code;
 }
 

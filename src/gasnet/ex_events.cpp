@@ -80,7 +80,7 @@ thread_local ThreadNbi t_nbi;
 
 void no_region(const char *call) {
   if (t_nbi.in_region)
-    fatal(call, "an NBI sync inside an access region [G1 section 3.4.3]");
+    fatal(call, "an NBI sync inside an access region [G1 section 3.3.6.1]");
 }
 
 // Syncs one of the thread's NBI sets; a test (`block` false) answers false, and settles nothing,
@@ -195,7 +195,7 @@ bool events_test_some(const char *call, gex_Event_t *events, std::size_t n) {
 // is locally complete when its call returns. Atomics: GEX_EC_RMW, and SET and GET with the puts and
 // the gets (ex_ad.cpp).
 bool nbi_test(const char *call, gex_EC_t mask) {
-  if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0) // what [G1 §3.4.3] forbids inside a region
+  if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0) // what [G1 §3.3.6.1] forbids inside a region
     no_region(call);
   // Every set is looked at, whatever the first answers: a test settles what it can.
   const bool gets = (mask & GEX_EC_GET) == 0 || sync_nbi(call, t_nbi.gets, false);
@@ -218,7 +218,7 @@ void nbi_wait(const char *call, gex_EC_t mask) {
 void begin_access_region(const char *call) {
   require_segment(call);
   if (t_nbi.in_region)
-    fatal(call, "access regions do not nest [G1 section 3.4.3]");
+    fatal(call, "access regions do not nest [G1 section 3.3.6.1]");
   t_nbi.in_region = true;
 }
 

@@ -85,7 +85,7 @@ bool events_test_some(const char *call, gex_Event_t *events, std::size_t n);
 // The thread's NBI operations of the categories in `mask` (GEX_EC_*); fatal inside an access region.
 bool nbi_test(const char *call, gex_EC_t mask);
 void nbi_wait(const char *call, gex_EC_t mask);
-// Access regions [GEX "Extended API"], [G1 §3.4.3]: they do not nest.
+// Access regions [GEX "Extended API"], [G1 §3.3.6.1]: they do not nest.
 void begin_access_region(const char *call);
 gex_Event_t end_access_region(const char *call);
 

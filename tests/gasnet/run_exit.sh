@@ -13,6 +13,8 @@ echo "$out"
 echo "run_exit: exit code $rc (expected $expected), ${elapsed_ms} ms"
 [ "$rc" -eq "$expected" ] || { echo "run_exit: wrong exit code"; exit 1; }
 [ "$elapsed_ms" -le $((max * 1000)) ] || { echo "run_exit: took longer than ${max} s"; exit 1; }
+# The peers that gasnet_exit kills are part of the job's end: no report of a gaspi_proc_kill.
+! grep -q "gaspi_proc_kill" <<<"$out" || { echo "run_exit: the launcher reported a gaspi_proc_kill"; exit 1; }
 n=$(grep -c "^bye from" <<<"$out")
 # "N+": at least N (a node that exits may still get the launcher's SIGTERM, which GASNet turns
 # into SIGQUIT for the client's handler, before its own exit is through).

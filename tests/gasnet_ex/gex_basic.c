@@ -431,7 +431,7 @@ static void test_rma(void) {
   gex_NBI_BeginAccessRegion(0);
   for (gex_Rank_t r = 0; r < n; ++r)
     OK(gex_RMA_GetNBI(tm, region[r], r, owner_addr[r] + HOME_OFF + 100, 64, 0));
-  /* Inside the region only the NBI puts' and gets' syncs are forbidden [G1 3.4.3]: the atomics'
+  /* Inside the region only the NBI puts' and gets' syncs are forbidden [G1 3.3.6.1]: the atomics'
    * and AMs' categories may be tested and waited for. */
   CHECK(gex_NBI_Test(GEX_EC_RMW | GEX_EC_AM, 0) == GASNET_OK);
   gex_NBI_Wait(GEX_EC_RMW, 0);
@@ -481,6 +481,8 @@ int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "";
   const char *name = strrchr(argv[0], '/') != NULL ? strrchr(argv[0], '/') + 1 : argv[0]; /* also gex_basic_lib */
   CHECK(gex_Client_Init(&client, &ep, &tm, "lowercase", &argc, &argv, 0) == GASNET_ERR_BAD_ARG);
+  if (strcmp(scene, "badname") == 0) /* each rank's message names that rank, before any init worked */
+    return 0;
   OK(gex_Client_Init(&client, &ep, &tm, "GEXTEST", &argc, &argv, GEX_FLAG_USES_GASNET1));
   CHECK(client != GEX_CLIENT_INVALID && ep != GEX_EP_INVALID && tm != GEX_TM_INVALID);
   CHECK(gex_Client_Init(&client, &ep, &tm, "GEXTEST", &argc, &argv, 0) == GASNET_ERR_RESOURCE);
