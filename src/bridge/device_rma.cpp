@@ -3,19 +3,24 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <string>
 #include <vector>
 
+#include "bridge/fast_views.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/segment_rma.hpp"
 #include "bridge/runtime.hpp"
+#include "core/limits.hpp"
 #include "core/log.hpp"
 #include "kinds/devices.hpp"
 
 namespace hygaspi::engine {
+
+std::atomic<std::uint32_t> g_queues_with_copies{0};
 
 namespace {
 
@@ -33,6 +38,21 @@ kinds::CudaDevice *device_of(int ordinal) {
 gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
   kinds::CudaDevice *dev = device_of(ordinal);
   return dev != nullptr ? copy_now(*dev, dst, src, n) : GASPI_ERROR;
+}
+
+// The copies a GASPI queue has in flight on device streams: GASPI completes a queue's transfers at
+// gaspi_wait (spec 8.2.3), so a write or read between device memory this process addresses goes
+// on the stream and the call returns; settle_queue waits for them, before the queue's next
+// notification too (spec 8.3.2, 8.4.1: it comes after the data). Several threads may post to one
+// queue: each queue's copies have their lock.
+struct QueueCopies {
+  std::mutex lock;
+  Completion copies; // while it may hold something, the queue's bit of g_queues_with_copies is set
+};
+static_assert(limits::kMaxQueues <= 32, "a queue's bit in g_queues_with_copies");
+QueueCopies &queue_copies(std::uint32_t queue) {
+  static auto *all = new std::array<QueueCopies, limits::kMaxQueues>; // threads may still post at exit
+  return (*all)[queue];
 }
 
 // The routes through a host bounce buffer (a node peer's bound host memory, another node's host
@@ -136,7 +156,7 @@ private:
   bool succeeded_ = false;
 };
 
-// Starts a copy on `ordinal`'s device stream into `copying`, which holds at most one.
+// Starts a copy on `ordinal`'s device stream into `copying`.
 gaspi_return_t start_copy(Completion &copying, void *dst, const void *src, std::uint64_t n, int ordinal) {
   kinds::CudaDevice *dev = device_of(ordinal);
   if (dev == nullptr)
@@ -147,6 +167,15 @@ gaspi_return_t start_copy(Completion &copying, void *dst, const void *src, std::
     return GASPI_ERROR;
   }
   copying.add(*dev, copy);
+  return GASPI_SUCCESS;
+}
+
+// A copy between two addresses this process reaches, left in flight on `queue`.
+gaspi_return_t queued_copy(std::uint32_t queue, void *dst, const void *src, std::uint64_t n, int ordinal) {
+  QueueCopies &q = queue_copies(queue);
+  std::lock_guard hold(q.lock);
+  HYGASPI_TRY(start_copy(q.copies, dst, src, n, ordinal));
+  g_queues_with_copies.fetch_or(1u << queue, std::memory_order_release);
   return GASPI_SUCCESS;
 }
 
@@ -335,8 +364,20 @@ gaspi_return_t remote_device(const Peer &peer, const mpi::RemoteSegment &seg, st
 
 } // namespace
 
+gaspi_return_t settle_queue(std::uint32_t queue) {
+  if (queue >= limits::kMaxQueues)
+    return GASPI_SUCCESS;
+  if (!queue_has_copies(queue))
+    return GASPI_SUCCESS;
+  QueueCopies &q = queue_copies(queue);
+  std::lock_guard hold(q.lock);
+  // Cleared under the lock: a copy started after this settle sets it again.
+  g_queues_with_copies.fetch_and(~(1u << queue), std::memory_order_relaxed);
+  return q.copies.settle();
+}
+
 gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
-                          const SegmentView *local) {
+                          std::uint32_t queue, const SegmentView *local) {
   Runtime &r = rt();
   const Peer &peer = to.peer();
   const int mine = ordinal_of(local);
@@ -344,7 +385,7 @@ gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *sr
   if (peer.on_node()) {
     const shm::MappedSegment &seg = *to.ref().shm;
     if (seg.memory != Memory::peer_host)
-      return device_copy(seg.data + offset, src, size, seg.memory == Memory::cuda ? seg.device : mine);
+      return queued_copy(queue, seg.data + offset, src, size, seg.memory == Memory::cuda ? seg.device : mine);
     return bounce_put(from, size, mine, [&](std::uint64_t done, std::uint64_t n, const char *slot) {
       return r.node.put(seg, peer.node, offset + done, slot, n);
     });
@@ -358,7 +399,7 @@ gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *sr
   });
 }
 
-gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size,
+gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
                           const SegmentView *local) {
   Runtime &r = rt();
   const Peer &peer = from.peer();
@@ -367,7 +408,7 @@ gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, s
   if (peer.on_node()) {
     const shm::MappedSegment &seg = *from.ref().shm;
     if (seg.memory != Memory::peer_host)
-      return device_copy(dst, seg.data + offset, size, seg.memory == Memory::cuda ? seg.device : mine);
+      return queued_copy(queue, dst, seg.data + offset, size, seg.memory == Memory::cuda ? seg.device : mine);
     return bounce_get(to, size, mine, [&](std::uint64_t done, std::uint64_t n, char *slot) {
       return r.node.get(slot, seg, peer.node, offset + done, n);
     });

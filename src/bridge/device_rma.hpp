@@ -11,8 +11,9 @@
 //     inside the request (put) or the reply (get); more in pieces of mpi::kDevicePiece through the
 //     slots of this process's staging buffer (pinned host memory in the MPI window), several in
 //     flight, which the owner reads (put) or writes (get) with MPI RMA.
-// Each completes before it returns. Notifications stay in host memory and take their usual path
-// after the data.
+// The first route leaves its copy in flight on the GASPI queue it was posted to (settle_queue
+// completes it: gaspi_wait, and before the queue's next notification); the others complete before
+// they return. Notifications stay in host memory and take their usual path after the data.
 #pragma once
 #include <GASPI.h>
 
@@ -25,9 +26,12 @@ namespace hygaspi::engine {
 
 // `local`: the segment that holds the local buffer, when it is device memory; else nullptr.
 gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
+                          std::uint32_t queue, const SegmentView *local);
+gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
                           const SegmentView *local);
-gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size,
-                          const SegmentView *local);
+// Completes the copies left in flight on `queue` (one atomic load when there are none).
+// GASPI_ERROR when one failed (logged).
+gaspi_return_t settle_queue(std::uint32_t queue);
 // The owner's side: serves the device requests that other nodes sent (part of the progress step).
 // True when it served any.
 bool serve_device_requests();

@@ -20,6 +20,14 @@ const SegmentView *mapped_pair(std::uint32_t rank, std::uint32_t seg, std::uint3
 // `value`: a seq_cst store after the data, then the owner's doorbell if a waiter sleeps.
 void notify_mapped(std::uint32_t rank, const SegmentView &seg, std::uint32_t id, std::uint32_t value) noexcept;
 
+// Bit q set: GASPI queue q may have device copies in flight (bridge/device_rma.cpp settle_queue),
+// which its next notification must not overtake (spec 8.3.2): a fast path that notifies on q takes
+// the full path then. Queue ids are below 32 (limits::kMaxQueues).
+extern std::atomic<std::uint32_t> g_queues_with_copies;
+[[nodiscard]] inline bool queue_has_copies(std::uint32_t queue) noexcept {
+  return ((g_queues_with_copies.load(std::memory_order_acquire) >> queue) & 1u) != 0;
+}
+
 // A node word that atomics reach without a lookup while its key holds (gaspi/fast_path.hpp). What
 // the lookup checked once stays true while the key holds (the life cycle, the rank, the segment id);
 // what can change is read again on every use: the owner's generation of the segment against the

@@ -46,7 +46,7 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept {
 gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue,
                    const SegmentView *local) {
   if (local != nullptr || to.device()) [[unlikely]]
-    return device_put(to, offset, src, size, local);
+    return device_put(to, offset, src, size, queue, local);
   return on_transport(
       to, [&](auto &tx, auto rank, const auto &seg) { return tx.put(rank, seg, offset, src, size, queue); });
 }
@@ -54,28 +54,31 @@ gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std:
 gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
                    const SegmentView *local) {
   if (local != nullptr || from.device()) [[unlikely]]
-    return device_get(dst, from, offset, size, local);
+    return device_get(dst, from, offset, size, queue, local);
   return on_transport(
       from, [&](auto &tx, auto rank, const auto &seg) { return tx.get(dst, rank, seg, offset, size, queue); });
 }
 
 gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, std::uint32_t queue) {
+  HYGASPI_TRY(settle_queue(queue)); // after the device copies the queue carried before it
   return on_transport(to, [&](auto &tx, auto rank, const auto &seg) { return tx.notify(rank, seg, id, value, queue); });
 }
 
 gaspi_return_t put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t id,
                           std::uint32_t value, std::uint32_t queue, const SegmentView *local) {
   if (local != nullptr || to.device()) [[unlikely]] {
-    HYGASPI_TRY(device_put(to, offset, src, size, local)); // complete: the notification comes after it
-    return notify(to, id, value, queue);
+    HYGASPI_TRY(device_put(to, offset, src, size, queue, local));
+    return notify(to, id, value, queue); // which completes the queue's device copies first
   }
+  HYGASPI_TRY(settle_queue(queue)); // the device copies the queue carried before this notification
   return on_transport(to, [&](auto &tx, auto rank, const auto &seg) {
     HYGASPI_TRY(tx.put(rank, seg, offset, src, size, queue));
     return tx.notify(rank, seg, id, value, queue);
   });
 }
 
-gaspi_return_t gets_landed(GlobalRank from) {
+gaspi_return_t gets_landed(GlobalRank from, std::uint32_t queue) {
+  HYGASPI_TRY(settle_queue(queue));
   const Peer &peer = rt().peers[from];
   return peer.on_node() ? GASPI_SUCCESS : rt().mpi_transport.flush_peer(peer.mpi);
 }
@@ -87,6 +90,7 @@ gaspi_return_t atomic(const Target &on, std::uint64_t offset, const AtomicOp &op
 }
 
 gaspi_return_t flush(std::uint32_t queue) {
+  HYGASPI_TRY(settle_queue(queue));
   HYGASPI_TRY(rt().shm_transport.flush(queue));
   if (rt().rma.active())
     return rt().mpi_transport.flush(queue); // a plain load first: a queue of node-local posts skips the RMW

@@ -68,7 +68,10 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept;
 // node's at flush(queue). spec §8.3.2 / §8.4.1: a notification never overtakes the writes this
 // queue carried to the same rank before it.
 // `local`: the local segment that holds src/dst, when its memory is not host memory (a device
-// segment: bridge/device_rma.hpp), else nullptr. A device side completes before the call returns.
+// segment: bridge/device_rma.hpp), else nullptr. A copy on a device's stream (this process's or a
+// node peer's device memory) is left in flight on `queue`, complete at flush(queue), before the
+// queue's next notification, and at gets_landed(_, queue); the other device routes complete before
+// the call returns.
 gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue,
                    const SegmentView *local = nullptr);
 gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
@@ -78,8 +81,8 @@ gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, s
 gaspi_return_t put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t id,
                           std::uint32_t value, std::uint32_t queue, const SegmentView *local = nullptr);
 // The gets this rank issued to `from` so far have landed (MPI: a flush of that rank; a node
-// peer's are complete already).
-gaspi_return_t gets_landed(GlobalRank from);
+// peer's are complete already, but for device copies left in flight on `queue`).
+gaspi_return_t gets_landed(GlobalRank from, std::uint32_t queue);
 // The engine's atomic operation on the word at `offset` (aligned, inside, target.atomics()): a
 // CPU atomic on a node peer's mapping, a request served by the target's progress elsewhere.
 gaspi_return_t atomic(const Target &on, std::uint64_t offset, const AtomicOp &op, std::uint64_t &old,

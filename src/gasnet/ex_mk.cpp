@@ -123,7 +123,7 @@ void engine_copy(const char *call, gex_Rank_t jobrank, std::uint32_t slot, std::
   gaspi_return_t rc =
       put ? engine::put(target, offset, local, n, 0, local_view) : engine::get(local, target, offset, n, 0, local_view);
   if (rc == GASPI_SUCCESS)
-    rc = engine::gets_landed(GlobalRank{jobrank}); // an MPI window transfer is complete at its flush
+    rc = engine::gets_landed(GlobalRank{jobrank}, 0); // complete at the flush (MPI) or the settle (a device copy)
   if (rc != GASPI_SUCCESS)
     fatal(call, "%s of %zu bytes %s rank %u's segment (engine segment %u) failed (see above)", put ? "a put" : "a get",
           n, put ? "into" : "out of", jobrank, slot);

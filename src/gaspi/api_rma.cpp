@@ -62,8 +62,9 @@ struct Mover {
 };
 
 // The local notification of the read variants: the data must have arrived first.
-gaspi_return_t notify_after_read(gaspi_rank_t from, const SegmentView &seg, gaspi_notification_id_t id) {
-  HYGASPI_TRY(engine::gets_landed(GlobalRank{from}));
+gaspi_return_t notify_after_read(gaspi_rank_t from, const SegmentView &seg, gaspi_notification_id_t id,
+                                 gaspi_queue_id_t queue) {
+  HYGASPI_TRY(engine::gets_landed(GlobalRank{from}, queue));
   engine::notify_mapped(engine::rank(), seg, id, 1);
   return GASPI_SUCCESS;
 }
@@ -213,8 +214,8 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
   const SegmentView *dst = nullptr, *src = nullptr;
   if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst, src) &&
       dst->host_mapped() && src->host_mapped() && size <= gaspi::state().config.transfer_size_max &&
-      gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num)
-      [[likely]] {
+      gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num &&
+      !engine::queue_has_copies(queue)) [[likely]] {
     HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
     std::memmove(dst->data + offset_remote, src->data + offset_local, size);
     stats::posted(rank, size, stats::write);
@@ -294,7 +295,7 @@ gaspi_return_t pgaspi_read_notify(const gaspi_segment_id_t segment_id_local, con
     HYGASPI_TRY((Mover{queue, true}(t, offset_local, offset_remote, size)));
     stats::posted(rank, size, stats::read);
     // The notification is local and carries the value 1 (read_list_notify proposal).
-    return notify_after_read(rank, *t.local, notification_id);
+    return notify_after_read(rank, *t.local, notification_id, queue);
   });
 }
 
@@ -340,7 +341,7 @@ gaspi_return_t pgaspi_read_list_notify(const gaspi_number_t num, gaspi_segment_i
     HYGASPI_TRY(gaspi::state().queues.reserve(queue, std::uint64_t{num} + 1));
     HYGASPI_TRY(plan.run(num, offset_local, offset_remote, size, Mover{queue, true}));
     stats::posted_list(rank, num, size, stats::read);
-    return notify_after_read(rank, *nseg, notification_id);
+    return notify_after_read(rank, *nseg, notification_id, queue);
   });
 }
 

@@ -90,7 +90,8 @@ constexpr gaspi_size_t kBig = (1u << 20) * 2 + 4099; // several driver chunks (1
 constexpr gaspi_size_t kIn = 8;
 constexpr unsigned kMaxRanks = 8;
 constexpr gaspi_size_t kSource = kIn + kMaxRanks * kChunk; // this rank's own bytes
-constexpr gaspi_size_t kSegBytes = kSource + kChunk + 8;
+constexpr gaspi_size_t kIn2 = kSource + kChunk + 8;        // a second receiving region, like kIn's
+constexpr gaspi_size_t kSegBytes = kIn2 + kMaxRanks * kChunk + 8;
 
 // Never periodic at a power of two, so a piece that lands in another piece's place (staging
 // slots of 256 KiB, bounce pieces of 1 MiB) shows.
@@ -130,6 +131,28 @@ void wait_notification(gaspi_segment_id_t seg, gaspi_notification_id_t id, gaspi
   gaspi_notification_t old = 0;
   MR_OK(gaspi_notify_reset(seg, first, &old));
   MR_CHECK(first == id && old == value);
+}
+
+// Device writes left in flight on the queue (GASPI completes them at gaspi_wait), then a host
+// write_notify on that queue (its fast path) and a gaspi_notify: neither notification may overtake
+// them [GASPI 8.3.2], whose bytes each target checks as soon as the notification is in.
+void queued_writes() {
+  const gaspi_size_t at = kIn2 + g_me * kChunk, half = kChunk / 2;
+  for (gaspi_rank_t r = 0; r < g_n; ++r) {
+    MR_OK(gaspi_write(kDev, kSource, r, kDev2, at, half, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write(kDev, kSource + half, r, kDev2, at + half, kChunk - half, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write_notify(kHost, kSource, r, kHost, kIn2 + g_me * kChunk, 8, g_me, 4, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write(kDev, kSource, r, kDev, at, kChunk, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_notify(kDev, r, g_me, 5, kQ, GASPI_BLOCK));
+  }
+  for (gaspi_rank_t from = 0; from < g_n; ++from) {
+    wait_notification(kHost, from, 4);
+    EXPECT_DEV(seg_ptr(kDev2) + kIn2 + from * kChunk, kChunk, from, 2);
+    wait_notification(kDev, from, 5);
+    EXPECT_DEV(seg_ptr(kDev) + kIn2 + from * kChunk, kChunk, from, 2);
+  }
+  wait_queue();
+  barrier();
 }
 
 // The refusals: each returns GASPI_ERROR (or the size error) and leaves no segment behind.
@@ -343,6 +366,7 @@ int main(int argc, char **argv) {
   MR_OK(gaspi_segment_size(kDev, static_cast<gaspi_rank_t>((g_me + 1) % g_n), &size));
   MR_CHECK(size == kSegBytes);
   transfers();
+  queued_writes();
   lists();
   big();
   cannot();
