@@ -66,8 +66,9 @@ HYGASPI_API gaspi_return_t gaspi_segment_size(const gaspi_segment_id_t segment_i
  *  - any other value with bit 30 set names a memory class this build does not
  *    serve: the call returns GASPI_ERROR, with a message.
  * On a device segment gaspi_write, gaspi_read, their list and _notify forms
- * move device data: by one driver copy between ranks of a node (CUDA IPC),
- * left in flight on the queue until gaspi_wait (as the spec allows for every
+ * move device data: by one driver copy within a node (this rank's memory, a
+ * node peer's mapped segment, a peer's device segment through CUDA IPC), left
+ * in flight on the queue until gaspi_wait (as the spec allows for every
  * transfer: the local buffer may change only after it), and served by the
  * owner across nodes, complete when the call returns. A notification posted
  * to the queue after such copies comes after their data (spec 8.3.2). Its

@@ -24,8 +24,6 @@ std::atomic<std::uint32_t> g_queues_with_copies{0};
 
 namespace {
 
-// A copy between two addresses of this process, at least one of them memory of the device
-// `ordinal`; complete when it returns (copy_now, bridge/segment_rma.hpp).
 // This process's device `ordinal`; nullptr (logged) when there is none.
 kinds::CudaDevice *device_of(int ordinal) {
   std::string why;
@@ -35,6 +33,8 @@ kinds::CudaDevice *device_of(int ordinal) {
   return dev;
 }
 
+// A copy between two addresses of this process, at least one of them memory of the device
+// `ordinal`; complete when it returns (copy_now, bridge/segment_rma.hpp).
 gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordinal) {
   kinds::CudaDevice *dev = device_of(ordinal);
   return dev != nullptr ? copy_now(*dev, dst, src, n) : GASPI_ERROR;
@@ -47,7 +47,10 @@ gaspi_return_t device_copy(void *dst, const void *src, std::uint64_t n, int ordi
 // queue: each queue's copies have their lock.
 struct QueueCopies {
   std::mutex lock;
-  Completion copies; // while it may hold something, the queue's bit of g_queues_with_copies is set
+  // While it may hold something, or `failed` waits for gaspi_wait, the queue's bit of
+  // g_queues_with_copies is set.
+  Completion copies;
+  bool failed = false; // a copy failed: gaspi_wait (or purge) reports it, whoever settled it
 };
 static_assert(limits::kMaxQueues <= 32, "a queue's bit in g_queues_with_copies");
 QueueCopies &queue_copies(std::uint32_t queue) {
@@ -364,16 +367,33 @@ gaspi_return_t remote_device(const Peer &peer, const mpi::RemoteSegment &seg, st
 
 } // namespace
 
-gaspi_return_t settle_queue(std::uint32_t queue) {
-  if (queue >= limits::kMaxQueues)
-    return GASPI_SUCCESS;
-  if (!queue_has_copies(queue))
+gaspi_return_t settle_queue(std::uint32_t queue, bool at_wait) {
+  if (queue >= limits::kMaxQueues || !queue_has_copies(queue))
     return GASPI_SUCCESS;
   QueueCopies &q = queue_copies(queue);
-  std::lock_guard hold(q.lock);
-  // Cleared under the lock: a copy started after this settle sets it again.
-  g_queues_with_copies.fetch_and(~(1u << queue), std::memory_order_relaxed);
-  return q.copies.settle();
+  std::lock_guard hold(q.lock); // a copy started meanwhile waits for it, and for the next settle
+  gaspi_return_t rc = q.copies.settle();
+  q.failed = q.failed || rc != GASPI_SUCCESS;
+  if (at_wait && q.failed) {
+    rc = GASPI_ERROR;
+    q.failed = false;
+  }
+  // Cleared only once every copy started before it has completed (a thread that sees the bit
+  // clear may notify at once) and no failure waits for gaspi_wait.
+  if (!q.failed)
+    g_queues_with_copies.fetch_and(~(1u << queue), std::memory_order_release);
+  return rc;
+}
+
+void drop_queued_copies() noexcept {
+  for (std::uint32_t queue = 0; queue < limits::kMaxQueues; ++queue) {
+    QueueCopies &q = queue_copies(queue);
+    std::lock_guard hold(q.lock);
+    if (q.copies.settle() != GASPI_SUCCESS)
+      log::warn("queue %u: a device copy failed after its last gaspi_wait", queue);
+    q.failed = false;
+    g_queues_with_copies.fetch_and(~(1u << queue), std::memory_order_release);
+  }
 }
 
 gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,

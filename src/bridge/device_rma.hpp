@@ -30,8 +30,11 @@ gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *sr
 gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
                           const SegmentView *local);
 // Completes the copies left in flight on `queue` (one atomic load when there are none).
-// GASPI_ERROR when one failed (logged).
-gaspi_return_t settle_queue(std::uint32_t queue);
+// GASPI_ERROR when one of them failed (logged); a failure is also kept for the queue's gaspi_wait
+// (`at_wait`: engine::flush), which reports it whichever call settled the copy.
+gaspi_return_t settle_queue(std::uint32_t queue, bool at_wait = false);
+// The end of a life cycle: completes every queue's copies (a failure is logged) and forgets them.
+void drop_queued_copies() noexcept;
 // The owner's side: serves the device requests that other nodes sent (part of the progress step).
 // True when it served any.
 bool serve_device_requests();

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "bridge/device_rma.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
@@ -209,6 +210,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
 }
 
 void teardown(Runtime &r) noexcept {
+  engine::drop_queued_copies(); // none runs on into the next life cycle, nor into memory unmapped below
   if (r.mpi.active()) {
     stop_progress_thread();
     r.control.term();

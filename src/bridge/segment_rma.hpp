@@ -12,9 +12,10 @@
 // target completes every ticket issued before it, at both ends (MPI-3.1 §11.5.4). A Completion
 // keeps the highest ticket per target; settling it flushes each target that no flush has passed
 // yet. So many transfers to one target cost one flush. It also holds copies in flight on a CUDA
-// device's stream (GASNet-EX's device copies), complete once their events have passed, and atomics
-// in flight to another node (bridge/segment_atomic.hpp), complete once their replies are in: one
-// object for what a GASNet handle, an NBI set or a GASNet-EX event waits for.
+// device's stream (GASNet-EX's device copies, and a GASPI queue's: bridge/device_rma.cpp),
+// complete once their events have passed, and atomics in flight to another node
+// (bridge/segment_atomic.hpp), complete once their replies are in: one object for what a GASNet
+// handle, an NBI set, a GASNet-EX event or a GASPI queue's device copies wait for.
 #pragma once
 #include <GASPI.h>
 

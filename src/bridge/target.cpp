@@ -90,11 +90,11 @@ gaspi_return_t atomic(const Target &on, std::uint64_t offset, const AtomicOp &op
 }
 
 gaspi_return_t flush(std::uint32_t queue) {
-  HYGASPI_TRY(settle_queue(queue));
+  const gaspi_return_t copies = settle_queue(queue, true); // the MPI part completes all the same
   HYGASPI_TRY(rt().shm_transport.flush(queue));
   if (rt().rma.active())
-    return rt().mpi_transport.flush(queue); // a plain load first: a queue of node-local posts skips the RMW
-  return GASPI_SUCCESS;
+    HYGASPI_TRY(rt().mpi_transport.flush(queue)); // a plain load first: a queue of node-local posts skips the RMW
+  return copies;
 }
 
 } // namespace hygaspi::engine

@@ -13,9 +13,9 @@ using namespace hygaspi;
 
 namespace {
 
-// Drops the entries that were posted to `q` before this call. Node-local operations are already
-// complete when their post returns, so nothing else is left to do. A request that went to a rank
-// known dead fails gaspi_wait (`purge`: dropped silently).
+// Completes what was posted to `q` before this call (device copies left on the queue, MPI
+// transfers: engine::flush) and drops its entries; node-local host transfers completed when
+// posted. A request that went to a rank known dead fails gaspi_wait (`purge`: dropped silently).
 gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout, bool purge) {
   HYGASPI_TRY(check::init());
   HYGASPI_TRY(check::queue(q));
@@ -24,7 +24,6 @@ gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout, bool purge) {
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
-  // Node-local operations completed when posted; MPI ones complete at a flush.
   HYGASPI_TRY(engine::flush(q));
   gaspi::state().queues.release_to(q, posted);
   if (const std::uint32_t dead = queue.dead_target.exchange(0, std::memory_order_acq_rel); dead != 0 && !purge) {

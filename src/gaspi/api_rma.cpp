@@ -1,6 +1,8 @@
 // One-sided communication (spec §8.2, §8.4, and gaspi_read_list_notify from the proposal).
-// Node-local operations complete while they are posted (a copy into or out of the peer's
-// mapping), so queue entries only count towards GASPI_QUEUE_FULL until gaspi_wait releases them.
+// Node-local operations between host memories complete while they are posted (a copy into or out
+// of the peer's mapping), so their queue entries only count towards GASPI_QUEUE_FULL until
+// gaspi_wait releases them; a device copy is left on the queue until gaspi_wait or the queue's
+// next notification (bridge/device_rma.hpp).
 // Every argument is checked before the queue is touched: a rejected call posts nothing.
 #include <cstring>
 #include <memory>
@@ -51,7 +53,8 @@ gaspi_return_t check_list(gaspi_number_t num, gaspi_segment_id_t *seg_l, gaspi_o
   return check::not_null(size, "size");
 }
 
-// A transfer on `queue`: node peers complete it now, other nodes at gaspi_wait (MPI flush).
+// A transfer on `queue`: node peers' host memory complete it now, device copies and other nodes at
+// gaspi_wait (their settle, the MPI flush).
 struct Mover {
   gaspi_queue_id_t queue;
   bool read;
