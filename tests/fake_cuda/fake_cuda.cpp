@@ -23,6 +23,8 @@
 //              recorded after them is synchronized or queried twice; and so do the "synchronous"
 //              copies that a real driver may return from before they are done (cuMemcpy* into
 //              device memory: fake_memory.cpp, copy_now), on the legacy default stream
+//   slow       with defer: queries keep answering CUDA_ERROR_NOT_READY for kSlowMs after the first
+//              one (a copy that takes a while), so a wait for a copy lasts that long
 #include "fake_cuda.hpp"
 
 #include <atomic>
@@ -68,6 +70,8 @@ Knobs parse_knobs(const char *text) {
       k.stub = true;
     } else if (item == "defer") {
       k.defer = true;
+    } else if (item == "slow") {
+      k.slow = true;
     } else if (item.starts_with("devices=")) {
       const std::string_view digits = item.substr(8);
       int n = 0;

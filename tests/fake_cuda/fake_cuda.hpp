@@ -30,7 +30,9 @@ struct Knobs {
   bool defer = false;      // asynchronous copies wait in their stream until someone waits for them
   bool nopin = false;      // cuMemHostRegister fails with CUDA_ERROR_NOT_SUPPORTED
   bool strictfree = false; // cuMemFree of memory another process has open fails (CUDA_ERROR_INVALID_VALUE)
+  bool slow = false;       // with defer: queried work stays NOT_READY for kSlowMs after the first query
 };
+inline constexpr int kSlowMs = 100;
 const Knobs &knobs();
 
 // The checks every call makes first: the stub knob, then cuInit. SUCCESS when the call may go on.

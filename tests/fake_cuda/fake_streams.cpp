@@ -11,6 +11,7 @@
 // blocking streams hold, and work queued on a blocking stream first runs what it holds.
 #include "fake_cuda.hpp"
 
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <set>
@@ -21,8 +22,9 @@ namespace fake_cuda {
 // The work of one stream, numbered in order of submission.
 struct Queue {
   std::deque<std::pair<std::uint64_t, Copy>> pending;
-  std::uint64_t submitted = 0; // number of the last copy queued
-  bool queried = false;        // a query answered NOT_READY since the last copy was queued
+  std::uint64_t submitted = 0;                       // number of the last copy queued
+  bool queried = false;                              // a query answered NOT_READY since the last copy was queued
+  std::chrono::steady_clock::time_point first_query; // when (the slow knob)
   bool blocking = true;
 
   // True once every copy numbered up to `last` has run.
@@ -47,7 +49,8 @@ struct CUstream_st {
 struct CUevent_st {
   std::shared_ptr<fake_cuda::Queue> queue;
   std::uint64_t last = 0;
-  bool queried = false; // a query answered NOT_READY since it was recorded
+  bool queried = false;                              // a query answered NOT_READY since it was recorded
+  std::chrono::steady_clock::time_point first_query; // when (the slow knob)
 };
 } // namespace hygaspi::cuda
 
@@ -87,13 +90,17 @@ void order_before(Streams &s, Queue &q) {
 }
 
 // Answers a query: the first one over unfinished work says NOT_READY, the next one finishes it.
-CUresult query(bool done, bool &queried) {
+CUresult query(bool done, bool &queried, std::chrono::steady_clock::time_point &first) {
   if (done)
     return CUDA_SUCCESS;
+  const auto now = std::chrono::steady_clock::now();
   if (!queried) {
     queried = true;
+    first = now;
     return CUDA_ERROR_NOT_READY;
   }
+  if (knobs().slow && now - first < std::chrono::milliseconds(kSlowMs))
+    return CUDA_ERROR_NOT_READY;
   return CUDA_SUCCESS;
 }
 
@@ -161,7 +168,7 @@ CUresult cuStreamQuery(CUstream hStream) {
   Queue *q = queue_of(s, hStream);
   if (!q)
     return CUDA_ERROR_INVALID_HANDLE;
-  const CUresult res = query(q->pending.empty(), q->queried);
+  const CUresult res = query(q->pending.empty(), q->queried, q->first_query);
   if (res == CUDA_SUCCESS)
     q->run_all();
   return res;
@@ -223,7 +230,7 @@ CUresult cuEventQuery(CUevent hEvent) {
     return CUDA_ERROR_INVALID_HANDLE;
   if (!hEvent->queue)
     return CUDA_SUCCESS;
-  const CUresult res = query(hEvent->queue->done_until(hEvent->last), hEvent->queried);
+  const CUresult res = query(hEvent->queue->done_until(hEvent->last), hEvent->queried, hEvent->first_query);
   if (res == CUDA_SUCCESS)
     hEvent->queue->run_until(hEvent->last);
   return res;

@@ -14,9 +14,12 @@
 #include <dlfcn.h>
 #include <sys/mman.h>
 
+#include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -151,6 +154,39 @@ void queued_writes() {
     wait_notification(kDev, from, 5);
     EXPECT_DEV(seg_ptr(kDev) + kIn2 + from * kChunk, kChunk, from, 2);
   }
+  wait_queue();
+  barrier();
+}
+
+// Two threads on one queue (run with the fake driver's `slow` knob: a copy's wait lasts 100 ms).
+// Thread A writes host bytes into the next rank's device segment, a copy left on the queue; thread
+// B then notifies this rank itself on that queue, which settles A's copy, slowly; meanwhile A
+// notifies the next rank, whose notification must still come after A's data. A settle that let
+// others see the queue free of copies before they had completed let A's notification out early.
+void queue_race() {
+  const gaspi_rank_t next = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
+  std::memcpy(seg_ptr(kHost) + kSource, bytes(g_me, 1, kChunk).data(), kChunk);
+  barrier();
+  std::atomic<int> step{0};
+  std::thread b([&] {
+    while (step.load() != 1)
+      std::this_thread::yield();
+    step.store(2);
+    MR_OK(gaspi_notify(kHost, g_me, g_me, 6, kQ, GASPI_BLOCK)); // settles A's copy
+  });
+  MR_OK(gaspi_write(kHost, kSource, next, kDev2, kIn2 + g_me * kChunk, kChunk, kQ, GASPI_BLOCK));
+  step.store(1);
+  while (step.load() != 2)
+    std::this_thread::yield();
+  // Not a synchronisation: it lets B into its settle first, where the fault showed. Correct code
+  // passes whatever the order.
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  MR_OK(gaspi_notify(kDev2, next, g_me, 6, kQ, GASPI_BLOCK));
+  b.join();
+  const gaspi_rank_t prev = static_cast<gaspi_rank_t>((g_me + g_n - 1) % g_n);
+  wait_notification(kDev2, prev, 6);
+  EXPECT_DEV(seg_ptr(kDev2) + kIn2 + prev * kChunk, kChunk, prev, 1);
+  wait_notification(kHost, g_me, 6);
   wait_queue();
   barrier();
 }
@@ -330,6 +366,7 @@ void cannot() {
 
 int main(int argc, char **argv) {
   const bool nodriver = argc > 1 && std::strcmp(argv[1], "nodriver") == 0;
+  const bool race = argc > 1 && std::strcmp(argv[1], "race") == 0;
   mr_init(g_me, g_n);
   MR_CHECK(g_n <= kMaxRanks);
   MR_OK(gaspi_segment_create(kHost, kSegBytes, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
@@ -365,6 +402,11 @@ int main(int argc, char **argv) {
   gaspi_size_t size = 0;
   MR_OK(gaspi_segment_size(kDev, static_cast<gaspi_rank_t>((g_me + 1) % g_n), &size));
   MR_CHECK(size == kSegBytes);
+  if (race) {
+    queue_race();
+    mr_finish("mr_device race");
+    return 0;
+  }
   transfers();
   queued_writes();
   lists();
