@@ -173,8 +173,11 @@ gaspi_return_t start_copy(Completion &copying, void *dst, const void *src, std::
   return GASPI_SUCCESS;
 }
 
-// A copy between two addresses this process reaches, left in flight on `queue`.
+// A copy between two addresses this process reaches, left in flight on `queue` (a value that
+// names no GASPI queue: complete at return).
 gaspi_return_t queued_copy(std::uint32_t queue, void *dst, const void *src, std::uint64_t n, int ordinal) {
+  if (queue >= limits::kMaxQueues)
+    return device_copy(dst, src, n, ordinal);
   QueueCopies &q = queue_copies(queue);
   std::lock_guard hold(q.lock);
   HYGASPI_TRY(start_copy(q.copies, dst, src, n, ordinal));
