@@ -16,6 +16,7 @@
 #include "bridge/runtime.hpp"
 #include "core/limits.hpp"
 #include "core/log.hpp"
+#include "core/wait.hpp"
 #include "kinds/devices.hpp"
 
 namespace hygaspi::engine {
@@ -386,6 +387,17 @@ gaspi_return_t settle_queue(std::uint32_t queue, bool at_wait) {
   if (!q.failed)
     g_queues_with_copies.fetch_and(~(1u << queue), std::memory_order_release);
   return rc;
+}
+
+gaspi_return_t copies_done(std::uint32_t queue, std::uint64_t timeout_ms) {
+  if (queue >= limits::kMaxQueues || !queue_has_copies(queue))
+    return GASPI_SUCCESS;
+  QueueCopies &q = queue_copies(queue);
+  auto ready = [&q] {
+    std::lock_guard hold(q.lock);
+    return q.copies.ready(); // a failed copy counts as run: flush reports it
+  };
+  return wait_until(ready, Deadline(timeout_ms), rt().node.wait_policy(), NoProgress{}, Nap{}, kAlwaysHealthy);
 }
 
 void drop_queued_copies() noexcept {

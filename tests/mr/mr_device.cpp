@@ -163,6 +163,7 @@ void queued_writes() {
 // B then notifies this rank itself on that queue, which settles A's copy, slowly; meanwhile A
 // notifies the next rank, whose notification must still come after A's data. A settle that let
 // others see the queue free of copies before they had completed let A's notification out early.
+// Then gaspi_wait(GASPI_TEST) while a copy runs.
 void queue_race() {
   const gaspi_rank_t next = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
   std::memcpy(seg_ptr(kHost) + kSource, bytes(g_me, 1, kChunk).data(), kChunk);
@@ -188,6 +189,12 @@ void queue_race() {
   EXPECT_DEV(seg_ptr(kDev2) + kIn2 + prev * kChunk, kChunk, prev, 1);
   wait_notification(kHost, g_me, 6);
   wait_queue();
+  // gaspi_wait keeps its timeout while a device copy runs (100 ms here): GASPI_TEST answers
+  // GASPI_TIMEOUT, and a later wait completes the copy.
+  MR_OK(gaspi_write(kHost, kSource, g_me, kDev2, kIn2 + g_me * kChunk, kChunk, kQ, GASPI_BLOCK));
+  MR_EXPECT(GASPI_TIMEOUT, gaspi_wait(kQ, GASPI_TEST));
+  wait_queue();
+  EXPECT_DEV(seg_ptr(kDev2) + kIn2 + g_me * kChunk, kChunk, g_me, 1);
   barrier();
 }
 
