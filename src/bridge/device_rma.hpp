@@ -33,6 +33,9 @@ gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, s
 // GASPI_ERROR when one of them failed (logged); a failure is also kept for the queue's gaspi_wait
 // (`at_wait`: engine::flush), which reports it whichever call settled the copy.
 gaspi_return_t settle_queue(std::uint32_t queue, bool at_wait = false);
+// Waits until the device copies left on `queue` have run, or `timeout_ms` passed (GASPI_TIMEOUT;
+// GASPI_TEST: one look); settle_queue then completes them without waiting.
+gaspi_return_t copies_done(std::uint32_t queue, std::uint64_t timeout_ms);
 // The end of a life cycle: completes every queue's copies (a failure is logged) and forgets them.
 void drop_queued_copies() noexcept;
 // The owner's side: serves the device requests that other nodes sent (part of the progress step).

@@ -89,7 +89,8 @@ gaspi_return_t atomic(const Target &on, std::uint64_t offset, const AtomicOp &op
       on, [&](auto &tx, auto rank, const auto &seg) { return tx.atomic(rank, seg, offset, op, old, timeout_ms); });
 }
 
-gaspi_return_t flush(std::uint32_t queue) {
+gaspi_return_t flush(std::uint32_t queue, std::uint64_t timeout_ms) {
+  HYGASPI_TRY(copies_done(queue, timeout_ms));
   const gaspi_return_t copies = settle_queue(queue, true); // the MPI part completes all the same
   HYGASPI_TRY(rt().shm_transport.flush(queue));
   if (rt().rma.active())

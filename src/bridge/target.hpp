@@ -88,10 +88,9 @@ gaspi_return_t gets_landed(GlobalRank from, std::uint32_t queue);
 gaspi_return_t atomic(const Target &on, std::uint64_t offset, const AtomicOp &op, std::uint64_t &old,
                       std::uint64_t timeout_ms);
 // Completes every transfer posted to `queue` so far (MPI: a flush where the queue carried one).
-gaspi_return_t flush(std::uint32_t queue);
-// Waits until the device copies left on `queue` have run, or the timeout passed (GASPI_TIMEOUT;
-// GASPI_TEST: one look): gaspi_wait's timeout, before flush completes the rest.
-gaspi_return_t copies_done(std::uint32_t queue, std::uint64_t timeout_ms);
+// GASPI_TIMEOUT when the device copies left on the queue have not run within `timeout_ms`
+// (GASPI_TEST: one look); nothing else waits for the client.
+gaspi_return_t flush(std::uint32_t queue, std::uint64_t timeout_ms);
 
 } // namespace engine
 

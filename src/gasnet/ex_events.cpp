@@ -57,14 +57,21 @@ std::uint32_t lookup(const char *call, gex_Event_t e) {
   return i;
 }
 
-// Completes an event's operation; the event is then dead. A test (`block` false) settles too, but
-// leaves a device copy or an atomic that is still running, and answers false then.
+// Completes what `set` waits for (an event's operation, an NBI set); a test (`block` false)
+// answers false, and settles nothing, while a device copy or an atomic in it is still running.
+bool complete(const char *call, Completion &set, bool block) {
+  if (!block && !set.ready())
+    return false;
+  settle(call, set);
+  return true;
+}
+
+// Completes an event's operation (complete); the event is then dead.
 bool test_entry(const char *call, gex_Event_t e, bool block) {
   const std::uint32_t i = lookup(call, e);
   EventTable &t = t_events;
-  if (!block && !t.ops[i].pending.ready())
+  if (!complete(call, t.ops[i].pending, block))
     return false;
-  settle(call, t.ops[i].pending);
   t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
   t.free.push_back(i);
   return true;
@@ -81,15 +88,6 @@ thread_local ThreadNbi t_nbi;
 void no_region(const char *call) {
   if (t_nbi.in_region)
     fatal(call, "an NBI sync inside an access region [G1 section 3.3.6.1]");
-}
-
-// Syncs one of the thread's NBI sets; a test (`block` false) answers false, and settles nothing,
-// while a device copy or an atomic in it is still running.
-bool sync_nbi(const char *call, Completion &set, bool block) {
-  if (!block && !set.ready())
-    return false;
-  settle(call, set);
-  return true;
 }
 
 void require_no_flags(const char *call, gex_Flags_t flags) {
@@ -198,9 +196,9 @@ bool nbi_test(const char *call, gex_EC_t mask) {
   if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0) // what [G1 §3.3.6.1] forbids inside a region
     no_region(call);
   // Every set is looked at, whatever the first answers: a test settles what it can.
-  const bool gets = (mask & GEX_EC_GET) == 0 || sync_nbi(call, t_nbi.gets, false);
-  const bool puts = (mask & GEX_EC_PUT) == 0 || sync_nbi(call, t_nbi.puts, false);
-  const bool rmws = (mask & GEX_EC_RMW) == 0 || sync_nbi(call, t_nbi.rmws, false);
+  const bool gets = (mask & GEX_EC_GET) == 0 || complete(call, t_nbi.gets, false);
+  const bool puts = (mask & GEX_EC_PUT) == 0 || complete(call, t_nbi.puts, false);
+  const bool rmws = (mask & GEX_EC_RMW) == 0 || complete(call, t_nbi.rmws, false);
   return gets && puts && rmws;
 }
 
@@ -208,11 +206,11 @@ void nbi_wait(const char *call, gex_EC_t mask) {
   if ((mask & (GEX_EC_GET | GEX_EC_PUT)) != 0)
     no_region(call);
   if ((mask & GEX_EC_GET) != 0)
-    sync_nbi(call, t_nbi.gets, true);
+    complete(call, t_nbi.gets, true);
   if ((mask & GEX_EC_PUT) != 0)
-    sync_nbi(call, t_nbi.puts, true);
+    complete(call, t_nbi.puts, true);
   if ((mask & GEX_EC_RMW) != 0)
-    sync_nbi(call, t_nbi.rmws, true);
+    complete(call, t_nbi.rmws, true);
 }
 
 void begin_access_region(const char *call) {

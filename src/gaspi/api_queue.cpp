@@ -24,8 +24,7 @@ gaspi_return_t drain(gaspi_queue_id_t q, gaspi_timeout_t timeout, bool purge) {
   if (!lock_for(lock, timeout))
     return GASPI_TIMEOUT;
   const std::uint64_t posted = queue.posted.load(std::memory_order_acquire);
-  HYGASPI_TRY(engine::copies_done(q, timeout)); // device copies run within the timeout
-  HYGASPI_TRY(engine::flush(q));
+  HYGASPI_TRY(engine::flush(q, timeout)); // device copies within the timeout
   gaspi::state().queues.release_to(q, posted);
   if (const std::uint32_t dead = queue.dead_target.exchange(0, std::memory_order_acq_rel); dead != 0 && !purge) {
     log::error("queue %u held a request to rank %u, which is dead: it was not carried out", static_cast<unsigned>(q),
