@@ -27,8 +27,8 @@ constexpr std::uint64_t kStop = ~0ull;
 gaspi_rank_t g_rank = 0;
 char *g_seg = nullptr;
 
-// ---- raw floor: one slot each way, as the passive ring's slot (sequence + payload) but with a
-// single producer and consumer and no doorbell.
+// ---- raw floor: one slot each way, a sequence and a payload, with a single producer and
+// consumer and no doorbell.
 struct alignas(128) RawSlot {
   std::atomic<std::uint64_t> sequence;
   std::uint64_t payload;

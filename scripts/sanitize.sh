@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Sanitizer passes for CI: the suite under ASan+UBSan (node and hybrid paths, 1 to 4 ranks), and
-# the tests that exercise the lock-free and multi-thread paths (notifications, queues, passive ring
-# and its claim lines, atomics and their GASPI_TEST retries, collectives, term waking blocked
+# the tests that exercise the lock-free and multi-thread paths (notifications, queues, passive
+# messages and their senders' turns, atomics and their GASPI_TEST retries, collectives, term waking blocked
 # threads, the mixed stress test) under TSan. Every pass runs even when an earlier one fails; the script reports the time of
 # each (build included) and of the whole, and fails if any pass failed.
 # Usage: scripts/sanitize.sh [asan|tsan ...]   (default: both)
@@ -68,7 +68,7 @@ asan() {
 # threads of one process; the peers' accesses to shared memory are other processes). All of it
 # takes about a minute here.
 #   mr_notify, mr_queue, mr_collectives: waits and posts from several threads;
-#   mr_passive: several sending threads per rank on their claim lines (shm/passive_ring.hpp);
+#   mr_passive: several sending threads per rank taking turns on one ring (bridge/am_channel.cpp);
 #   mr_atomics: threads hammering one word, and each thread's GASPI_TEST retry (exactly once);
 #   mr_threads: GASPI_Threads.h; mr_stress: 2 threads per rank mixing every call;
 #   mr_term_wakes: gaspi_proc_term while two threads are blocked in GASPI_BLOCK waits;
@@ -76,8 +76,8 @@ asan() {
 #     thread. Every MPI call of the library goes through one (instrumented) lock, so Open MPI's
 #     uninstrumented code gives TSan nothing to misread; tests/sanitizers/tsan.supp names the one
 #     report from inside Open MPI;
-#   failure.dead_wait.*, failure.dead_peer.*: waits, passive claims (a sender killed between claim
-#     and publication) and the liveness watch while peers die. Only the survivors report: a
+#   failure.dead_wait.*, failure.dead_peer.*: waits, passive sends (a sender killed between
+#     reserving its frame and publishing it) and the liveness watch while peers die. Only the survivors report: a
 #     killed rank has nothing to say, and the launcher's exit code is what the scripts check.
 #   shm.gn_am, gn_mixed, gn_hsl, gn_par, gn_loopback_par: the GASNet front end's rings, handlers
 #     (loopback ones inside the request call), handler-safe locks and threads; gn_am also over MPI

@@ -3,11 +3,15 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <bit>
+#include <csignal>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include "bridge/engine.hpp"
@@ -22,139 +26,280 @@ namespace hygaspi::am {
 
 namespace {
 
-// Layout of the inbox segment: this header, the doorbell, then the rings, lane by lane, one per
-// node peer (its NodeIndex) and this rank itself.
+// Layout of the inbox segment: this header, the two doorbells, then the rings, lane by lane, one
+// per node peer (its NodeIndex) and this rank itself.
 struct alignas(limits::kCacheLine) InboxHeader {
   std::atomic<std::uint64_t> ready; // 1 once the fields below are written (release)
-  std::uint64_t capacity;           // frame bytes of one ring, a power of two
+  std::uint64_t capacity[kLanes];   // frame bytes of one ring of each lane, a power of two
+  std::uint64_t passive_max;        // the largest passive message this rank receives
   std::uint32_t senders;            // rings per lane
 };
 static_assert(sizeof(InboxHeader) == limits::kCacheLine);
+struct Bells {
+  shm::Doorbell arrived; // AM lanes: a message was published (the receiver sleeps on it)
+  shm::Doorbell space;   // passive lane: a frame was freed (blocked senders sleep on it)
+};
+constexpr std::uint64_t kRingsAt = sizeof(InboxHeader) + sizeof(Bells);
 
-// Ring capacity: about 1 MiB per lane for the whole node, between 32 KiB (two of the largest
-// messages) and 256 KiB. 32 ranks on a node use 2 MiB of /dev/shm each for their inbox.
-std::uint64_t ring_capacity(std::uint32_t senders) {
+// AM lanes: about 1 MiB per lane for the whole node, between 32 KiB (two of the largest messages)
+// and 256 KiB per sender. 32 ranks on a node use 2 MiB of /dev/shm each for them.
+std::uint64_t am_capacity(std::uint32_t senders) {
   const std::uint64_t share = std::bit_floor((std::uint64_t{1} << 20) / senders);
   return std::clamp<std::uint64_t>(share, 32768, 262144);
 }
 static_assert(32768 >= 2 * sizeof(shm::AmFrame) + kRingMessageMax);
+// The passive lane: room for one message of the largest size, and at least 4 KiB (64 short
+// ones). GASPI's default passive_transfer_size_max (65535 bytes) makes it 128 KiB per sender: 4 MiB
+// per rank at 32 ranks on a node.
+std::uint64_t passive_capacity(std::uint64_t passive_max) {
+  return std::max<std::uint64_t>(4096, std::bit_ceil(shm::am_frame_bytes(passive_max)));
+}
 
+std::uint64_t lane_bytes(const InboxHeader &h, unsigned lane) {
+  return std::uint64_t{h.senders} * shm::am_ring_bytes(h.capacity[lane]);
+}
 shm::AmRingShared *ring_in(char *inbox, Lane lane, std::uint32_t sender) {
   const auto &h = *reinterpret_cast<const InboxHeader *>(inbox);
-  const std::uint64_t index = static_cast<std::uint64_t>(lane) * h.senders + sender;
-  return reinterpret_cast<shm::AmRingShared *>(inbox + sizeof(InboxHeader) + sizeof(shm::Doorbell) +
-                                               index * shm::am_ring_bytes(h.capacity));
+  std::uint64_t at = kRingsAt;
+  for (unsigned l = 0; l < static_cast<unsigned>(lane); ++l)
+    at += lane_bytes(h, l);
+  return reinterpret_cast<shm::AmRingShared *>(inbox + at +
+                                               sender * shm::am_ring_bytes(h.capacity[static_cast<unsigned>(lane)]));
 }
-shm::Doorbell &bell_of(char *inbox) { return *reinterpret_cast<shm::Doorbell *>(inbox + sizeof(InboxHeader)); }
+Bells &bells_of(char *inbox) { return *reinterpret_cast<Bells *>(inbox + sizeof(InboxHeader)); }
 
-// The two ends of the rings in this process. Under GASNET_PAR several threads use an end: `busy`
-// makes them take turns (a sender waits for it; a poller that finds it taken looks elsewhere).
+// The two ends of the rings in this process. Several threads may use an end (GASNET_PAR, GASPI):
+// `busy` makes them take turns (a sender waits for it; a poller that finds it taken looks
+// elsewhere).
 struct alignas(limits::kCacheLine) Sending { // to a node peer
   std::atomic<bool> busy{false};
   shm::AmProducer ring;
-  shm::Doorbell *bell = nullptr; // the receiver's
+  shm::Doorbell *arrived = nullptr; // the receiver's (AM lanes)
+  shm::Doorbell *space = nullptr;   // the receiver's (passive lane)
+  std::uint64_t passive_max = 0;    // the receiver's
 };
 struct alignas(limits::kCacheLine) Receiving { // from a node peer
   std::atomic<bool> busy{false};
   shm::AmConsumer ring;
 };
 
+// The order in which this process's threads post to one node peer: first come, first served. A
+// thread that gives up (its deadline) leaves the line wherever it stands.
+class Turns {
+public:
+  std::uint64_t enter() {
+    std::lock_guard lock(mutex_);
+    const std::uint64_t ticket = next_++;
+    line_.push_back(ticket);
+    if (line_.size() == 1)
+      front_.store(ticket, std::memory_order_seq_cst);
+    return ticket;
+  }
+  [[nodiscard]] bool mine(std::uint64_t ticket) const noexcept {
+    return front_.load(std::memory_order_seq_cst) == ticket;
+  }
+  void leave(std::uint64_t ticket) {
+    {
+      std::lock_guard lock(mutex_);
+      line_.erase(std::find(line_.begin(), line_.end(), ticket));
+      front_.store(line_.empty() ? kNobody : line_.front(), std::memory_order_seq_cst);
+    }
+    shm::ring(bell); // after the seq_cst store (doorbell.hpp)
+  }
+  shm::Doorbell bell{}; // process-local: the waiting threads sleep on it
+
+private:
+  static constexpr std::uint64_t kNobody = ~std::uint64_t{0};
+  std::mutex mutex_;
+  std::deque<std::uint64_t> line_;
+  std::uint64_t next_ = 0;
+  std::atomic<std::uint64_t> front_{kNobody};
+};
+
 struct Channel {
   bool threads = false;
-  char *inbox = nullptr;              // this rank's inbox, or nullptr across nodes only
-  std::uint32_t peers = 0;            // ranks of this node
-  std::unique_ptr<Sending[]> out;     // [lane * peers + node index]
-  std::unique_ptr<Receiving[]> in;    // likewise
-  std::atomic<std::uint32_t> next{0}; // where the next poll starts (fairness among senders)
+  char *inbox = nullptr;                                 // this rank's inbox
+  std::uint32_t peers = 0;                               // ranks of this node
+  std::unique_ptr<Sending[]> out;                        // [lane * peers + node index]
+  std::unique_ptr<Receiving[]> in;                       // likewise
+  std::unique_ptr<Turns[]> turns;                        // [node index], the passive lane's
+  std::array<std::atomic<std::uint32_t>, kLanes> next{}; // where the next poll starts (fairness among senders)
+  std::atomic<std::uint32_t> passive_turn{0};            // whether the passive lane looks at MPI first
 };
 NoDestroy<Channel> g_channel; // never destroyed: other threads may still send as the process exits
 Channel &g = g_channel.value;
 std::atomic<bool> g_open{false};
 
-bool try_take(std::atomic<bool> &busy) { return !g.threads || !busy.exchange(true, std::memory_order_acquire); }
-void take(std::atomic<bool> &busy) {
-  for (unsigned looks = 0; !try_take(busy); ++looks)
+bool locks(Lane lane) noexcept { return g.threads || lane == Lane::passive; }
+bool try_take(std::atomic<bool> &busy, bool locked) {
+  return !locked || !busy.exchange(true, std::memory_order_acquire);
+}
+void take(std::atomic<bool> &busy, bool locked) {
+  for (unsigned looks = 0; !try_take(busy, locked); ++looks)
     if (looks > 64)
       sched_yield();
 }
-void give(std::atomic<bool> &busy) {
-  if (g.threads)
+void give(std::atomic<bool> &busy, bool locked) {
+  if (locked)
     busy.store(false, std::memory_order_release);
 }
 
-// Finds the peer's ring for our messages once its inbox is open. False while it is not.
+Sending &end_to(Lane lane, NodeIndex peer) { return g.out[static_cast<unsigned>(lane) * g.peers + peer.value()]; }
+
+// Finds the peer's ring for our messages once its inbox exists. False while it does not.
 bool connect(Sending &e, const Peer &peer, Lane lane) {
-  const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kGasnetInbox);
+  const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kInbox);
   if (seg == nullptr || seg->data == nullptr)
     return false;
   const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
   if (h.ready.load(std::memory_order_acquire) == 0)
     return false;
   e.ring.ring = ring_in(seg->data, lane, rt().peers.self_node().value());
-  e.ring.capacity = h.capacity;
-  e.bell = &bell_of(seg->data);
+  e.ring.capacity = h.capacity[static_cast<unsigned>(lane)];
+  e.arrived = &bells_of(seg->data).arrived;
+  e.space = &bells_of(seg->data).space;
+  e.passive_max = h.passive_max;
   return true;
 }
 
-// One attempt to put the message into the ring of a node peer.
+// One attempt to put the message into the ring of a node peer. False: full, or not created yet.
 bool push(const Peer &peer, Lane lane, const void *head, std::size_t head_size, const void *body,
           std::size_t body_size) {
-  Sending &e = g.out[static_cast<unsigned>(lane) * g.peers + peer.node.value()];
-  take(e.busy);
+  Sending &e = end_to(lane, peer.node);
+  const bool locked = locks(lane);
+  take(e.busy, locked);
   bool sent = false;
   if (e.ring.ring != nullptr || connect(e, peer, lane)) {
     if (char *at = shm::am_reserve(e.ring, static_cast<std::uint32_t>(head_size + body_size))) {
       std::memcpy(at, head, head_size);
       if (body_size != 0)
         std::memcpy(at + head_size, body, body_size);
+      // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: a sender's death between reserving a frame and
+      // publishing it, on demand.
+      if (lane == Lane::passive &&
+          __builtin_expect(rt().knobs.test_die_send == static_cast<std::int64_t>(rt().rank), 0))
+        raise(SIGKILL);
       shm::am_publish(e.ring, static_cast<std::uint32_t>(head_size + body_size));
-      shm::ring(*e.bell);
+      // After the seq_cst stamp (doorbell.hpp). A passive receiver waits on its rank doorbell.
+      if (lane == Lane::passive)
+        rt().node.ring(peer.node);
+      else
+        shm::ring(*e.arrived);
       sent = true;
     }
   }
-  give(e.busy);
+  give(e.busy, locked);
   return sent;
 }
 
 bool any_pending() {
-  for (std::uint32_t i = 0; i < 2 * g.peers; ++i)
+  for (std::uint32_t i = 0; i < 2 * g.peers; ++i) // the AM lanes
     if (shm::am_pending(g.in[i].ring))
       return true;
   return false;
 }
 
+mpi::Box box_of(Lane lane) noexcept {
+  return lane == Lane::request ? mpi::Box::am_request : lane == Lane::reply ? mpi::Box::am_reply : mpi::Box::passive;
+}
+
+// The node rings of `lane`, round robin from where the last poll found a message.
+bool poll_node(Lane lane, Receive fn, void *context) {
+  Runtime &r = rt();
+  Receiving *ends = &g.in[static_cast<unsigned>(lane) * g.peers];
+  std::atomic<std::uint32_t> &next = g.next[static_cast<unsigned>(lane)];
+  const bool locked = locks(lane);
+  const std::uint32_t start = next.load(std::memory_order_relaxed);
+  for (std::uint32_t k = 0; k < g.peers; ++k) {
+    const std::uint32_t s = (start + k) % g.peers;
+    Receiving &e = ends[s];
+    if (!shm::am_pending(e.ring) || !try_take(e.busy, locked))
+      continue;
+    std::uint32_t size = 0;
+    const char *data = shm::am_peek(e.ring, size);
+    if (data != nullptr) {
+      fn(context, r.peers.global(NodeIndex{s}), data, size);
+      shm::am_release(e.ring, size);
+    }
+    give(e.busy, locked);
+    if (data == nullptr)
+      continue;
+    next.store(s + 1, std::memory_order_relaxed);
+    if (lane == Lane::passive) {
+      // Wakes the senders asleep on a full ring: the release store, then the waiters' count
+      // (doorbell.hpp's Dekker pair, with the fence for the seq_cst store).
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      shm::ring(bells_of(g.inbox).space);
+    }
+    return true;
+  }
+  return false;
+}
+
+bool poll_mpi(Lane lane, Receive fn, void *context) {
+  mpi::Messages &messages = rt().control.messages();
+  if (lane != Lane::passive) {
+    // The front end's poll ran the engine's progress step just before, which pulled from MPI.
+    return messages.take_am(box_of(lane), [fn, context](MpiRank from, const char *data, std::size_t size) {
+      fn(context, rt().peers.global(from), data, size);
+    });
+  }
+  mpi::Message m;
+  if (!messages.take_passive(m))
+    return false;
+  fn(context, rt().peers.global(MpiRank{m.from}), m.data.data(), m.data.size());
+  return true;
+}
+
 } // namespace
 
-gaspi_return_t open(bool threads) {
+gaspi_return_t open_inbox(std::uint64_t passive_max) {
   Runtime &r = rt();
-  g.threads = threads;
+  g.threads = false;
   g.peers = r.peers.node_size();
-  g.out = std::make_unique<Sending[]>(2 * g.peers);
-  g.in = std::make_unique<Receiving[]>(2 * g.peers);
-  const std::uint64_t capacity = ring_capacity(g.peers);
-  const std::uint64_t bytes =
-      sizeof(InboxHeader) + sizeof(shm::Doorbell) + 2 * std::uint64_t{g.peers} * shm::am_ring_bytes(capacity);
-  HYGASPI_TRY(r.segments.create(limits::kGasnetInbox, bytes, 0, nullptr, 0));
-  char *inbox = r.segments.local(limits::kGasnetInbox)->data;
+  g.out = std::make_unique<Sending[]>(kLanes * g.peers);
+  g.in = std::make_unique<Receiving[]>(kLanes * g.peers);
+  g.turns = std::make_unique<Turns[]>(g.peers);
+  InboxHeader shape{};
+  shape.capacity[0] = shape.capacity[1] = am_capacity(g.peers);
+  shape.capacity[2] = passive_capacity(passive_max);
+  shape.passive_max = passive_max;
+  shape.senders = g.peers;
+  std::uint64_t bytes = kRingsAt;
+  for (unsigned lane = 0; lane < kLanes; ++lane)
+    bytes += lane_bytes(shape, lane);
+  HYGASPI_TRY(r.segments.create(limits::kInbox, bytes, 0, nullptr, 0));
+  char *inbox = r.segments.local(limits::kInbox)->data;
   auto &h = *reinterpret_cast<InboxHeader *>(inbox);
-  h.capacity = capacity;
-  h.senders = g.peers;
-  for (unsigned lane = 0; lane < 2; ++lane)
+  std::copy(std::begin(shape.capacity), std::end(shape.capacity), h.capacity);
+  h.passive_max = shape.passive_max;
+  h.senders = shape.senders;
+  for (unsigned lane = 0; lane < kLanes; ++lane)
     for (std::uint32_t s = 0; s < g.peers; ++s)
-      g.in[lane * g.peers + s].ring = {ring_in(inbox, static_cast<Lane>(lane), s), capacity, 0};
+      g.in[lane * g.peers + s].ring = {ring_in(inbox, static_cast<Lane>(lane), s), h.capacity[lane], 0};
   g.inbox = inbox;
   h.ready.store(1, std::memory_order_release);
-  if (r.mpi.active())
-    r.control.messages().open_am_boxes();
-  g_open.store(true, std::memory_order_release);
   return GASPI_SUCCESS;
 }
 
-void close() noexcept {
-  if (g_open.exchange(false)) {
+void close_inbox() noexcept {
+  g_open.store(false, std::memory_order_release);
+  if (g.inbox != nullptr) {
     g.inbox = nullptr;
-    (void)rt().segments.remove(limits::kGasnetInbox);
+    (void)rt().segments.remove(limits::kInbox);
   }
+}
+
+gaspi_return_t open(bool threads) {
+  if (g.inbox == nullptr) {
+    log::error("the engine has no message inbox");
+    return GASPI_ERROR;
+  }
+  g.threads = threads;
+  if (rt().mpi.active())
+    rt().control.messages().open_am_boxes();
+  g_open.store(true, std::memory_order_release);
+  return GASPI_SUCCESS;
 }
 
 bool is_open() noexcept { return g_open.load(std::memory_order_acquire); }
@@ -188,9 +333,8 @@ gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head
     // A sender out of credits (mpi_rma/credits.hpp) waits as on a full ring, running `serve`.
     auto alive = [&] { return r.alive(peer); };
     auto serving = [&serve] { return serve(); };
-    const gaspi_return_t rc =
-        r.control.messages().send(peer.mpi, lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, message,
-                                  size, Deadline(GASPI_BLOCK), progress(), alive, serve ? Step(serving) : Step());
+    const gaspi_return_t rc = r.control.messages().send(peer.mpi, box_of(lane), message, size, Deadline(GASPI_BLOCK),
+                                                        progress(), alive, serve ? Step(serving) : Step());
     if (rc != GASPI_SUCCESS)
       log::error("rank %u: an active message to it could not be delivered", peer.global.value());
     return rc;
@@ -220,42 +364,74 @@ gaspi_return_t try_send(GlobalRank to, Lane lane, const void *head, std::size_t 
     // Out of credits, or not taken by MPI at once: GASPI_TIMEOUT, nothing sent.
     Runtime &r = rt();
     auto alive = [&] { return r.alive(peer); };
-    return r.control.messages().send(peer.mpi, lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply, head,
-                                     head_size, Deadline(GASPI_TEST), progress(), alive);
+    return r.control.messages().send(peer.mpi, box_of(lane), head, head_size, Deadline(GASPI_TEST), progress(), alive);
   }
   return push(peer, lane, head, head_size, nullptr, 0) ? GASPI_SUCCESS : GASPI_TIMEOUT;
 }
 
-bool poll(Lane lane, Receive fn) {
+gaspi_return_t post(GlobalRank to, const char *data, std::uint64_t size, const Deadline &deadline) {
   Runtime &r = rt();
-  if (g.inbox != nullptr) {
-    Receiving *ends = &g.in[static_cast<unsigned>(lane) * g.peers];
-    const std::uint32_t start = g.next.load(std::memory_order_relaxed);
-    for (std::uint32_t k = 0; k < g.peers; ++k) {
-      const std::uint32_t s = (start + k) % g.peers;
-      Receiving &e = ends[s];
-      if (!shm::am_pending(e.ring) || !try_take(e.busy))
-        continue;
-      std::uint32_t size = 0;
-      const char *data = shm::am_peek(e.ring, size);
-      if (data != nullptr) {
-        fn(r.peers.global(NodeIndex{s}), data, size);
-        shm::am_release(e.ring, size);
-      }
-      give(e.busy);
-      if (data != nullptr) {
-        g.next.store(s + 1, std::memory_order_relaxed);
-        return true;
-      }
+  const Peer &peer = r.peers[to];
+  if (!peer.on_node()) // an MPI message, delivered once matched
+    return r.control.messages().send(peer.mpi, mpi::Box::passive, data, size, deadline, progress());
+  shm::Node &node = r.node;
+  auto healthy = [&] {
+    node.refresh_liveness();
+    return r.alive(peer) && !node.stopping();
+  };
+  auto failed = [&](gaspi_return_t rc) {
+    if (rc == GASPI_ERROR) {
+      if (node.stopping())
+        log::error("gaspi_proc_term was called while this call waited");
+      else
+        log::error("rank %u died while its passive lane was full", to.value());
     }
+    return rc; // GASPI_TIMEOUT: nothing was sent
+  };
+  Turns &turns = g.turns[peer.node.value()];
+  const std::uint64_t ticket = turns.enter();
+  struct Leave {
+    Turns &turns;
+    std::uint64_t ticket;
+    ~Leave() { turns.leave(ticket); }
+  } leave{turns, ticket};
+  // Straight to the futex (no spin): the thread before us leaves when its message is in.
+  HYGASPI_TRY(failed(wait_until([&] { return turns.mine(ticket); }, deadline, WaitPolicy{0, 0}, NoProgress{},
+                                shm::DoorbellSleep{turns.bell}, healthy)));
+  // Only post() uses the passive lane's end to this peer, and it holds the turn: nothing below races.
+  Sending &e = end_to(Lane::passive, peer.node);
+  bool too_large = false;
+  auto pushed = [&] {
+    if (e.ring.ring == nullptr && !connect(e, peer, Lane::passive))
+      return false; // the peer has not created its inbox yet (it has not finished its start)
+    if (size > e.passive_max)
+      return too_large = true;
+    return push(peer, Lane::passive, data, size, nullptr, 0);
+  };
+  // Full, or no inbox yet: sleep on the peer's `space` doorbell once known, nap until then. The
+  // health check (every 10 ms at most) notices a dead target.
+  Nap nap;
+  auto sleep = [&](auto &ready, std::chrono::nanoseconds ns) {
+    return e.space != nullptr ? shm::DoorbellSleep{*e.space}(ready, ns) : nap(ready, ns);
+  };
+  HYGASPI_TRY(failed(wait_until(pushed, deadline, WaitPolicy{0, 0}, NoProgress{}, sleep, healthy)));
+  if (too_large) {
+    log::error("size %lu exceeds rank %u's passive_transfer_size_max %lu", static_cast<unsigned long>(size), to.value(),
+               static_cast<unsigned long>(e.passive_max));
+    return GASPI_ERR_INV_COMMSIZE;
   }
-  if (r.peers.spans_nodes()) {
-    // The front end's poll ran the engine's progress step just before, which pulled from MPI.
-    return r.control.messages().take_am(
-        lane == Lane::request ? mpi::Box::am_request : mpi::Box::am_reply,
-        [fn](MpiRank from, const char *data, std::size_t size) { fn(rt().peers.global(from), data, size); });
-  }
-  return false;
+  return GASPI_SUCCESS;
+}
+
+bool poll(Lane lane, Receive fn, void *context) {
+  const bool remote = rt().peers.spans_nodes();
+  const bool mpi_first =
+      remote && lane == Lane::passive && (g.passive_turn.fetch_add(1, std::memory_order_relaxed) & 1) != 0;
+  if (mpi_first && poll_mpi(lane, fn, context))
+    return true;
+  if (g.inbox != nullptr && poll_node(lane, fn, context))
+    return true;
+  return remote && !mpi_first && poll_mpi(lane, fn, context);
 }
 
 void sleep(std::chrono::nanoseconds ns) noexcept {
@@ -265,7 +441,7 @@ void sleep(std::chrono::nanoseconds ns) noexcept {
     return;
   }
   auto ready = [] { return any_pending(); };
-  (void)shm::DoorbellSleep{bell_of(g.inbox)}(ready, ns);
+  (void)shm::DoorbellSleep{bells_of(g.inbox).arrived}(ready, ns);
 }
 
 } // namespace hygaspi::am

@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <mutex>
 
+#include "bridge/am_channel.hpp"
 #include "bridge/device_rma.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
@@ -110,7 +111,7 @@ bool takes_launcher_rank(const Knobs &knobs) {
 }
 
 // One node, started by hygaspi-run (or alone): global rank = node-local index.
-gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline, const PassiveShape &passive) {
+gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline) {
   if (!takes_launcher_rank(knobs)) {
     log::debug("HYGASPI_JOB is inherited from rank %lld (pid %lld) of another job: running as a standalone 1-rank job",
                static_cast<long long>(knobs.rank), static_cast<long long>(knobs.launched_pid));
@@ -128,11 +129,8 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline,
     members[i] = GlobalRank{i};
   r.peers.build(GlobalRank{r.rank}, r.nranks, members, false);
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
-  shm::NodeOptions options{knobs.job,         r.rank,
-                           r.nranks,          {effective_spin(knobs, r.nranks), knobs.yields},
-                           passive.slots,     passive.payload_max,
-                           members,           true,
-                           knobs.cuda_library};
+  shm::NodeOptions options{knobs.job, r.rank, r.nranks,          {effective_spin(knobs, r.nranks), knobs.yields},
+                           members,   true,   knobs.cuda_library};
   return r.node.init(options, deadline);
 }
 
@@ -166,7 +164,7 @@ void at_mpi_finalize() {
 
 // Launched by mpirun, or inside an MPI program (spec §5.6): rank = MPI rank; node peers use shm,
 // other nodes MPI. The node's first rank creates the node's job block.
-gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline, const PassiveShape &passive) {
+gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
   HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, at_mpi_finalize}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
@@ -185,7 +183,6 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   HYGASPI_TRY(agree(r, rc)); // the job blocks exist
   shm::NodeOptions options{r.mpi.node_job,    static_cast<std::uint32_t>(r.mpi.local_rank),
                            node_size,         {effective_spin(knobs, node_size), knobs.yields},
-                           passive.slots,     passive.payload_max,
                            members,           false,
                            knobs.cuda_library};
   rc = r.node.init(options, deadline);
@@ -211,6 +208,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
 
 void teardown(Runtime &r) noexcept {
   engine::drop_queued_copies(); // none runs on into the next life cycle, nor into memory unmapped below
+  am::close_inbox();
   if (r.mpi.active()) {
     stop_progress_thread();
     r.control.term();
@@ -227,7 +225,7 @@ void teardown(Runtime &r) noexcept {
 
 } // namespace
 
-gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline, const PassiveShape &passive) {
+gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline, std::uint64_t passive_max) {
   Runtime &r = rt();
   if (g_users != 0) {
     g_users |= front;
@@ -236,8 +234,9 @@ gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &
   r.knobs = knobs;
   r.segments.bind(r.node, r.rma);
   r.mpi_transport.bind(r.rma, r.control, mpi_progress());
-  const gaspi_return_t rc =
-      mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline, passive) : start_node_job(r, knobs, deadline, passive);
+  gaspi_return_t rc = mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline) : start_node_job(r, knobs, deadline);
+  if (rc == GASPI_SUCCESS)
+    rc = am::open_inbox(passive_max); // after the node's and MPI's start: an engine segment
   if (rc == GASPI_SUCCESS) {
     // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).
     r.node.refresh_liveness();

@@ -19,19 +19,13 @@ namespace hygaspi {
 // GASNet-EX runs on GASNet-1's, as GASNet's own legacy layer shares one client.
 enum FrontEnd : unsigned { kFrontGaspi = 1u, kFrontGasnet = 2u };
 
-// The receive ring of passive messages that every rank gets (bridge/passive.hpp): its slots and
-// the largest message a slot holds. The front end that starts the engine decides (GASNet, which
-// sends no passive messages, passes GASPI's defaults of core/config.hpp).
-struct PassiveShape {
-  std::uint32_t slots = 0;
-  std::uint64_t payload_max = 0;
-};
-
-// Starts the engine for `front` (or joins it, when another front end runs it, and `passive` is
-// what that one chose). `knobs` are the environment's, read by the caller. GASPI_TIMEOUT: under
-// hygaspi-run the node's peers have not all arrived yet and Node::resumable() says a later call
-// continues (spec §5.3.1).
-gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline, const PassiveShape &passive);
+// Starts the engine for `front` (or joins it, when another front end runs it, and `passive_max` is
+// what that one chose): `passive_max` is the largest passive message this rank receives
+// (bridge/am_channel.hpp sizes its inbox by it; GASNet, which sends none, passes GASPI's
+// default). `knobs` are the environment's, read by the caller. GASPI_TIMEOUT: under hygaspi-run
+// the node's peers have not all arrived yet and Node::resumable() says a later call continues
+// (spec §5.3.1).
+gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &deadline, std::uint64_t passive_max);
 // A start of `front` that failed part-way: `front` leaves, and when no other front end uses the
 // engine, node peers fail at once and the launcher reports the failure. Returns rc.
 gaspi_return_t engine_abandon(unsigned front, gaspi_return_t rc);

@@ -19,7 +19,9 @@ gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::
           node_->segment_create(seg, size, notification_num, user_memory, alloc_policy, device_key);
       rc != GASPI_SUCCESS)
     return rc;
-  if (rma_->active()) {
+  // The message inbox is reached by node peers only (bridge/am_channel.hpp): no attachment, which
+  // osc/rdma counts against its cap.
+  if (rma_->active() && seg != limits::kInbox) {
     const shm::MappedSegment &m = *node_->local(seg);
     // An allocated segment's shm object holds its notification array (whole pages), then its
     // data: one range, so one attachment (mpi_rma/rma.hpp, "Attachments"). Bound memory lies

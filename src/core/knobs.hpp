@@ -106,9 +106,10 @@ inline constexpr Knob kKnobs[] = {
                   "`gaspi_threads_run`: bind each started thread to a core of the process's CPU set; -1 only "
                   "when a launcher narrowed that set and it has a core per thread, 0 never, 1 always. Read "
                   "by each `gaspi_threads_init`"),
-    knob::integer("HYGASPI_TEST_DIE_IN_PASSIVE_SEND", "-1", -1, 65535, &Knobs::test_die_send,
-                  "testing only: the rank with this number kills itself (SIGKILL) inside its first node-local "
-                  "`gaspi_passive_send`, between claiming a ring slot and filling it; -1 never"),
+    knob::integer(
+        "HYGASPI_TEST_DIE_IN_PASSIVE_SEND", "-1", -1, 65535, &Knobs::test_die_send,
+        "testing only: the rank with this number kills itself (SIGKILL) inside its first node-local "
+        "`gaspi_passive_send`, between reserving its frame in the receiver's inbox and publishing it; -1 never"),
     knob::boolean("GASPI_SET_NUMA_SOCKET", "0", &Knobs::numa_socket,
                   "GPI-2's: 1 (`gaspi_run -N` sets it) makes `gaspi_numa_socket` report the NUMA node of the "
                   "rank's CPU; 0: it returns `GASPI_ERR_ENV`"),

@@ -12,12 +12,12 @@ namespace hygaspi::limits {
 inline constexpr std::uint32_t kMaxSegments = 256; // gaspi_segment_id_t is unsigned char
 // Segments of the engine's own, beyond every id a GASPI program can name (docs/DESIGN.md
 // "Segments": what the runtime allocates is deterministic and reserved out of the user range): the
-// GASNet front end's segment and its active-message inbox, the segments bound to GASNet-EX
-// endpoints 1..kEndpointSegments (endpoint i's at kEndpointSegment0 + i - 1), and the staging
-// buffer through which another node's device memory is reached (bridge/device_rma.cpp). Engine
-// tables hold kSegmentSlots entries; GASPI sees kMaxSegments.
+// GASNet front end's segment, every rank's message inbox (active and passive messages), the
+// segments bound to GASNet-EX endpoints 1..kEndpointSegments (endpoint i's at kEndpointSegment0 +
+// i - 1), and the staging buffer through which another node's device memory is reached
+// (bridge/device_rma.cpp). Engine tables hold kSegmentSlots entries; GASPI sees kMaxSegments.
 inline constexpr std::uint32_t kGasnetSegment = kMaxSegments;
-inline constexpr std::uint32_t kGasnetInbox = kMaxSegments + 1;
+inline constexpr std::uint32_t kInbox = kMaxSegments + 1; // bridge/am_channel.hpp
 inline constexpr std::uint32_t kEndpointSegment0 = kMaxSegments + 2;
 inline constexpr std::uint32_t kEndpointSegments = 32; // GASNET_MAXEPS - 1
 inline constexpr std::uint32_t kDeviceStaging = kEndpointSegment0 + kEndpointSegments;

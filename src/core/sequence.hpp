@@ -1,8 +1,8 @@
 // Wrap-safe order of sequence numbers (serial-number arithmetic, RFC 1982): counters that only
 // grow and wrap at 2^N, compared by their distance modulo 2^N read as a signed number. `a` is at
-// or after `b` while it is less than 2^(N-1) ahead. Used by the passive ring's positions (64 bits),
-// the node barrier's and the node reduce's sequence numbers (32 bits); tests/unit/test_sequence.cpp
-// covers the edges at 2^31, 2^32 and 2^64.
+// or after `b` while it is less than 2^(N-1) ahead. Used by the node barrier's and the node
+// reduce's sequence numbers (32 bits); tests/unit/test_sequence.cpp covers the edges at 2^31, 2^32
+// and 2^64.
 #pragma once
 #include <concepts>
 #include <type_traits>

@@ -96,7 +96,7 @@ void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
 
 // Runs the handler of one message from `from`. A node ring hands it over in place: the Medium
 // buffer a handler gets is the message itself.
-void dispatch(GlobalRank from, const char *data, std::size_t size) {
+void dispatch(void *, GlobalRank from, const char *data, std::size_t size) {
   State &s = state();
   Decoded m;
   if (!decode(data, size, m))
@@ -199,7 +199,7 @@ bool poll(bool replies_only) {
       s.has_deferred.store(false, std::memory_order_relaxed);
     }
     for (auto &[from, bytes] : early)
-      dispatch(GlobalRank{from}, bytes.data(), bytes.size());
+      dispatch(nullptr, GlobalRank{from}, bytes.data(), bytes.size());
     any |= !early.empty();
   }
   if (!replies_only) {

@@ -116,7 +116,7 @@ void gasnet_barrier_notify(int id, int flags) {
   if (state().nodes == 1)
     return;
   b.op = ex::custom_op(&b.mine, &b.result, sizeof(Value), fold);
-  (void)ex::start(call, ex::primordial_team(), b.op); // never complete at once: it has bytes to fold
+  (void)ex::start_coll(call, ex::primordial_team(), b.op); // never complete at once: it has bytes to fold
 }
 
 int gasnet_barrier_try(int id, int flags) {

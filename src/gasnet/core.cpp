@@ -141,9 +141,9 @@ int open_messaging(const char *call) {
   // second; its name can go then.
   ex::primordial_barrier(call);
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    (void)engine::mapping(GlobalRank{n}, limits::kGasnetInbox);
+    (void)engine::mapping(GlobalRank{n}, limits::kInbox);
   ex::primordial_barrier(call);
-  engine::forget_segment_name(limits::kGasnetInbox);
+  engine::forget_segment_name(limits::kInbox);
   return GASNET_OK;
 }
 
@@ -384,12 +384,11 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
     return error("gasnet_init", GASNET_ERR_BAD_ARG, "%s", message.c_str());
   log::set_level(static_cast<log::Level>(knobs.log_level));
   const Deadline deadline(static_cast<std::uint64_t>(knobs.init_timeout_ms));
-  // GASNet sends no passive messages; a GASPI front end that joins later gets GASPI's default ring.
-  const gaspi_config_t defaults = default_config();
-  const PassiveShape passive{defaults.passive_queue_size_max, defaults.passive_transfer_size_max};
+  // GASNet sends no passive messages; a GASPI front end that joins later gets GASPI's default size.
+  const std::uint64_t passive_max = default_config().passive_transfer_size_max;
   gaspi_return_t rc;
-  while ((rc = engine_start(kFrontGasnet, knobs, deadline, passive)) == GASPI_TIMEOUT && engine::start_resumable() &&
-         !deadline.expired()) {
+  while ((rc = engine_start(kFrontGasnet, knobs, deadline, passive_max)) == GASPI_TIMEOUT &&
+         engine::start_resumable() && !deadline.expired()) {
   }
   if (rc != GASPI_SUCCESS) {
     engine_abandon(kFrontGasnet, rc);

@@ -354,7 +354,7 @@ std::mutex &coll_lock() noexcept {
   return *m;
 }
 
-gex_Event_t start(const char *call, gex_hyg_TM &tm, CollOp *op) {
+gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op) {
   op->call = call;
   if (!op->barrier && op->total == 0) {
     delete op;
@@ -408,7 +408,7 @@ void release(CollOp *op) {
 void primordial_barrier(const char *call) {
   auto *op = new CollOp;
   op->barrier = true;
-  (void)start(call, primordial_team(), op);
+  (void)start_coll(call, primordial_team(), op);
   wait_op(call, op);
   release(op);
 }
@@ -521,7 +521,7 @@ gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   gex_hyg_TM &t = entry(call, tm, flags);
   auto *op = new CollOp;
   op->barrier = true;
-  return start(call, t, op);
+  return start_coll(call, t, op);
 }
 
 gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, size_t nbytes,
@@ -550,7 +550,7 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
     o.bytes = bytes;
     o.combiner.count = bytes;
   };
-  return start(call, t, op);
+  return start_coll(call, t, op);
 }
 
 gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, const void *src, gex_DT_t dt, size_t dt_sz,
@@ -564,7 +564,7 @@ gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, cons
   const bool is_root = t.rank == root;
   if (dt_cnt > 0 && (src == nullptr || (is_root && dst == nullptr)))
     fatal(call, "a null %s for %zu elements", src == nullptr ? "src" : "dst", dt_cnt);
-  return start(call, t, reduce_op(call, t, is_root ? dst : nullptr, src, dt_cnt, c));
+  return start_coll(call, t, reduce_op(call, t, is_root ? dst : nullptr, src, dt_cnt, c));
 }
 
 gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_DT_t dt, size_t dt_sz, size_t dt_cnt,
@@ -575,7 +575,7 @@ gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_
   check_reduction(call, t, dt, dt_sz, dt_cnt, op, user_op, user_cdata, c);
   if (dt_cnt > 0 && (src == nullptr || dst == nullptr))
     fatal(call, "a null %s for %zu elements", src == nullptr ? "src" : "dst", dt_cnt);
-  return start(call, t, reduce_op(call, t, dst, src, dt_cnt, c));
+  return start_coll(call, t, reduce_op(call, t, dst, src, dt_cnt, c));
 }
 
 } // extern "C"

@@ -69,7 +69,7 @@ void close_team(gex_hyg_TM &tm);
 
 // Queues `op` behind the team's earlier collectives and returns its event, or, when it moves
 // nothing, frees it and returns GEX_EVENT_INVALID (complete).
-gex_Event_t start(const char *call, gex_hyg_TM &tm, CollOp *op);
+gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op);
 // Waits until `op` (an event of start) is complete; release() then frees it.
 void wait_op(const char *call, CollOp *op);
 void release(CollOp *op);

@@ -73,11 +73,11 @@ int attach_primordial(const char *call, uintptr_t size, const std::function<int(
   // Every node peer maps this rank's inbox and segment now; once all have (a barrier), their names
   // go, so that a crash leaves nothing in /dev/shm.
   for (gasnet_node_t n = 0; n < s.nodes; ++n)
-    (void)engine::mapping(GlobalRank{n}, limits::kGasnetInbox);
+    (void)engine::mapping(GlobalRank{n}, limits::kInbox);
   gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
   if (gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS) != GASNET_OK)
     return error(call, GASNET_ERR_RESOURCE, "the closing barrier failed");
-  engine::forget_segment_name(limits::kGasnetInbox);
+  engine::forget_segment_name(limits::kInbox);
   if (size != 0)
     engine::forget_segment_name(limits::kGasnetSegment);
   // The inline node path opens: every entry is final, and clients see them through the release.

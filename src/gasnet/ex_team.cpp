@@ -120,7 +120,7 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, 
   const SplitRecord mine{new_tm_p != nullptr ? 1 : 0, color, key};
   CollOp *op = gather_op(call, parent, &mine, sizeof mine);
   std::vector<SplitRecord> all(parent.size);
-  wait_op(call, reinterpret_cast<CollOp *>(start(call, parent, op)));
+  wait_op(call, reinterpret_cast<CollOp *>(start_coll(call, parent, op)));
   std::memcpy(all.data(), op->result.data(), sizeof(SplitRecord) * parent.size);
   release(op);
   std::uint32_t tag = 0;
@@ -191,7 +191,7 @@ int gex_TM_Destroy(gex_TM_t tm, gex_Memvec_t *scratch_p, gex_Flags_t flags) {
     require_messaging(call);
     auto *op = new CollOp;
     op->barrier = true;
-    const gex_Event_t e = start(call, *tm, op);
+    const gex_Event_t e = start_coll(call, *tm, op);
     wait_op(call, op);
     (void)e;
     release(op);

@@ -104,8 +104,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
         timeout == GASPI_BLOCK ? static_cast<gaspi_timeout_t>(knobs.init_timeout_ms) : timeout;
     gs.finalized_by_mpi = false;
     engine_on_mpi_finalize(kFrontGaspi, teardown_at_mpi_finalize);
-    gaspi_return_t rc = engine_start(kFrontGaspi, knobs, Deadline(wait_ms),
-                                     {gs.config.passive_queue_size_max, gs.config.passive_transfer_size_max});
+    gaspi_return_t rc = engine_start(kFrontGaspi, knobs, Deadline(wait_ms), gs.config.passive_transfer_size_max);
     if (rc == GASPI_TIMEOUT && engine::start_resumable())
       return rc; // spec §5.3.1: not initialised yet; the next gaspi_proc_init continues
     if (rc != GASPI_SUCCESS)

@@ -179,36 +179,6 @@ gaspi_return_t Messages::send_am_large(MpiRank rank, Box box, const void *data, 
   return failed ? GASPI_ERROR : rc;
 }
 
-gaspi_return_t Messages::passive_try_receive(void *data, std::uint64_t size, MpiRank &from) {
-  Message m;
-  if (!take_passive(m))
-    return GASPI_TIMEOUT;
-  from = MpiRank{m.from};
-  const std::size_t keep = std::min<std::size_t>(m.data.size(), size);
-  std::copy(m.data.begin(), m.data.begin() + static_cast<long>(keep), static_cast<char *>(data));
-  if (m.data.size() > size) {
-    // As on the shm path: the message is consumed, what fits is kept, the truncation reported.
-    log::error("message of %zu bytes from rank %d is longer than size %lu", m.data.size(), from.value(),
-               static_cast<unsigned long>(size));
-    return GASPI_ERROR;
-  }
-  return GASPI_SUCCESS;
-}
-
-void Messages::passive_purge() {
-  drain();
-  // Discarded counts as handled: the senders get their credits back.
-  Message m;
-  for (;;) {
-    {
-      std::lock_guard box(mailbox_mutex_);
-      if (!mailbox_.pop(m))
-        return;
-    }
-    handled(MpiRank{m.from}, Box::passive, m.data.size());
-  }
-}
-
 void Messages::complete_credits() {
   std::lock_guard guard(credit_mutex_);
   auto lock = env_->lock();

@@ -1,7 +1,8 @@
 // Messages over two-sided MPI on the private communicator: GASPI passive messages (into a
 // mailbox, mailbox.hpp) and the active messages of the GASNet front ends (eager receives,
 // eager.hpp), both within credits per sender and lane (credits.hpp). The receiver takes them from
-// MPI in its progress step; the shm side of each is elsewhere (shm/passive_ring.hpp, am_ring.hpp).
+// MPI in its progress step. They are the MPI side of the engine's message channel
+// (bridge/am_channel.hpp), whose node side is shm/am_ring.hpp.
 #pragma once
 #include <GASPI.h>
 
@@ -35,10 +36,6 @@ public:
     wait_ = wait;
     credits_.open(env.size());
   }
-  gaspi_return_t passive_send(MpiRank rank, const void *data, std::uint64_t size, const Deadline &deadline,
-                              Step progress) {
-    return send(rank, Box::passive, data, size, deadline, progress);
-  }
   // Sends a message for `box` of `rank` (size <= INT_MAX); waits, driving `progress`, until the
   // target's MPI holds it. First it waits for credits (credits.hpp), driving `serve` when given
   // (the front end's poll, which runs handlers and the progress step) and `progress` otherwise.
@@ -69,11 +66,6 @@ public:
     handled(MpiRank{held.from}, box, held.size);
     return true;
   }
-  // Receives one pending passive message if there is one: returns GASPI_SUCCESS with *from set,
-  // GASPI_TIMEOUT when none is pending.
-  gaspi_return_t passive_try_receive(void *data, std::uint64_t size, MpiRank &from);
-  // Discards pending passive messages.
-  void passive_purge();
 
   // The receiver's share of a progress step: drain moves passive messages from MPI into the
   // mailbox; take_credits takes the credit reports of the ranks this one sent to. True if they

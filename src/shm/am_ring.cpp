@@ -10,14 +10,20 @@ AmFrame &frame_at(AmRingShared *ring, std::uint64_t capacity, std::uint64_t posi
                                       (position & (capacity - 1)));
 }
 
-// Whether `bytes` more fit behind the consumer's head, refreshing the cached head once.
+// Whether `bytes` more fit behind the consumer's head, refreshing the cached head once. A head
+// past our tail (the consumer's memory is another process's to write) never leaves room: the
+// frame would land outside the buffer.
+bool fits(const AmProducer &p, std::uint64_t bytes) noexcept {
+  const std::uint64_t used = p.tail - p.seen;
+  return used <= p.capacity && bytes <= p.capacity - used;
+}
 bool room(AmProducer &p, std::uint64_t bytes) noexcept {
-  if (p.tail + bytes - p.seen <= p.capacity)
+  if (fits(p, bytes))
     return true;
   // acquire: pairs with the consumer's release, so its reads of the frames it freed are done
   // before we overwrite them.
   p.seen = p.ring->consumed.load(std::memory_order_acquire);
-  return p.tail + bytes - p.seen <= p.capacity;
+  return fits(p, bytes);
 }
 
 } // namespace
@@ -67,6 +73,11 @@ const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept {
     if (f.stamp.load(std::memory_order_acquire) != c.head + 1)
       return nullptr;
     if (f.size != kAmSkip) {
+      // A producer never writes a frame past the end of the buffer; a size that says otherwise is
+      // corrupt (another process wrote it), and reading it would leave the ring: nothing is
+      // published here, for ever.
+      if (f.size > c.capacity - (c.head & (c.capacity - 1)) - sizeof(AmFrame))
+        return nullptr;
       size = f.size;
       return reinterpret_cast<const char *>(&f) + sizeof(AmFrame);
     }

@@ -1,16 +1,12 @@
-// The byte ring that carries active messages on a node (bridge/am_channel): one per sender,
-// receiver and lane, in the receiver's inbox. Single producer (the sending process; its threads
-// take turns under the channel's lock), single consumer (the receiving process, likewise).
-//
-// Why not the passive ring (passive_ring.hpp): that ring is shared by every sender, so a sender
-// claims a slot with a CAS on a shared tail, announces it in a claim line (a dead claimant must be
-// skippable) and takes a ticket when the ring is full (spec §9.1 fairness). An active message
-// paid for all of that: three cache lines moved per message where a flag ping-pong moves one,
-// and a round trip of 5x the raw one (bench_gasnet). Here nothing is shared between senders:
+// The byte ring that carries messages on a node (bridge/am_channel.hpp: active messages and GASPI
+// passive messages): one per sender, receiver and lane, in the receiver's inbox. Single producer
+// (the sending process; its threads take turns under the channel's lock), single consumer (the
+// receiving process, likewise). Nothing is shared between senders:
 //  - the producer keeps its tail in its own memory and reads the consumer's `consumed` only when
 //    its cached copy says the ring is full;
 //  - a message is one frame, its stamp in the same cache line as the first 48 bytes of the message,
-//    so a Short request crosses in one line;
+//    so a short message crosses in one line (a ring shared by all senders, with a CAS on a shared
+//    tail, claim lines and tickets, moved three lines per message and cost 5x the raw round trip);
 //  - a sender that dies mid-frame leaves an unstamped frame in its own ring, which nobody else
 //    writes or waits for: no claim to skip.
 //
@@ -76,7 +72,8 @@ struct AmConsumer {
 };
 
 // The message at the head, or nullptr when none is published (skip frames are passed over). It
-// stays valid, in place, until am_release.
+// stays valid, in place, until am_release. A frame whose size runs past the buffer (corrupt: no
+// producer writes one) never counts as published.
 [[nodiscard]] const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept;
 void am_release(AmConsumer &c, std::uint32_t size) noexcept;
 // Whether a message (or a skip) is published at the head; a read-only look.

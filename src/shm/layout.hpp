@@ -14,8 +14,9 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    6; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
-       // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments
+    7; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
+       // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments;
+       // 7: passive messages in the engine inbox (no passive ring)
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -124,7 +125,7 @@ struct alignas(kCacheLine) RankHeader {
   std::int32_t pid;      // creator
   std::uint32_t rank;
   std::uint32_t reserved;
-  std::uint64_t ring_nonce; // random part of the passive ring's object name ("p")
+  std::uint64_t spare[1];
 };
 static_assert(sizeof(RankHeader) == kCacheLine);
 

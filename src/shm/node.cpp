@@ -1,4 +1,4 @@
-// shm::Node (shm/node.hpp): the job block, this rank's block and passive ring, the node-wide
+// shm::Node (shm/node.hpp): the job block, this rank's block, the node-wide
 // handshake of init, and the end of a rank (term, abandon, exit, kill). Elsewhere: segments and
 // host data movement (node_segments.cpp), failures (node_failures.cpp), the node barrier, groups
 // and reductions (node_barrier.cpp, node_group.cpp, node_reduce.cpp).
@@ -165,32 +165,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   if (!solo_)
     linked_.push_back(name);
   self.block = static_cast<RankBlock *>(self.block_object.data());
-  self.block->header = RankHeader{kRankMagic, kLayoutVersion, getpid(), rank_, 0, 0};
-
-  // The passive receive ring exists before this rank is announced ready, so a peer that sees
-  // RankState::ready can map it.
-  passive_objects_.clear();
-  passive_objects_.resize(nranks_);
-  passive_rings_ = std::make_unique<std::atomic<PassiveRing *>[]>(nranks_);
-  for (std::uint32_t r = 0; r < nranks_; ++r)
-    passive_rings_[r].store(nullptr, std::memory_order_relaxed);
-  // Large messages take fewer slots, so the ring stays within about 64 MiB of /dev/shm where it
-  // can (never fewer than 2 slots); a full ring only makes senders wait (api_passive.cpp).
-  std::uint32_t slots = passive_slots(options.passive_queue_size_max);
-  while (slots > 2 && passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_) > (64u << 20))
-    slots /= 2;
-  std::uint64_t ring_nonce = 0;
-  if (!create_object("p", epoch_, 0, passive_ring_bytes(slots, options.passive_transfer_size_max, nranks_),
-                     passive_objects_[rank_], ring_nonce, name, error)) {
-    log::error("passive receive ring: %s", error.c_str());
-    return GASPI_ERR_MEMALLOC;
-  }
-  if (!solo_)
-    linked_.push_back(name);
-  self.block->header.ring_nonce = ring_nonce;
-  auto *ring = static_cast<PassiveRing *>(passive_objects_[rank_].data());
-  passive_ring_init(*ring, rank_, getpid(), slots, options.passive_transfer_size_max, nranks_);
-  passive_rings_[rank_].store(ring, std::memory_order_release);
+  self.block->header = RankHeader{kRankMagic, kLayoutVersion, getpid(), rank_, 0, {}};
 
   // A second life cycle (gaspi_proc_term, then gaspi_proc_init again) first withdraws the old
   // state, so a peer that reads the new epoch never takes "terminated" or "ready" of the previous
@@ -246,38 +221,8 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
       return GASPI_ERROR;
     }
     peers_[r].epoch = epoch;
-    HYGASPI_TRY_NODE(map_passive_ring(r));
     peers_[r].block = block;
   }
-  return GASPI_SUCCESS;
-}
-
-// The ring is mapped in init, while its name exists (see init).
-gaspi_return_t Node::map_passive_ring(std::uint32_t r) {
-  const auto *block = static_cast<const RankBlock *>(peers_[r].block_object.data());
-  const std::string name = object_name("p", r, peers_[r].epoch, 0, block->header.ring_nonce);
-  std::string error;
-  // Map the header first to learn the ring's size, which the owner's configuration decided.
-  ShmObject header_object;
-  if (!ShmObject::open(name, sizeof(PassiveRing), header_object, error)) {
-    log::error("passive ring of rank %u: %s", global_rank(NodeIndex{r}).print(), error.c_str());
-    return GASPI_ERROR;
-  }
-  const PassiveHeader h = static_cast<const PassiveRing *>(header_object.data())->header;
-  if (h.magic != kPassiveMagic || h.version != kLayoutVersion || h.rank != r || h.slots == 0 ||
-      h.payload_max > limits::kMaxPassiveTransferSize || h.slots > kMaxPassiveSlots || // sizes cannot wrap
-      (h.slots & (h.slots - 1)) != 0 || h.senders != nranks_ ||
-      h.total_bytes != passive_ring_bytes(h.slots, h.payload_max, h.senders) ||
-      h.slots_offset != h.total_bytes - std::size_t{h.slots} * h.slot_stride) {
-    log::error("rank %u runs an incompatible HyGASPI (passive ring layout version %u)",
-               global_rank(NodeIndex{r}).print(), h.version);
-    return GASPI_ERROR;
-  }
-  if (!ShmObject::open(name, h.total_bytes, passive_objects_[r], error)) {
-    log::error("passive ring of rank %u: %s", global_rank(NodeIndex{r}).print(), error.c_str());
-    return GASPI_ERROR;
-  }
-  passive_rings_[r].store(static_cast<PassiveRing *>(passive_objects_[r].data()), std::memory_order_release);
   return GASPI_SUCCESS;
 }
 
@@ -308,7 +253,7 @@ gaspi_return_t Node::handshake(const Deadline &deadline) {
                                   : "died during gaspi_proc_init");
     return GASPI_ERROR;
   }
-  // Every node peer has mapped our rank block and passive ring, and holds the job block: no name
+  // Every node peer has mapped our rank block, and holds the job block: no name
   // is needed any more.
   for (const std::string &name : linked_)
     ShmObject::unlink(name);
@@ -416,8 +361,6 @@ void Node::release(RankState final_state) noexcept {
   mappings_.clear();
   imported_.clear();
   imported_count_.store(0, std::memory_order_release);
-  passive_rings_.reset();
-  passive_objects_.clear();
   peers_.clear();
   if (!solo_ && keep_job_block_) {
     kept_job_ = std::move(job_object_);
@@ -425,13 +368,6 @@ void Node::release(RankState final_state) noexcept {
   }
   job_object_.reset();
   job_block_ = nullptr;
-}
-
-PassiveRing *Node::passive_ring(NodeIndex rank) {
-  PassiveRing *ring = passive_rings_[rank.value()].load(std::memory_order_acquire);
-  if (ring == nullptr)
-    log::error("rank %u has no passive ring (it did not finish gaspi_proc_init)", global_rank(rank).print());
-  return ring;
 }
 
 } // namespace hygaspi::shm

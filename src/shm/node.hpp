@@ -18,7 +18,6 @@
 #include "shm/doorbell.hpp"
 #include "shm/layout.hpp"
 #include "shm/liveness.hpp"
-#include "shm/passive_ring.hpp"
 #include "shm/shm_object.hpp"
 #include "kinds/cuda_device.hpp"
 
@@ -51,8 +50,6 @@ struct NodeOptions {
   std::uint32_t rank = 0;
   std::uint32_t nranks = 1;
   WaitPolicy wait;
-  std::uint32_t passive_queue_size_max = 1024; // config: sizes this rank's passive receive ring
-  std::uint64_t passive_transfer_size_max = 65535;
   // The job's (global) rank of each node-local index, for messages; empty: the same numbers.
   std::vector<GlobalRank> global_ranks;
   // A launcher's job: keep the job block mapped after term for a later life cycle (its name is
@@ -69,11 +66,11 @@ public:
   Node &operator=(const Node &) = delete;
   ~Node();
 
-  // Attaches to the job, publishes this rank's rank block and passive ring, maps those of every
-  // node peer, and waits until every node peer has mapped this rank's (a node-wide handshake).
-  // Then it removes the names of both objects (and the node's first rank the job block's): a
-  // peer that is done with gaspi_proc_init needs no name of anyone any more, so a peer that ends
-  // early takes nothing from a slower one, and a job killed later leaves fewer objects behind.
+  // Attaches to the job, publishes this rank's rank block, maps those of every node peer, and
+  // waits until every node peer has mapped this rank's (a node-wide handshake). Then it removes
+  // the block's name (and the node's first rank the job block's): a peer that is done with
+  // gaspi_proc_init needs no name of anyone any more, so a peer that ends early takes nothing
+  // from a slower one, and a job killed later leaves fewer objects behind.
   // GASPI_TIMEOUT while waiting for peers that have not started keeps everything, and the next
   // init() resumes (spec §5.3.1: "A subsequent invocation is required"); see resumable().
   gaspi_return_t init(const NodeOptions &options, const Deadline &deadline);
@@ -214,14 +211,6 @@ public:
   // Some node peer may still send: it is neither dead nor terminated.
   [[nodiscard]] bool peer_may_send() const noexcept;
 
-  // ---- passive communication (shm/passive_ring.hpp)
-  // This rank's receive ring, created in init.
-  [[nodiscard]] PassiveRing &my_passive_ring() const noexcept {
-    return *passive_rings_[rank_].load(std::memory_order_relaxed);
-  }
-  // The receive ring of a rank on the node (mapped in init), or nullptr with a logged error.
-  PassiveRing *passive_ring(NodeIndex rank);
-
   // Name of a shm object of this job: "hygaspi-<job>-<kind><rank>-<a>-<b>-<nonce>-p<pid>". The
   // nonce is random, drawn per object and published only inside the job's 0600 shm, so another
   // user cannot predict (or squat) the name; the owner's pid ends the name so that
@@ -249,7 +238,6 @@ private:
   const MappedSegment *map_segment(NodeIndex rank, std::uint32_t seg, std::uint64_t gen);
   bool open_device_segment(NodeIndex rank, std::uint32_t seg, const char *key_bytes, MappedSegment &m);
   gaspi_return_t map_peers(const Deadline &deadline);
-  gaspi_return_t map_passive_ring(std::uint32_t rank);
   gaspi_return_t handshake(const Deadline &deadline);
   void release(RankState final_state) noexcept;
 
@@ -281,11 +269,9 @@ private:
   // Retires a node peer's mapping that is no longer published and closes the device memory it
   // opened, if any. Under map_mutex_.
   void drop(NodeIndex rank, std::uint32_t seg, const MappedSegment &m) noexcept;
-  std::vector<ShmObject> passive_objects_;                      // per rank; written under map_mutex_
-  std::unique_ptr<std::atomic<PassiveRing *>[]> passive_rings_; // per rank; nullptr until mapped
-  PeerWatch watch_;                                             // pidfds of the node peers
-  std::atomic<bool> stopping_{false};                           // gaspi_proc_term is tearing down
-  std::atomic<std::uint32_t> deaths_acknowledged_{0};           // see acknowledge_deaths()
+  PeerWatch watch_;                                   // pidfds of the node peers
+  std::atomic<bool> stopping_{false};                 // gaspi_proc_term is tearing down
+  std::atomic<std::uint32_t> deaths_acknowledged_{0}; // see acknowledge_deaths()
 };
 
 } // namespace hygaspi::shm

@@ -149,7 +149,8 @@ check "squat: names were squatted" grep -q '^SQUATTED hygaspi-' "$TMP/out"
 check "squat: the job started anyway" grep -q '^SUCCESS mr_init_term$' "$TMP/out"
 for n in $(awk '$1 == "SQUATTED" {print $2}' "$TMP/out"); do rm -f "/dev/shm/$n"; done
 # The names carry a random part that no other user can read: a segment's name ends in
-# -<16 hex digits>-p<pid>, and rank 0's two segments differ in it.
+# -<16 hex digits>-p<pid>, and rank 0's three segments (its two and the engine's message inbox)
+# differ in it.
 "$RUN" -n 2 -- "$B/tests/shm_hold" hang >"$TMP/out" 2>&1 &
 pid=$!
 for _ in $(seq 600); do [ "$(grep -c '^READY' "$TMP/out")" = 2 ] && break; sleep 0.05; done
@@ -158,8 +159,8 @@ ls /dev/shm | grep "^hygaspi-$job-s0-" >"$TMP/names"
 kill -INT "$pid"; wait "$pid" 2>/dev/null
 sed 's/^/     | /' "$TMP/names"
 check "names: segment names end in a 64-bit random part and the owner's pid" \
-  bash -c '[ "$(grep -cE -- "-[0-9a-f]{16}-p[0-9]+$" "$1")" = 2 ]' _ "$TMP/names"
-check "names: the random parts differ" bash -c '[ "$(sed -E "s/.*-([0-9a-f]{16})-p[0-9]+$/\1/" "$1" | sort -u | wc -l)" = 2 ]' _ "$TMP/names"
+  bash -c '[ "$(grep -cE -- "-[0-9a-f]{16}-p[0-9]+$" "$1")" = 3 ]' _ "$TMP/names"
+check "names: the random parts differ" bash -c '[ "$(sed -E "s/.*-([0-9a-f]{16})-p[0-9]+$/\1/" "$1" | sort -u | wc -l)" = 3 ]' _ "$TMP/names"
 
 echo "$passed passed, $failed failed"
 [ "$failed" = 0 ]

@@ -1,7 +1,8 @@
 // The active-message byte ring (src/shm/am_ring.hpp) in this process, on heap memory: messages of
 // every size from 0 up fill it, the next one is refused, they come out in order with their bytes,
 // over many laps (so every way of wrapping, skip frames included); and one producer thread against
-// one consumer thread.
+// one consumer thread; and what another process may write into the ring (a head past the tail, a
+// size past the buffer) never makes either side leave the buffer.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -131,4 +132,32 @@ TEST_CASE("am ring: one producer thread, one consumer thread") {
       std::this_thread::yield();
   producer.join();
   CHECK_FALSE(am_pending(t.consumer));
+}
+
+// The ring lies in the receiver's memory, which another process writes: a producer must not trust
+// what it reads there to stay inside the buffer.
+TEST_CASE("am ring: a consumer's head past the producer's tail leaves no room") {
+  TestRing t(4096);
+  std::uint64_t n = 0;
+  while (push(t.producer, n, 8)) // full: the producer's cached head is the consumer's, 0
+    ++n;
+  // The consumer claims to have freed half a lap more than was ever written. Before the check,
+  // the producer took that for room, even for a message larger than the whole ring, and handed
+  // out a frame running past the buffer's end.
+  t.producer.ring->consumed.store(t.producer.tail + 2048);
+  CHECK(am_reserve(t.producer, 4096) == nullptr);
+  CHECK(am_reserve(t.producer, 8) == nullptr);
+}
+
+TEST_CASE("am ring: a frame whose size runs past the buffer is never handed out") {
+  TestRing t(4096);
+  REQUIRE(push(t.producer, 0, 8));
+  // Another process overwrites the published frame's size.
+  auto *frame = reinterpret_cast<AmFrame *>(reinterpret_cast<char *>(t.producer.ring) + sizeof(AmRingShared));
+  frame->size = 4096;
+  std::uint32_t size = 0;
+  CHECK(am_peek(t.consumer, size) == nullptr);
+  frame->size = 4096 - sizeof(AmFrame);
+  CHECK(am_peek(t.consumer, size) != nullptr);
+  CHECK(size == 4096 - sizeof(AmFrame));
 }

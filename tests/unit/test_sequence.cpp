@@ -1,6 +1,6 @@
 // Wrap-safe sequence comparison (src/core/sequence.hpp) at the edges where a plain comparison
-// breaks: 2^31 and 2^32 for the 32-bit barrier and reduce sequences, 2^63 and 2^64 for the
-// passive ring's 64-bit positions.
+// breaks: 2^31 and 2^32 for the 32-bit barrier and reduce sequences, 2^63 and 2^64 for 64-bit
+// counters.
 #include <doctest/doctest.h>
 
 #include <cstdint>
