@@ -1,6 +1,7 @@
 #include "bridge/am_channel.hpp"
 
 #include <sched.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <array>
@@ -268,6 +269,19 @@ gaspi_return_t open_inbox(std::uint64_t passive_max) {
   std::uint64_t bytes = kRingsAt;
   for (unsigned lane = 0; lane < kLanes; ++lane)
     bytes += lane_bytes(shape, lane);
+  // The inboxes of the node's ranks must leave the host most of its memory: /dev/shm is backed
+  // when it is created, and a tmpfs larger than what is free ends the job in the OOM killer, not
+  // in an error (measured: 8 ranks with passive_transfer_size_max 1 GiB, 16 GiB each).
+  const std::uint64_t host =
+      static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) * static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  if (bytes > host / 2 / g.peers) {
+    log::error(
+        "the message inboxes of this node's %u ranks would take %llu MiB of /dev/shm each, more than half of the "
+        "host's %llu MiB together: passive_transfer_size_max %llu is too large for them",
+        g.peers, static_cast<unsigned long long>(bytes >> 20), static_cast<unsigned long long>(host >> 20),
+        static_cast<unsigned long long>(passive_max));
+    return GASPI_ERR_MEMALLOC;
+  }
   HYGASPI_TRY(r.segments.create(limits::kInbox, bytes, 0, nullptr, 0));
   char *inbox = r.segments.local(limits::kInbox)->data;
   auto &h = *reinterpret_cast<InboxHeader *>(inbox);
