@@ -118,7 +118,7 @@ private:
 };
 
 struct Channel {
-  bool threads = false;
+  std::atomic<bool> threads{false};                      // set at GASNet's attach, while GASPI threads may post
   char *inbox = nullptr;                                 // this rank's inbox
   std::uint32_t peers = 0;                               // ranks of this node
   std::unique_ptr<Sending[]> out;                        // [lane * peers + node index]
@@ -131,7 +131,7 @@ NoDestroy<Channel> g_channel; // never destroyed: other threads may still send a
 Channel &g = g_channel.value;
 std::atomic<bool> g_open{false};
 
-bool locks(Lane lane) noexcept { return g.threads || lane == Lane::passive; }
+bool locks(Lane lane) noexcept { return lane == Lane::passive || g.threads.load(std::memory_order_relaxed); }
 bool try_take(std::atomic<bool> &busy, bool locked) {
   return !locked || !busy.exchange(true, std::memory_order_acquire);
 }
@@ -147,6 +147,21 @@ void give(std::atomic<bool> &busy, bool locked) {
 
 Sending &end_to(Lane lane, NodeIndex peer) { return g.out[static_cast<unsigned>(lane) * g.peers + peer.value()]; }
 
+// Whether a peer's inbox header describes rings that lie inside its `bytes` (another process
+// wrote it): the shape open_inbox gives every inbox of this node.
+bool sound(const InboxHeader &h, std::uint64_t bytes) {
+  if (h.senders != g.peers || h.passive_max > limits::kMaxPassiveTransferSize)
+    return false;
+  std::uint64_t need = kRingsAt;
+  for (unsigned lane = 0; lane < kLanes; ++lane) {
+    const std::uint64_t c = h.capacity[lane];
+    if (c < 4096 || c > (std::uint64_t{1} << 33) || !std::has_single_bit(c))
+      return false;
+    need += lane_bytes(h, lane);
+  }
+  return need <= bytes && shm::am_frame_bytes(h.passive_max) <= h.capacity[static_cast<unsigned>(Lane::passive)];
+}
+
 // Finds the peer's ring for our messages once its inbox exists. False while it does not.
 bool connect(Sending &e, const Peer &peer, Lane lane) {
   const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kInbox);
@@ -155,12 +170,29 @@ bool connect(Sending &e, const Peer &peer, Lane lane) {
   const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
   if (h.ready.load(std::memory_order_acquire) == 0)
     return false;
+  if (!sound(h, seg->size)) {
+    // As a full ring: the sender's deadline or the peer's death ends its wait. Said once: the
+    // wait looks again and again.
+    static std::atomic<bool> said{false};
+    if (!said.exchange(true))
+      log::error("rank %u's message inbox is corrupt", peer.global.value());
+    return false;
+  }
   e.ring.ring = ring_in(seg->data, lane, rt().peers.self_node().value());
   e.ring.capacity = h.capacity[static_cast<unsigned>(lane)];
   e.arrived = &bells_of(seg->data).arrived;
   e.space = &bells_of(seg->data).space;
   e.passive_max = h.passive_max;
   return true;
+}
+
+// A node peer's passive_transfer_size_max, from its inbox; 0 while the inbox is not there yet.
+std::uint64_t passive_max_of(const Peer &peer) {
+  const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kInbox);
+  if (seg == nullptr || seg->data == nullptr)
+    return 0;
+  const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
+  return h.ready.load(std::memory_order_acquire) != 0 && sound(h, seg->size) ? h.passive_max : 0;
 }
 
 // One attempt to put the message into the ring of a node peer. False: full, or not created yet.
@@ -170,7 +202,15 @@ bool push(const Peer &peer, Lane lane, const void *head, std::size_t head_size, 
   const bool locked = locks(lane);
   take(e.busy, locked);
   bool sent = false;
+  // After a seq_cst stamp (doorbell.hpp). A passive receiver waits on its rank doorbell.
+  auto wake = [&] {
+    if (lane == Lane::passive)
+      rt().node.ring(peer.node);
+    else
+      shm::ring(*e.arrived);
+  };
   if (e.ring.ring != nullptr || connect(e, peer, lane)) {
+    const std::uint64_t tail = e.ring.tail;
     if (char *at = shm::am_reserve(e.ring, static_cast<std::uint32_t>(head_size + body_size))) {
       std::memcpy(at, head, head_size);
       if (body_size != 0)
@@ -181,12 +221,12 @@ bool push(const Peer &peer, Lane lane, const void *head, std::size_t head_size, 
           __builtin_expect(rt().knobs.test_die_send == static_cast<std::int64_t>(rt().rank), 0))
         raise(SIGKILL);
       shm::am_publish(e.ring, static_cast<std::uint32_t>(head_size + body_size));
-      // After the seq_cst stamp (doorbell.hpp). A passive receiver waits on its rank doorbell.
-      if (lane == Lane::passive)
-        rt().node.ring(peer.node);
-      else
-        shm::ring(*e.arrived);
+      wake();
       sent = true;
+    } else if (e.ring.tail != tail) {
+      // A skip frame went in without its message (shm/am_ring.hpp): the receiver must pass it
+      // before the message fits, and may be asleep.
+      wake();
     }
   }
   give(e.busy, locked);
@@ -217,21 +257,28 @@ bool poll_node(Lane lane, Receive fn, void *context) {
     if (!shm::am_pending(e.ring) || !try_take(e.busy, locked))
       continue;
     std::uint32_t size = 0;
+    const std::uint64_t head = e.ring.head;
     const char *data = shm::am_peek(e.ring, size);
     if (data != nullptr) {
       fn(context, r.peers.global(NodeIndex{s}), data, size);
       shm::am_release(e.ring, size);
     }
+    const bool moved = e.ring.head != head; // under `busy`: another thread may move it next
     give(e.busy, locked);
+    if (lane == Lane::passive && moved) {
+      // Wakes the senders asleep on a full ring, for a freed frame or a passed skip: the release
+      // store, then the waiters' count (doorbell.hpp's Dekker pair, with the fence for the seq_cst
+      // store).
+      std::atomic_thread_fence(std::memory_order_seq_cst);
+      shm::ring(bells_of(g.inbox).space);
+      // Another receiving thread that found this ring busy took it for empty and may be asleep:
+      // what is left in it wakes that thread, as a sender's ring would.
+      if (shm::am_pending(e.ring))
+        r.node.ring(r.peers.self_node());
+    }
     if (data == nullptr)
       continue;
     next.store(s + 1, std::memory_order_relaxed);
-    if (lane == Lane::passive) {
-      // Wakes the senders asleep on a full ring: the release store, then the waiters' count
-      // (doorbell.hpp's Dekker pair, with the fence for the seq_cst store).
-      std::atomic_thread_fence(std::memory_order_seq_cst);
-      shm::ring(bells_of(g.inbox).space);
-    }
     return true;
   }
   return false;
@@ -256,7 +303,7 @@ bool poll_mpi(Lane lane, Receive fn, void *context) {
 
 gaspi_return_t open_inbox(std::uint64_t passive_max) {
   Runtime &r = rt();
-  g.threads = false;
+  g.threads.store(false, std::memory_order_relaxed);
   g.peers = r.peers.node_size();
   g.out = std::make_unique<Sending[]>(kLanes * g.peers);
   g.in = std::make_unique<Receiving[]>(kLanes * g.peers);
@@ -309,7 +356,7 @@ gaspi_return_t open(bool threads) {
     log::error("the engine has no message inbox");
     return GASPI_ERROR;
   }
-  g.threads = threads;
+  g.threads.store(threads, std::memory_order_relaxed);
   if (rt().mpi.active())
     rt().control.messages().open_am_boxes();
   g_open.store(true, std::memory_order_release);
@@ -386,22 +433,38 @@ gaspi_return_t try_send(GlobalRank to, Lane lane, const void *head, std::size_t 
 gaspi_return_t post(GlobalRank to, const char *data, std::uint64_t size, const Deadline &deadline) {
   Runtime &r = rt();
   const Peer &peer = r.peers[to];
-  if (!peer.on_node()) // an MPI message, delivered once matched
-    return r.control.messages().send(peer.mpi, mpi::Box::passive, data, size, deadline, progress());
   shm::Node &node = r.node;
+  auto left = [&] {
+    return peer.on_node() && node.state_word(peer.node).load(std::memory_order_acquire) ==
+                                 static_cast<std::uint32_t>(shm::RankState::terminated);
+  };
   auto healthy = [&] {
     node.refresh_liveness();
-    return r.alive(peer) && !node.stopping();
+    return r.alive(peer) && !left() && !node.stopping();
   };
   auto failed = [&](gaspi_return_t rc) {
     if (rc == GASPI_ERROR) {
       if (node.stopping())
         log::error("gaspi_proc_term was called while this call waited");
+      else if (left())
+        log::error("rank %u has left the job (gaspi_proc_term)", to.value());
       else
-        log::error("rank %u died while its passive lane was full", to.value());
+        log::error("rank %u died before it took the message", to.value());
     }
     return rc; // GASPI_TIMEOUT: nothing was sent
   };
+  if (!peer.on_node()) { // an MPI message, delivered once matched
+    auto alive = [&] { return r.alive(peer) && !node.stopping(); };
+    return failed(r.control.messages().send(peer.mpi, mpi::Box::passive, data, size, deadline, progress(), alive));
+  }
+  auto too_large = [&](std::uint64_t max) {
+    log::error("size %lu exceeds rank %u's passive_transfer_size_max %lu", static_cast<unsigned long>(size), to.value(),
+               static_cast<unsigned long>(max));
+    return GASPI_ERR_INV_COMMSIZE;
+  };
+  // Before the turn: a message the target never takes must not wait behind this process's others.
+  if (const std::uint64_t max = passive_max_of(peer); max != 0 && size > max)
+    return too_large(max);
   Turns &turns = g.turns[peer.node.value()];
   const std::uint64_t ticket = turns.enter();
   struct Leave {
@@ -414,27 +477,22 @@ gaspi_return_t post(GlobalRank to, const char *data, std::uint64_t size, const D
                                 shm::DoorbellSleep{turns.bell}, healthy)));
   // Only post() uses the passive lane's end to this peer, and it holds the turn: nothing below races.
   Sending &e = end_to(Lane::passive, peer.node);
-  bool too_large = false;
+  bool refused = false;
   auto pushed = [&] {
     if (e.ring.ring == nullptr && !connect(e, peer, Lane::passive))
       return false; // the peer has not created its inbox yet (it has not finished its start)
     if (size > e.passive_max)
-      return too_large = true;
+      return refused = true;
     return push(peer, Lane::passive, data, size, nullptr, 0);
   };
   // Full, or no inbox yet: sleep on the peer's `space` doorbell once known, nap until then. The
-  // health check (every 10 ms at most) notices a dead target.
+  // health check (every 10 ms at most) notices a dead or departed target.
   Nap nap;
   auto sleep = [&](auto &ready, std::chrono::nanoseconds ns) {
     return e.space != nullptr ? shm::DoorbellSleep{*e.space}(ready, ns) : nap(ready, ns);
   };
   HYGASPI_TRY(failed(wait_until(pushed, deadline, WaitPolicy{0, 0}, NoProgress{}, sleep, healthy)));
-  if (too_large) {
-    log::error("size %lu exceeds rank %u's passive_transfer_size_max %lu", static_cast<unsigned long>(size), to.value(),
-               static_cast<unsigned long>(e.passive_max));
-    return GASPI_ERR_INV_COMMSIZE;
-  }
-  return GASPI_SUCCESS;
+  return refused ? too_large(e.passive_max) : GASPI_SUCCESS;
 }
 
 bool poll(Lane lane, Receive fn, void *context) {

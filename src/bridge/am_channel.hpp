@@ -47,7 +47,7 @@ inline constexpr std::uint64_t kRingMessageMax = 16384 + 128;
 // `passive_max`: the largest passive message this rank receives. Not collective: a sender whose
 // peer has not created its inbox yet waits until it has.
 gaspi_return_t open_inbox(std::uint64_t passive_max);
-// Forgets it (the segment goes with the engine's other segments) and closes the AM lanes.
+// Deletes it (engine teardown, or a start that failed) and closes the AM lanes.
 void close_inbox() noexcept;
 
 // Opens the AM lanes (GASNet's attach): starts their MPI receives. `threads`: several threads may

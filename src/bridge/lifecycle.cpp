@@ -111,7 +111,7 @@ bool takes_launcher_rank(const Knobs &knobs) {
 }
 
 // One node, started by hygaspi-run (or alone): global rank = node-local index.
-gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline) {
+gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline, std::uint64_t passive_max) {
   if (!takes_launcher_rank(knobs)) {
     log::debug("HYGASPI_JOB is inherited from rank %lld (pid %lld) of another job: running as a standalone 1-rank job",
                static_cast<long long>(knobs.rank), static_cast<long long>(knobs.launched_pid));
@@ -131,7 +131,8 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline)
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   shm::NodeOptions options{knobs.job, r.rank, r.nranks,          {effective_spin(knobs, r.nranks), knobs.yields},
                            members,   true,   knobs.cuda_library};
-  return r.node.init(options, deadline);
+  HYGASPI_TRY(r.node.init(options, deadline));
+  return am::open_inbox(passive_max);
 }
 
 // Each rank's outcome of a start step, made known to every rank: a step that failed on one rank
@@ -164,7 +165,7 @@ void at_mpi_finalize() {
 
 // Launched by mpirun, or inside an MPI program (spec §5.6): rank = MPI rank; node peers use shm,
 // other nodes MPI. The node's first rank creates the node's job block.
-gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline) {
+gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &deadline, std::uint64_t passive_max) {
   HYGASPI_TRY(r.mpi.init(mpi::EnvOptions{knobs.node_size, knobs.shm, at_mpi_finalize}));
   r.rank = static_cast<std::uint32_t>(r.mpi.rank());
   r.nranks = static_cast<std::uint32_t>(r.mpi.size());
@@ -190,6 +191,8 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     r.node.abandon();        // node peers fail at once; others learn it from agree()
   HYGASPI_TRY(agree(r, rc)); // every rank has its node (Node::init removed the bootstrap names)
   r.bootstrap_job.reset();
+  // Before MPI RMA and the progress thread, which a failed start would leave running.
+  HYGASPI_TRY(agree(r, am::open_inbox(passive_max)));
   r.control.init(r.mpi, WaitPolicy{effective_spin(knobs, node_size), knobs.yields});
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
   if (r.peers.spans_nodes()) {
@@ -234,9 +237,8 @@ gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &
   r.knobs = knobs;
   r.segments.bind(r.node, r.rma);
   r.mpi_transport.bind(r.rma, r.control, mpi_progress());
-  gaspi_return_t rc = mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline) : start_node_job(r, knobs, deadline);
-  if (rc == GASPI_SUCCESS)
-    rc = am::open_inbox(passive_max); // after the node's and MPI's start: an engine segment
+  const gaspi_return_t rc = mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline, passive_max)
+                                               : start_node_job(r, knobs, deadline, passive_max);
   if (rc == GASPI_SUCCESS) {
     // Opens the pidfds of the node peers now, while they surely live (shm/liveness.hpp).
     r.node.refresh_liveness();
@@ -252,6 +254,7 @@ gaspi_return_t engine_abandon(unsigned front, gaspi_return_t rc) {
   g_users &= ~front;
   if (g_users != 0)
     return rc;
+  am::close_inbox();
   r.node.abandon();
   r.mpi.term();
   log::set_rank(-1);

@@ -1,6 +1,6 @@
 // Passive communication (spec §9): gaspi_passive_send, gaspi_passive_receive and
 // gaspi_passive_queue_purge. The front end checks the arguments; the engine carries the messages
-// (bridge/passive.hpp: the paths, and our readings of the spec's completion, full ring, fairness
+// (bridge/passive.hpp: the paths, and our readings of the spec's completion, full lane, fairness
 // and truncation rules).
 #include "bridge/engine.hpp"
 #include "bridge/passive.hpp"
@@ -70,12 +70,11 @@ gaspi_return_t pgaspi_passive_receive(const gaspi_segment_id_t segment_id_local,
 
 // spec §9.3.1: "purges the passive queue", to be called "in the situation in which a node failure
 // is detected". Our sends complete before they return, so no send request is ever queued on the
-// sender side; the queues that can hold stale requests are this rank's receive ring and, across
-// nodes, its mailbox of MPI messages. Purge discards every message published in them now (from dead
-// and live senders alike, as gaspi_queue_purge discards every request of a queue) and wakes senders
-// blocked on the full ring. It never waits, so the timeout is not needed. It also skips slots that
-// a sender claimed and never published because it died, and acknowledges the deaths it was called
-// for (bridge/failures.hpp).
+// sender side; what can hold stale messages is this rank's inbox (its passive lane) and, across
+// nodes, its mailbox of MPI messages. Purge discards every message published in them now (from
+// dead and live senders alike, as gaspi_queue_purge discards every request of a queue), which
+// wakes senders blocked on a full lane. It never waits, so the timeout is not needed. It also
+// acknowledges the deaths it was called for (bridge/failures.hpp).
 gaspi_return_t pgaspi_passive_queue_purge(const gaspi_timeout_t) {
   return guarded("gaspi_passive_queue_purge", [&] {
     InFlight call;

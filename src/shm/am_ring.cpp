@@ -37,12 +37,15 @@ char *am_reserve(AmProducer &p, std::uint32_t size) noexcept {
   const std::uint64_t to_end = p.capacity - (p.tail & (p.capacity - 1));
   if (need > to_end) {
     // The message would wrap: fill the rest of this lap with a skip frame (to_end >= one frame:
-    // positions and the capacity are multiples of kAmFrameAlign).
+    // positions and the capacity are multiples of kAmFrameAlign). It goes in as soon as it fits,
+    // even when the message does not fit behind it yet: a message of a whole lap fits only once
+    // the consumer has passed the skip. Stamped seq_cst: a skip that is not followed by its
+    // message at once leaves the consumer something to pass, and the caller rings it (doorbell.hpp).
     if (!room(p, to_end))
       return nullptr;
     AmFrame &skip = frame_at(p.ring, p.capacity, p.tail);
     skip.size = kAmSkip;
-    skip.stamp.store(p.tail + 1, std::memory_order_release);
+    skip.stamp.store(p.tail + 1, std::memory_order_seq_cst);
     p.tail += to_end;
   }
   if (!room(p, need))

@@ -59,8 +59,10 @@ struct AmProducer {
 };
 
 // Room for a message of `size` bytes at the tail: its bytes, or nullptr while the ring is full
-// (the consumer has not freed enough yet). Writes a skip frame first when the message would
-// wrap. The caller fills the bytes, then calls am_publish with the same size.
+// (the consumer has not freed enough yet). When the message would wrap, writes a skip frame to the
+// end of the lap first, as soon as that fits; the tail then moves even when the call returns
+// nullptr, and the consumer has a skip to pass before the message fits (the caller wakes it). The
+// caller fills the bytes, then calls am_publish with the same size.
 [[nodiscard]] char *am_reserve(AmProducer &p, std::uint32_t size) noexcept;
 void am_publish(AmProducer &p, std::uint32_t size) noexcept;
 

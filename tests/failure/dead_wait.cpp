@@ -13,9 +13,9 @@
 //                                 unacknowledged, acknowledge it (ACK: statevec, purge,
 //                                 passive_purge, group), and then block among themselves
 //                                 successfully
-//   dead_wait dead_sender [purge] rank 1 dies inside gaspi_passive_send to rank 0, between claiming
-//                                 a slot and publishing it (HYGASPI_TEST_DIE_IN_PASSIVE_SEND=1);
-//                                 the other ranks then send more messages than the ring holds, and
+//   dead_wait dead_sender [purge] rank 1 dies inside gaspi_passive_send to rank 0, between reserving
+//                                 its frame and publishing it (HYGASPI_TEST_DIE_IN_PASSIVE_SEND=1);
+//                                 the other ranks then send more messages than a ring holds, and
 //                                 rank 0 must receive every one of them, in order per sender;
 //                                 with "purge" rank 0 first calls gaspi_passive_queue_purge
 //
@@ -48,7 +48,7 @@ constexpr gaspi_offset_t kRecvOff = 0;
 constexpr gaspi_offset_t kSendOff = 4096;
 constexpr gaspi_offset_t kDataOff = 8192;
 constexpr gaspi_size_t kMsg = 96;
-constexpr int kMessagesPerSender = 150; // more than the 64 slots of a receive ring
+constexpr int kMessagesPerSender = 1500; // more than a sender's ring holds (1024 frames of 128 B)
 
 gaspi_rank_t g_me = 0, g_n = 0;
 mr::StallWatch *g_watch = nullptr;
@@ -246,19 +246,19 @@ void wait_again(const std::string &ack) {
   finish();
 }
 
-// ---- dead_sender: a sender dies between claiming a slot of rank 0's ring and publishing it.
+// ---- dead_sender: a sender dies between reserving a frame in rank 0's inbox and publishing it.
 void dead_sender(bool purge) {
   MR_CHECK(g_n >= 3);
   const gaspi_rank_t victim = 1;
   char *base = seg();
   if (g_me == victim) {
-    // HYGASPI_TEST_DIE_IN_PASSIVE_SEND=1 makes this send kill the process after its claim.
+    // HYGASPI_TEST_DIE_IN_PASSIVE_SEND=1 makes this send kill the process after its reservation.
     std::memset(base + kSendOff, 0x77, kMsg);
     (void)gaspi_passive_send(kSeg, kSendOff, 0, kMsg, kLong);
     std::fprintf(stderr, "rank %u: the test hook did not kill this rank inside gaspi_passive_send\n", g_me);
     raise(SIGKILL);
   }
-  await_corrupt({victim}); // the victim claimed its slot before it died
+  await_corrupt({victim}); // the victim reserved its frame before it died
   if (g_me == 0) {
     if (purge) {
       MR_OK(gaspi_passive_queue_purge(kLong));

@@ -8,6 +8,10 @@
  *    are exactly 0 .. total-1 (no two operations saw the same value: one atomic sequence);
  *  - a counter incremented with FCAS loops (I64) ends exact; FMAX (I32) ends at the maximum;
  *  - SWAP tokens through one word: the old values and the final value are each token once;
+ *  - a thread that ends with LEFT_OPS fetching NBI atomics unsynced, their results due in its own
+ *    stack: every one is applied once at the target, and none writes into the dead thread's stack
+ *    (across nodes, a reply that comes after the thread ended has nowhere to go but the library's
+ *    own buffer; ASan watches it in the hybrid runs);
  *  - queries, client data, GEX_FLAG_RANK_IS_JOBRANK and _AD_MY_RANK, GEX_OP_TO_(NON)FETCHING, an
  *    atomic's event in gex_Event_WaitAll beside an RMA event, and NBI atomics in an access region.
  *
@@ -38,6 +42,8 @@
 #define CAS_WORD (HOT_U64 + 256)
 #define MAX_WORD (HOT_U64 + 384)
 #define SWAP_WORD (HOT_U64 + 512)
+#define LEFT_WORD (HOT_U64 + 640) /* rank 0: the atomics of threads that ended unsynced */
+#define LEFT_OPS 64
 #define OLDS_OFF 8192 /* rank 0: each rank's old values of the U64 word, then its SWAP olds */
 #define OLDS_PER_RANK (THREADS * 2 * HAMMER)
 #define SWAP_OLDS_OFF (OLDS_OFF + MAXR * OLDS_PER_RANK * 8)
@@ -394,6 +400,37 @@ static void scene(const char *name) {
   barrier();
 }
 
+/* ---- atomics a thread leaves unsynced when it ends. */
+static void *leave_unsynced(void *arg) {
+  uint64_t results[LEFT_OPS]; /* gone when the thread ends, before the replies come */
+  int i;
+  (void)arg;
+  for (i = 0; i < LEFT_OPS; ++i)
+    OK(gex_AD_OpNBI_U64(ad_u64, &results[i], 0, base[0] + LEFT_WORD, GEX_OP_FADD, 1, 0, 0));
+  return NULL;
+}
+
+static void test_left_unsynced(void) {
+  pthread_t th;
+  uint64_t got = 0;
+  const uint64_t total = (uint64_t)n * LEFT_OPS;
+  gex_AD_Create(&ad_u64, tm, GEX_DT_U64, GEX_OP_FADD | GEX_OP_GET, 0);
+  if (me == 0)
+    memset(base[0] + LEFT_WORD, 0, 8);
+  barrier();
+  CHECK(pthread_create(&th, NULL, leave_unsynced, NULL) == 0);
+  CHECK(pthread_join(th, NULL) == 0);
+  /* Every rank's atomics arrive: the polls serve them at rank 0 and take in the abandoned
+   * replies everywhere. A lost one hangs here (the test's timeout). */
+  do {
+    gasnet_AMPoll();
+    gex_Event_Wait(gex_AD_OpNB_U64(ad_u64, &got, 0, base[0] + LEFT_WORD, GEX_OP_GET, 0, 0, 0));
+  } while (got < total);
+  CHECK(got == total);
+  barrier();
+  gex_AD_Destroy(ad_u64);
+}
+
 int main(int argc, char **argv) {
   gex_Rank_t r;
   OK(gex_Client_Init(&client, &ep, &tm, "GEXAD", &argc, &argv, 0));
@@ -415,6 +452,7 @@ int main(int argc, char **argv) {
   test_serial();
   test_hammer();
   test_cas_max_swap();
+  test_left_unsynced();
   test_misc();
   barrier();
   if (me == 0) {
