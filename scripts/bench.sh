@@ -3,6 +3,7 @@
 # HyGASPI-vs-Open-MPI summary for the collectives:
 #   bench_shm      2 ranks   write_notify latency, gaspi_write bandwidth    vs raw shm / memcpy
 #   bench_atomics  2 ranks   global atomics, alone and contended            vs std::atomic on shm
+#   bench_passive  2 ranks   passive message round trip                     vs a raw shm slot exchange
 #   bench_collectives / mpi_collectives at N = ${BENCH_RANKS:-2 4 8}: barrier, allreduce 8 B, 64 KiB
 #   bench_mpi      under mpirun, every rank a node of its own (HYGASPI_NODE_SIZE=1): write, write_notify,
 #                  fetch_add at 2 ranks; barrier, allreduce 8 B at 2 and 4 ranks (and 4 ranks as 2
@@ -75,6 +76,7 @@ step() {
 
 step shm.log gaspi 2 "$bin/bench_shm" --benchmark_color=false
 step atomics.log gaspi 2 "$bin/bench_atomics"
+step passive.log gaspi 2 "$bin/bench_passive" --benchmark_color=false
 for n in $ranks; do
   step "gaspi-$n.log" gaspi "$n" "$bin/bench_collectives" "$scale"
   if [ "$n" -gt "$cores" ]; then

@@ -2,7 +2,7 @@
 """Draws the figures of scripts/bench.sh beside their raw floors, and writes them as CSV.
 
 Reads the logs that bench.sh keeps in $BUILD_DIR/bench-logs:
-  shm.log, atomics.log      "figure (median of 5)  HyGASPI  floor  ratio target" tables (shm path)
+  shm.log, atomics.log, passive.log  "figure (median of 5)  HyGASPI  floor  ratio target" tables (shm path)
   internode-*.log           bench_mpi tables: HyGASPI beside raw MPI RMA (MPI path), if present
   gaspi-N.log / mpi-N.log   collectives rows "N | op | count | us/op" (HyGASPI, Open MPI)
 and draws one PNG: shm latency, shm bandwidth, MPI-path latency (when there are internode logs)
@@ -99,6 +99,7 @@ def collective_rows(lines):
 def collect(logs):
     rows = floor_table(read(os.path.join(logs, "shm.log")), "shm")
     rows += floor_table(read(os.path.join(logs, "atomics.log")), "shm")
+    rows += floor_table(read(os.path.join(logs, "passive.log")), "shm")
     internode = sorted(f for f in os.listdir(logs) if f.startswith("internode-") and f.endswith(".log"))
     seen = set()
     for f in internode:

@@ -20,6 +20,7 @@
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 #include "core/no_destroy.hpp"
+#include "mpi_rma/mpi_call.hpp"
 #include "shm/am_ring.hpp"
 #include "shm/doorbell.hpp"
 
@@ -126,6 +127,7 @@ struct Channel {
   std::unique_ptr<Turns[]> turns;                        // [node index], the passive lane's
   std::array<std::atomic<std::uint32_t>, kLanes> next{}; // where the next poll starts (fairness among senders)
   std::atomic<std::uint32_t> passive_turn{0};            // whether the passive lane looks at MPI first
+  std::vector<std::uint64_t> passive_max;                // every rank's, by global rank (open_inbox)
 };
 NoDestroy<Channel> g_channel; // never destroyed: other threads may still send as the process exits
 Channel &g = g_channel.value;
@@ -308,6 +310,14 @@ gaspi_return_t open_inbox(std::uint64_t passive_max) {
   g.out = std::make_unique<Sending[]>(kLanes * g.peers);
   g.in = std::make_unique<Receiving[]>(kLanes * g.peers);
   g.turns = std::make_unique<Turns[]>(g.peers);
+  // Every rank's largest passive message, for the senders of other nodes (node peers read it from
+  // the inbox). Collective over MPI, so before anything that may fail on one rank alone.
+  g.passive_max.assign(r.nranks, passive_max);
+  if (r.mpi.active()) {
+    auto lock = r.mpi.lock();
+    HYGASPI_TRY(
+        HYGASPI_MPI(MPI_Allgather(&passive_max, 1, MPI_UINT64_T, g.passive_max.data(), 1, MPI_UINT64_T, r.mpi.comm())));
+  }
   InboxHeader shape{};
   shape.capacity[0] = shape.capacity[1] = am_capacity(g.peers);
   shape.capacity[2] = passive_capacity(passive_max);
@@ -453,15 +463,17 @@ gaspi_return_t post(GlobalRank to, const char *data, std::uint64_t size, const D
     }
     return rc; // GASPI_TIMEOUT: nothing was sent
   };
-  if (!peer.on_node()) { // an MPI message, delivered once matched
-    auto alive = [&] { return r.alive(peer) && !node.stopping(); };
-    return failed(r.control.messages().send(peer.mpi, mpi::Box::passive, data, size, deadline, progress(), alive));
-  }
   auto too_large = [&](std::uint64_t max) {
     log::error("size %lu exceeds rank %u's passive_transfer_size_max %lu", static_cast<unsigned long>(size), to.value(),
                static_cast<unsigned long>(max));
     return GASPI_ERR_INV_COMMSIZE;
   };
+  if (!peer.on_node()) { // an MPI message, delivered once matched
+    if (size > g.passive_max[to.value()])
+      return too_large(g.passive_max[to.value()]);
+    auto alive = [&] { return r.alive(peer) && !node.stopping(); };
+    return failed(r.control.messages().send(peer.mpi, mpi::Box::passive, data, size, deadline, progress(), alive));
+  }
   // Before the turn: a message the target never takes must not wait behind this process's others.
   if (const std::uint64_t max = passive_max_of(peer); max != 0 && size > max)
     return too_large(max);
