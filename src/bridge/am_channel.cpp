@@ -57,14 +57,20 @@ std::uint64_t passive_capacity(std::uint64_t passive_max) {
   return std::max<std::uint64_t>(4096, std::bit_ceil(shm::am_frame_bytes(passive_max)));
 }
 
-std::uint64_t lane_bytes(const InboxHeader &h, unsigned lane) {
-  return std::uint64_t{h.senders} * shm::am_ring_bytes(h.capacity[lane]);
+std::uint64_t lane_bytes(const std::uint64_t (&capacity)[kLanes], std::uint32_t senders, unsigned lane) {
+  return std::uint64_t{senders} * shm::am_ring_bytes(capacity[lane]);
+}
+std::uint64_t inbox_bytes(const std::uint64_t (&capacity)[kLanes], std::uint32_t senders) {
+  std::uint64_t bytes = kRingsAt;
+  for (unsigned lane = 0; lane < kLanes; ++lane)
+    bytes += lane_bytes(capacity, senders, lane);
+  return bytes;
 }
 shm::AmRingShared *ring_in(char *inbox, Lane lane, std::uint32_t sender) {
   const auto &h = *reinterpret_cast<const InboxHeader *>(inbox);
   std::uint64_t at = kRingsAt;
   for (unsigned l = 0; l < static_cast<unsigned>(lane); ++l)
-    at += lane_bytes(h, l);
+    at += lane_bytes(h.capacity, h.senders, l);
   return reinterpret_cast<shm::AmRingShared *>(inbox + at +
                                                sender * shm::am_ring_bytes(h.capacity[static_cast<unsigned>(lane)]));
 }
@@ -154,47 +160,49 @@ Sending &end_to(Lane lane, NodeIndex peer) { return g.out[static_cast<unsigned>(
 bool sound(const InboxHeader &h, std::uint64_t bytes) {
   if (h.senders != g.peers || h.passive_max > limits::kMaxPassiveTransferSize)
     return false;
-  std::uint64_t need = kRingsAt;
-  for (unsigned lane = 0; lane < kLanes; ++lane) {
-    const std::uint64_t c = h.capacity[lane];
+  for (const std::uint64_t c : h.capacity)
     if (c < 4096 || c > (std::uint64_t{1} << 33) || !std::has_single_bit(c))
       return false;
-    need += lane_bytes(h, lane);
+  return inbox_bytes(h.capacity, h.senders) <= bytes &&
+         shm::am_frame_bytes(h.passive_max) <= h.capacity[static_cast<unsigned>(Lane::passive)];
+}
+
+// A node peer's inbox once it exists, is ready and is sound; nullptr until then (a corrupt one
+// stays nullptr: as a full ring, the sender's deadline or the peer's death ends its wait).
+char *inbox_of(const Peer &peer) {
+  const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kInbox);
+  if (seg == nullptr || seg->data == nullptr)
+    return nullptr;
+  const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
+  if (h.ready.load(std::memory_order_acquire) == 0)
+    return nullptr;
+  if (!sound(h, seg->size)) {
+    static std::atomic<bool> said{false}; // once: waits look again and again
+    if (!said.exchange(true))
+      log::error("rank %u's message inbox is corrupt", peer.global.value());
+    return nullptr;
   }
-  return need <= bytes && shm::am_frame_bytes(h.passive_max) <= h.capacity[static_cast<unsigned>(Lane::passive)];
+  return seg->data;
 }
 
 // Finds the peer's ring for our messages once its inbox exists. False while it does not.
 bool connect(Sending &e, const Peer &peer, Lane lane) {
-  const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kInbox);
-  if (seg == nullptr || seg->data == nullptr)
+  char *inbox = inbox_of(peer);
+  if (inbox == nullptr)
     return false;
-  const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
-  if (h.ready.load(std::memory_order_acquire) == 0)
-    return false;
-  if (!sound(h, seg->size)) {
-    // As a full ring: the sender's deadline or the peer's death ends its wait. Said once: the
-    // wait looks again and again.
-    static std::atomic<bool> said{false};
-    if (!said.exchange(true))
-      log::error("rank %u's message inbox is corrupt", peer.global.value());
-    return false;
-  }
-  e.ring.ring = ring_in(seg->data, lane, rt().peers.self_node().value());
+  const auto &h = *reinterpret_cast<const InboxHeader *>(inbox);
+  e.ring.ring = ring_in(inbox, lane, rt().peers.self_node().value());
   e.ring.capacity = h.capacity[static_cast<unsigned>(lane)];
-  e.arrived = &bells_of(seg->data).arrived;
-  e.space = &bells_of(seg->data).space;
+  e.arrived = &bells_of(inbox).arrived;
+  e.space = &bells_of(inbox).space;
   e.passive_max = h.passive_max;
   return true;
 }
 
 // A node peer's passive_transfer_size_max, from its inbox; 0 while the inbox is not there yet.
 std::uint64_t passive_max_of(const Peer &peer) {
-  const shm::MappedSegment *seg = rt().node.lookup(peer.node, limits::kInbox);
-  if (seg == nullptr || seg->data == nullptr)
-    return 0;
-  const auto &h = *reinterpret_cast<const InboxHeader *>(seg->data);
-  return h.ready.load(std::memory_order_acquire) != 0 && sound(h, seg->size) ? h.passive_max : 0;
+  const char *inbox = inbox_of(peer);
+  return inbox != nullptr ? reinterpret_cast<const InboxHeader *>(inbox)->passive_max : 0;
 }
 
 // One attempt to put the message into the ring of a node peer. False: full, or not created yet.
@@ -318,14 +326,8 @@ gaspi_return_t open_inbox(std::uint64_t passive_max) {
     HYGASPI_TRY(
         HYGASPI_MPI(MPI_Allgather(&passive_max, 1, MPI_UINT64_T, g.passive_max.data(), 1, MPI_UINT64_T, r.mpi.comm())));
   }
-  InboxHeader shape{};
-  shape.capacity[0] = shape.capacity[1] = am_capacity(g.peers);
-  shape.capacity[2] = passive_capacity(passive_max);
-  shape.passive_max = passive_max;
-  shape.senders = g.peers;
-  std::uint64_t bytes = kRingsAt;
-  for (unsigned lane = 0; lane < kLanes; ++lane)
-    bytes += lane_bytes(shape, lane);
+  const std::uint64_t capacity[kLanes] = {am_capacity(g.peers), am_capacity(g.peers), passive_capacity(passive_max)};
+  const std::uint64_t bytes = inbox_bytes(capacity, g.peers);
   // The inboxes of the node's ranks must leave the host most of its memory: /dev/shm is backed
   // when it is created, and a tmpfs larger than what is free ends the job in the OOM killer, not
   // in an error (measured: 8 ranks with passive_transfer_size_max 1 GiB, 16 GiB each).
@@ -342,9 +344,9 @@ gaspi_return_t open_inbox(std::uint64_t passive_max) {
   HYGASPI_TRY(r.segments.create(limits::kInbox, bytes, 0, nullptr, 0));
   char *inbox = r.segments.local(limits::kInbox)->data;
   auto &h = *reinterpret_cast<InboxHeader *>(inbox);
-  std::copy(std::begin(shape.capacity), std::end(shape.capacity), h.capacity);
-  h.passive_max = shape.passive_max;
-  h.senders = shape.senders;
+  std::copy(std::begin(capacity), std::end(capacity), h.capacity);
+  h.passive_max = passive_max;
+  h.senders = g.peers;
   for (unsigned lane = 0; lane < kLanes; ++lane)
     for (std::uint32_t s = 0; s < g.peers; ++s)
       g.in[lane * g.peers + s].ring = {ring_in(inbox, static_cast<Lane>(lane), s), h.capacity[lane], 0};

@@ -401,14 +401,9 @@ gaspi_return_t copies_done(std::uint32_t queue, std::uint64_t timeout_ms) {
 }
 
 void drop_queued_copies() noexcept {
-  for (std::uint32_t queue = 0; queue < limits::kMaxQueues; ++queue) {
-    QueueCopies &q = queue_copies(queue);
-    std::lock_guard hold(q.lock);
-    if (q.copies.settle() != GASPI_SUCCESS)
+  for (std::uint32_t queue = 0; queue < limits::kMaxQueues; ++queue)
+    if (settle_queue(queue, true) != GASPI_SUCCESS) // as gaspi_wait: clears the failure and the bit
       log::warn("queue %u: a device copy failed after its last gaspi_wait", queue);
-    q.failed = false;
-    g_queues_with_copies.fetch_and(~(1u << queue), std::memory_order_release);
-  }
 }
 
 gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
