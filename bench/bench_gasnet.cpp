@@ -5,7 +5,7 @@
 //   mpi  (=1)         every rank a node of its own: two-sided MPI for AMs, MPI RMA for put/get
 //   OMPI_MCA_pml=ob1 mpirun --oversubscribe -np 2 [-x HYGASPI_NODE_SIZE=1] bench_gasnet [rma]
 // `rma` times put/get alone (no AM or barrier rows). On the MPI path the library moves put/get
-// through a regular window over the segment, or a dynamic one with HYGASPI_GASNET_DYNAMIC_WINDOW=1
+// through a regular window over the segment, or a dynamic one with HYGASPI_DYNAMIC_WINDOW=1
 // (pass it with -x); the figures then stand beside two floors: MPI_Win_allocate's (osc/sm on one
 // host: plain stores) and a raw window of the same kind as ours (MPI_Win_create over a heap
 // buffer, or MPI_Win_create_dynamic with it attached), which isolates our own overhead.
@@ -85,7 +85,7 @@ int main(int argc, char **argv) {
   if (gasnet_init(&argc, &argv) != GASNET_OK)
     return 1;
   const bool rma_only = argc > 1 && std::strcmp(argv[1], "rma") == 0;
-  const char *dyn_env = std::getenv("HYGASPI_GASNET_DYNAMIC_WINDOW");
+  const char *dyn_env = std::getenv("HYGASPI_DYNAMIC_WINDOW");
   const bool dynamic = dyn_env != nullptr && std::strcmp(dyn_env, "1") == 0;
   gasnet_handlerentry_t table[] = {
       {200, (void (*)())h_ping_short}, {201, (void (*)())h_ping_payload}, {210, (void (*)())h_pong}};

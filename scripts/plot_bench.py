@@ -60,7 +60,7 @@ def floor_table(lines, path):
 
 
 def mpi_table(lines):
-    """bench_mpi: figure, HyGASPI, MPI dyn, ratio, MPI alloc, ratio, target; the floor is MPI dyn."""
+    """bench_mpi: figure, HyGASPI, MPI win, ratio, MPI alloc, ratio, target; the floor is MPI win."""
     rows, inside, suffix = [], False, ""
     for line in lines:
         m = re.search(r"HYGASPI_NODE_SIZE=(\d+)", line) if line.startswith("bench_mpi:") else None
@@ -79,7 +79,7 @@ def mpi_table(lines):
         if ours is not None:
             coll = cols[0].startswith(("barrier", "allreduce"))
             rows.append(dict(path="mpi", figure=cols[0] + suffix, ours=ours, floor=floor, unit=unit,
-                             floor_name="MPI_Barrier / MPI_Allreduce" if coll else "raw MPI RMA (dynamic window)"))
+                             floor_name="MPI_Barrier / MPI_Allreduce" if coll else "raw MPI RMA (a window like ours)"))
     return rows
 
 
@@ -213,7 +213,7 @@ def draw(plt, rows, png):
         panels.append(("bandwidth", bw, "GB/s", False, "raw floor (memcpy; MPI_Put + flush)", None))
     if mpi_lat:
         panels.append(("MPI path: latency (ranks on one host as separate nodes)", mpi_lat, "µs", True,
-                       "raw MPI (RMA, dynamic window; MPI_Barrier / MPI_Allreduce)", None))
+                       "raw MPI (RMA, a window like ours; MPI_Barrier / MPI_Allreduce)", None))
     if coll:
         panels.append(("collectives (slowest rank, per op)", coll, "µs", True, "Open MPI",
                        "N > cores is oversubscribed"))

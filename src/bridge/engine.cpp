@@ -90,6 +90,10 @@ gaspi_return_t delete_segment(std::uint32_t id) { return rt().segments.remove(id
 bool segment_pending(std::uint32_t id) noexcept { return rt().segments.pending_collective(id); }
 void set_segment_pending(std::uint32_t id, bool pending) noexcept { rt().segments.set_pending_collective(id, pending); }
 
+gaspi_return_t open_segment_window(std::uint32_t id) {
+  return rt().segments.open_window(id, rt().knobs.dynamic_window);
+}
+
 gaspi_return_t register_segment(std::uint32_t id, GlobalRank with) {
   return rt().segments.register_with(id, rt().peers[with]);
 }

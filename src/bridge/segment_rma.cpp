@@ -20,13 +20,8 @@ namespace {
 
 using Window = mpi::Window;
 
-// One window per segment id, opened collectively and never destroyed: other threads may still
-// use it as the process exits (core/no_destroy.hpp explains why nothing is torn down then).
-std::array<std::atomic<Window *>, limits::kSegmentSlots> g_windows{};
-
-Window *window_of(std::uint32_t id) noexcept {
-  return id < g_windows.size() ? g_windows[id].load(std::memory_order_acquire) : nullptr;
-}
+// The window of segment `id` (mpi::Rma holds them all), or nullptr.
+Window *window_of(std::uint32_t id) noexcept { return rt().rma.active() ? rt().rma.window(id) : nullptr; }
 
 // A copy of n bytes, scalars as one load and one store: clients move single values this way, and
 // a call to memcpy for 8 bytes costs more than the rest of the path.
@@ -168,18 +163,12 @@ gaspi_return_t copy_now(kinds::CudaDevice &device, void *dst, const void *src, s
 
 gaspi_return_t open_window(std::uint32_t id, void *base, std::uint64_t size) {
   Runtime &r = rt();
-  if (!r.peers.spans_nodes() || id >= g_windows.size())
-    return r.peers.spans_nodes() ? GASPI_ERROR : GASPI_SUCCESS;
-  if (g_windows[id].load() != nullptr)
-    return GASPI_ERROR; // one window per segment id for the life of the process
-  auto *w = new Window;
-  const auto kind = r.knobs.gasnet_dynamic_window ? Window::Kind::dynamic : Window::Kind::regular;
-  if (w->open(r.mpi, kind, base, size) != GASPI_SUCCESS) {
-    delete w;
-    return GASPI_ERROR;
-  }
-  g_windows[id].store(w, std::memory_order_release);
-  return GASPI_SUCCESS;
+  if (!r.peers.spans_nodes())
+    return GASPI_SUCCESS;
+  if (r.rma.window(id) != nullptr)
+    return GASPI_ERROR; // one window per segment id
+  const auto kind = r.knobs.dynamic_window ? Window::Kind::dynamic : Window::Kind::regular;
+  return r.rma.open_window(id, {base, size}, 0, kind);
 }
 
 gaspi_return_t put(GlobalRank target, std::uint32_t id, std::uint64_t offset, const void *local, std::size_t n,

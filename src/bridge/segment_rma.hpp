@@ -1,12 +1,12 @@
 // RMA on engine segments addressed by (rank, segment id, offset), for the front ends whose segments
-// are made collectively (GASNet's attach; GASNet-EX's segment): one home for their MPI windows and
-// one completion object for what is still in flight.
+// are made collectively (GASNet's attach; GASNet-EX's segment), and one completion object for what
+// is still in flight.
 //
 // The route is decided here, per call, from the segment's mapping: a segment this process maps
 // (its own, a node peer's) is a copy that completes before the call returns; any other is reached
-// with MPI RMA on the segment's window, which open_window makes collectively: a regular window
-// (MPI_Win_create, far cheaper than a dynamic one across hosts: docs/PLATFORM.md), or a dynamic one
-// where the knob HYGASPI_GASNET_DYNAMIC_WINDOW asks for it.
+// with MPI RMA on the segment's window (mpi::Rma holds every window), which open_window makes
+// collectively: a regular window (MPI_Win_create, far cheaper than a dynamic one across hosts:
+// docs/PLATFORM.md), or a dynamic one where the knob HYGASPI_DYNAMIC_WINDOW asks for it.
 //
 // Completion: every MPI put and get takes a ticket of its target, and an MPI_Win_flush of the
 // target completes every ticket issued before it, at both ends (MPI-3.1 §11.5.4). A Completion

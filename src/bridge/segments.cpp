@@ -7,6 +7,21 @@
 
 namespace hygaspi {
 
+namespace {
+// What of segment `m` the dynamic window needs attached. An allocated segment's shm object holds
+// its notification array (whole pages), then its data: one range, so one attachment
+// (mpi_rma/rma.hpp, "Attachments"). Bound memory lies elsewhere. Device memory is not attached:
+// its owner serves it (mpi::DeviceRequests).
+std::array<mpi::Rma::Range, 2> attachments(const shm::MappedSegment &m) {
+  if (m.kind == shm::SegmentKind::shm)
+    return {{{m.notifications, static_cast<std::uint64_t>(m.data - reinterpret_cast<char *>(m.notifications)) + m.size},
+             {}}};
+  if (m.kind == shm::SegmentKind::user)
+    return {{{m.notifications, std::uint64_t{m.notification_num} * sizeof(std::uint32_t)}, {m.data, m.size}}};
+  return {{{m.notifications, std::uint64_t{m.notification_num} * sizeof(std::uint32_t)}, {}}};
+}
+} // namespace
+
 gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::uint32_t notification_num,
                                     void *user_memory, std::uint64_t alloc_policy, const kinds::IpcKey *device_key) {
   std::lock_guard lock(mutex_);
@@ -22,20 +37,7 @@ gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::
   // The message inbox is reached by node peers only (bridge/am_channel.hpp): no attachment, which
   // osc/rdma counts against its cap.
   if (rma_->active() && seg != limits::kInbox) {
-    const shm::MappedSegment &m = *node_->local(seg);
-    // An allocated segment's shm object holds its notification array (whole pages), then its
-    // data: one range, so one attachment (mpi_rma/rma.hpp, "Attachments"). Bound memory lies
-    // elsewhere.
-    std::array<mpi::Rma::Range, 2> ranges{};
-    // Device memory is not attached: its owner serves it (mpi::DeviceRequests).
-    if (m.kind == shm::SegmentKind::shm)
-      ranges[0] = {m.notifications,
-                   static_cast<std::uint64_t>(m.data - reinterpret_cast<char *>(m.notifications)) + m.size};
-    else if (m.kind == shm::SegmentKind::user)
-      ranges = {{{m.notifications, std::uint64_t{m.notification_num} * sizeof(std::uint32_t)}, {m.data, m.size}}};
-    else
-      ranges[0] = {m.notifications, std::uint64_t{m.notification_num} * sizeof(std::uint32_t)};
-    if (const gaspi_return_t rc = rma_->attach(seg, ranges); rc != GASPI_SUCCESS) {
+    if (const gaspi_return_t rc = rma_->attach(seg, attachments(*node_->local(seg))); rc != GASPI_SUCCESS) {
       node_->segment_delete(seg);
       return rc;
     }
@@ -66,6 +68,16 @@ gaspi_return_t SegmentTable::register_with(std::uint32_t seg, const Peer &peer) 
   return GASPI_SUCCESS;
 }
 
+gaspi_return_t SegmentTable::open_window(std::uint32_t seg, bool dynamic) {
+  if (!rma_->active())
+    return GASPI_SUCCESS;
+  // Every rank takes part, one that offers no window too (kNoWindow): then none opens anywhere.
+  const shm::MappedSegment *m = node_->local(seg);
+  if (m == nullptr || m->kind != shm::SegmentKind::shm || dynamic)
+    return rma_->open_window(mpi::Rma::kNoWindow, {}, 1, mpi::Window::Kind::regular);
+  return rma_->open_window(seg, attachments(*m)[0], m->generation, mpi::Window::Kind::regular);
+}
+
 gaspi_return_t SegmentTable::remove(std::uint32_t seg) {
   std::lock_guard lock(mutex_);
   if (node_->local(seg) == nullptr) {
@@ -80,6 +92,7 @@ gaspi_return_t SegmentTable::remove(std::uint32_t seg) {
       if (const gaspi_return_t rc = rma_->register_with(seg, r, mpi::RemoteSegment{}); rc != GASPI_SUCCESS)
         return rc;
     e.registered.clear();
+    rma_->forget_window(seg);
     rma_->detach(seg);
   }
   return node_->segment_delete(seg);

@@ -2,7 +2,8 @@
 // each concern"). For each id it holds, or reaches through the one object that holds it:
 //   - the local mapping (the shm object published in this rank's rank block: shm::Node creates,
 //     maps and retires it, and node peers find it there; nobody else calls segment_create/delete)
-//   - the MPI attachment of its memory to the window (mpi::Rma::attach/detach)
+//   - the MPI attachment of its memory to the dynamic window (mpi::Rma::attach/detach), and the
+//     window of its own where it was made collectively (mpi::Rma::open_window/forget_window)
 //   - the ranks of other nodes it is registered with (a delete clears their table entries)
 //   - the pending-collective state of gaspi_segment_create/use after a GASPI_TIMEOUT
 // It lives in the runtime's life cycle: clear() at gaspi_proc_term forgets everything, so a
@@ -41,6 +42,11 @@ public:
   // Makes local segment `seg` known to `peer`: node peers find it in the rank block; a rank of
   // another node gets its description put into its table (mpi_rma/rma.hpp).
   gaspi_return_t register_with(std::uint32_t seg, const Peer &peer);
+  // Collective over every rank, each of which made segment `seg` in the same call (GASPI's
+  // gaspi_segment_create on GASPI_GROUP_ALL): a window of its own, over its notifications and data,
+  // where every rank offers one (an allocated host segment) and `dynamic` (HYGASPI_DYNAMIC_WINDOW)
+  // is off. Else, and beyond the cap of windows, the dynamic window keeps serving it.
+  gaspi_return_t open_window(std::uint32_t seg, bool dynamic);
   // Deletes local segment `seg`: clears the entries of the ranks it is registered with, detaches
   // it, deletes its shm object. GASPI_ERR_INV_SEG if it does not exist.
   gaspi_return_t remove(std::uint32_t seg);

@@ -34,7 +34,7 @@ struct Knobs {
   std::int64_t threads_pin{};     // HYGASPI_THREADS_PIN: gaspi_threads_run binding, -1 auto, 0 off, 1 on
   std::int64_t test_die_send{};   // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
   bool numa_socket{};             // GASPI_SET_NUMA_SOCKET (GPI-2's): gaspi_numa_socket answers
-  bool gasnet_dynamic_window{};   // HYGASPI_GASNET_DYNAMIC_WINDOW: GASNet put/get on a dynamic window
+  bool dynamic_window{};          // HYGASPI_DYNAMIC_WINDOW: collective segments through a dynamic window
   std::string cuda_library;       // HYGASPI_CUDA_LIBRARY: the CUDA driver that memory kinds load
 
   std::uint64_t from_env = 0; // bit i: the environment set kKnobs[i] (read_knobs, read_knob)
@@ -113,10 +113,10 @@ inline constexpr Knob kKnobs[] = {
     knob::boolean("GASPI_SET_NUMA_SOCKET", "0", &Knobs::numa_socket,
                   "GPI-2's: 1 (`gaspi_run -N` sets it) makes `gaspi_numa_socket` report the NUMA node of the "
                   "rank's CPU; 0: it returns `GASPI_ERR_ENV`"),
-    knob::boolean("HYGASPI_GASNET_DYNAMIC_WINDOW", "0", &Knobs::gasnet_dynamic_window,
-                  "GASNet jobs across nodes: 1 moves put, get and memset through a dynamic MPI window with the "
-                  "segment attached, 0 through a regular window over the segment (`MPI_Win_create` at "
-                  "`gasnet_attach`). For comparison"),
+    knob::boolean("HYGASPI_DYNAMIC_WINDOW", "0", &Knobs::dynamic_window,
+                  "jobs across nodes: 1 reaches the segments made collectively (`gasnet_attach`, "
+                  "`gaspi_segment_create` on `GASPI_GROUP_ALL`) through a dynamic MPI window, 0 through a regular "
+                  "window of their own (`MPI_Win_create`). Set it alike on every rank. For comparison"),
     knob::path("HYGASPI_CUDA_LIBRARY", "libcuda.so.1", &Knobs::cuda_library,
                "the CUDA driver library that CUDA memory kinds load (`dlopen`) at their first use: a file name "
                "searched as the dynamic loader does, or a path"),

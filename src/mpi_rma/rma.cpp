@@ -28,6 +28,8 @@ MPI_Aint address_of(const void *p) {
 gaspi_return_t Rma::init(Env &env) {
   env_ = &env;
   auto lock = env.lock();
+  targets_ = std::make_unique<Tickets[]>(static_cast<std::size_t>(env.size()));
+  all_.reset();
   table_.assign(static_cast<std::size_t>(env.size()) * limits::kSegmentSlots, RemoteSegment{});
   table_at_.assign(static_cast<std::size_t>(env.size()), 0);
   attachments_.clear();
@@ -60,6 +62,15 @@ gaspi_return_t Rma::init(Env &env) {
 void Rma::term() noexcept {
   if (win_ == MPI_WIN_NULL)
     return;
+  // Every rank reaches gaspi_proc_term, and opened its windows in the same order: close them in
+  // it (each MPI_Win_free waits for every rank).
+  for (auto &w : windows_)
+    w.store(nullptr, std::memory_order_relaxed);
+  for (std::uint32_t i = 0; i < opened_count_.load(std::memory_order_acquire); ++i) {
+    opened_[i]->window.close();
+    opened_[i].reset();
+  }
+  opened_count_.store(0, std::memory_order_release);
   auto lock = env_->lock();
   // Teardown: a failure is logged and the rest still runs.
   (void)HYGASPI_MPI(MPI_Win_unlock_all(win_));
@@ -167,42 +178,156 @@ void Rma::sync() noexcept {
   (void)HYGASPI_MPI(MPI_Win_sync(win_)); // a hint to the memory model: nothing to propagate
 }
 
+gaspi_return_t Rma::open_window(std::uint32_t seg, Range range, std::uint64_t generation, Window::Kind kind) {
+  std::lock_guard guard(open_mutex_);
+  std::vector<std::uint64_t> generations;
+  if (generation != 0) {
+    // [2i]: rank i's segment id (kNoWindow: it offers none), [2i + 1]: its generation. Every rank
+    // sees the same table and so makes the same choice.
+    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(env_->size()));
+    const std::uint64_t mine[2] = {seg, generation};
+    {
+      auto lock = env_->lock();
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, env_->comm())));
+    }
+    for (std::size_t i = 0; i < all.size(); i += 2) {
+      if (all[i] != seg || seg == kNoWindow) {
+        log::debug("segment %u: rank %zu created segment %lu in the same call; reached through the dynamic window", seg,
+                   i / 2, static_cast<unsigned long>(all[i]));
+        return GASPI_SUCCESS;
+      }
+      generations.push_back(all[i + 1]);
+    }
+  }
+  const std::uint32_t n = opened_count_.load(std::memory_order_relaxed);
+  if (n == kMaxSegmentWindows || seg >= windows_.size()) {
+    log::debug("segment %u: %u windows are open already; reached through the dynamic window", seg, n);
+    return generation != 0 ? GASPI_SUCCESS : GASPI_ERROR;
+  }
+  auto w = std::make_unique<SegmentWindow>();
+  const gaspi_return_t rc = w->window.open(*env_, kind, const_cast<void *>(range.base), range.size);
+  w->generation = std::move(generations);
+  SegmentWindow *opened = w.get();
+  // Kept even when open failed half way: term closes it, as every rank does.
+  opened_[n] = std::move(w);
+  opened_count_.store(n + 1, std::memory_order_release);
+  if (rc == GASPI_SUCCESS) {
+    windows_[seg].store(opened, std::memory_order_release);
+    log::debug("segment %u: reached through a window of its own (%u open)", seg, n + 1);
+  }
+  return rc;
+}
+
+Window *Rma::window(std::uint32_t seg) const noexcept {
+  SegmentWindow *w = seg < windows_.size() ? windows_[seg].load(std::memory_order_acquire) : nullptr;
+  return w != nullptr ? &w->window : nullptr;
+}
+
+void Rma::forget_window(std::uint32_t seg) noexcept {
+  if (seg < windows_.size())
+    windows_[seg].store(nullptr, std::memory_order_release);
+}
+
+Rma::SegmentWindow *Rma::reach(MpiRank rank, const RemoteSegment &seg) const noexcept {
+  if (seg.segment >= windows_.size())
+    return nullptr;
+  SegmentWindow *w = windows_[seg.segment].load(std::memory_order_acquire);
+  // The owner's entry may change under us (its delete clears it): read the generation once.
+  const std::uint64_t generation =
+      std::atomic_ref<std::uint64_t>(const_cast<std::uint64_t &>(seg.generation)).load(std::memory_order_acquire);
+  if (w == nullptr || w->generation.empty() || w->generation[static_cast<std::size_t>(rank.value())] != generation)
+    return nullptr;
+  return w;
+}
+
+gaspi_return_t Rma::put(MpiRank rank, const RemoteSegment &seg, std::uint64_t offset, const void *src,
+                        std::uint64_t size) {
+  if (SegmentWindow *w = reach(rank, seg)) {
+    std::uint64_t ticket = 0;
+    return w->window.put(rank, seg.data - seg.notifications + offset, src, size, Window::Complete::none, ticket);
+  }
+  return put(rank, seg.data + offset, src, size);
+}
+
+gaspi_return_t Rma::get(void *dst, MpiRank rank, const RemoteSegment &seg, std::uint64_t offset, std::uint64_t size) {
+  if (SegmentWindow *w = reach(rank, seg)) {
+    std::uint64_t ticket = 0;
+    return w->window.get_nb(dst, rank, seg.data - seg.notifications + offset, size, ticket);
+  }
+  return get(dst, rank, seg.data + offset, size);
+}
+
 gaspi_return_t Rma::put(MpiRank rank, std::uint64_t address, const void *src, std::uint64_t size) {
   auto lock = env_->lock();
   const char *p = static_cast<const char *>(src);
-  return in_chunks(size, [&](std::uint64_t done, int n) {
+  const gaspi_return_t rc = in_chunks(size, [&](std::uint64_t done, int n) {
     return HYGASPI_MPI(
         MPI_Put(p + done, n, MPI_BYTE, rank.value(), static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
   });
+  count_issued(rank); // a chunk may be in flight even where a later one failed
+  return rc;
 }
 
 gaspi_return_t Rma::get(void *dst, MpiRank rank, std::uint64_t address, std::uint64_t size) {
   auto lock = env_->lock();
   char *p = static_cast<char *>(dst);
-  return in_chunks(size, [&](std::uint64_t done, int n) {
+  const gaspi_return_t rc = in_chunks(size, [&](std::uint64_t done, int n) {
     return HYGASPI_MPI(
         MPI_Get(p + done, n, MPI_BYTE, rank.value(), static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
   });
+  count_issued(rank);
+  return rc;
+}
+
+void Rma::count_issued(MpiRank rank) noexcept {
+  all_.issue();
+  targets_[static_cast<std::size_t>(rank.value())].issue();
 }
 
 gaspi_return_t Rma::notify(MpiRank rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
+  HYGASPI_TRY(flush(rank)); // earlier writes to `rank`, through any window, land before the notification
+  const std::uint64_t offset = std::uint64_t{id} * sizeof(std::uint32_t);
+  // Complete it before return: `value` lives on this stack, and a waiting target should see it soon.
+  if (SegmentWindow *w = reach(rank, seg)) {
+    std::uint64_t ticket = 0;
+    return w->window.put(rank, offset, &value, sizeof value, Window::Complete::remote, ticket);
+  }
   auto lock = env_->lock();
-  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank.value(), win_))); // earlier writes to `rank` land before the notification
-  HYGASPI_TRY(
-      HYGASPI_MPI(MPI_Put(&value, 1, MPI_UINT32_T, rank.value(),
-                          static_cast<MPI_Aint>(seg.notifications + std::uint64_t{id} * 4), 1, MPI_UINT32_T, win_)));
-  // Complete it now: `value` lives on this stack, and a waiting target should see it soon.
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Put(&value, 1, MPI_UINT32_T, rank.value(),
+                                  static_cast<MPI_Aint>(seg.notifications + offset), 1, MPI_UINT32_T, win_)));
   return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_));
 }
 
 gaspi_return_t Rma::flush(MpiRank rank) {
-  auto lock = env_->lock();
-  return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_));
+  gaspi_return_t rc = GASPI_SUCCESS;
+  if (Tickets &t = targets_[static_cast<std::size_t>(rank.value())]; !t.idle()) {
+    auto lock = env_->lock();
+    const std::uint64_t upto = t.issued.load(std::memory_order_acquire); // every transfer issued before it
+    rc = HYGASPI_MPI(MPI_Win_flush(rank.value(), win_));
+    if (rc == GASPI_SUCCESS)
+      t.complete(upto);
+  }
+  for (std::uint32_t i = 0, n = opened_count_.load(std::memory_order_acquire); i < n; ++i)
+    if (Window &w = opened_[i]->window; w.active() && !w.idle(rank))
+      if (const gaspi_return_t f = w.flush(rank); f != GASPI_SUCCESS)
+        rc = f;
+  return rc;
 }
 
 gaspi_return_t Rma::flush_all() {
-  auto lock = env_->lock();
-  return HYGASPI_MPI(MPI_Win_flush_all(win_));
+  gaspi_return_t rc = GASPI_SUCCESS;
+  if (!all_.idle()) {
+    auto lock = env_->lock();
+    const std::uint64_t upto = all_.issued.load(std::memory_order_acquire);
+    rc = HYGASPI_MPI(MPI_Win_flush_all(win_));
+    if (rc == GASPI_SUCCESS)
+      all_.complete(upto);
+  }
+  for (std::uint32_t i = 0, n = opened_count_.load(std::memory_order_acquire); i < n; ++i)
+    if (Window &w = opened_[i]->window; w.active())
+      if (const gaspi_return_t f = w.flush_all(); f != GASPI_SUCCESS)
+        rc = f;
+  return rc;
 }
 
 } // namespace hygaspi::mpi
@@ -213,7 +338,8 @@ gaspi_return_t Window::open(Env &env, Kind kind, void *base, std::uint64_t size)
   env_ = &env;
   auto lock = env.lock();
   bases_.assign(static_cast<std::size_t>(env.size()), 0);
-  targets_ = std::make_unique<Target[]>(static_cast<std::size_t>(env.size()));
+  targets_ = std::make_unique<Tickets[]>(static_cast<std::size_t>(env.size()));
+  all_.reset();
   MPI_Info info;
   HYGASPI_TRY(HYGASPI_MPI(MPI_Info_create(&info)));
   // Only puts and gets: let the component skip accumulate ordering (as Rma::init).
@@ -260,8 +386,7 @@ gaspi_return_t Window::put(MpiRank rank, std::uint64_t offset, const void *src, 
     return HYGASPI_MPI(
         MPI_Put(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
-  // Issued: a flush that starts from here on covers it.
-  ticket = targets_[static_cast<std::size_t>(rank.value())].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
+  ticket = count_issued(rank);
   if (complete == Complete::remote)
     return flush_locked(rank);
   if (complete == Complete::local)
@@ -287,7 +412,7 @@ gaspi_return_t Window::get_nb(void *dst, MpiRank rank, std::uint64_t offset, std
     return HYGASPI_MPI(
         MPI_Get(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
-  ticket = targets_[static_cast<std::size_t>(rank.value())].issued.fetch_add(1, std::memory_order_acq_rel) + 1;
+  ticket = count_issued(rank);
   return GASPI_SUCCESS;
 }
 
@@ -298,13 +423,26 @@ gaspi_return_t Window::flush(MpiRank rank, std::uint64_t ticket) {
   return flush_locked(rank);
 }
 
+std::uint64_t Window::count_issued(MpiRank rank) noexcept {
+  all_.issue();
+  return targets_[static_cast<std::size_t>(rank.value())].issue();
+}
+
+gaspi_return_t Window::flush_all() {
+  const std::uint64_t upto = all_.issued.load(std::memory_order_acquire); // every transfer issued before it
+  if (all_.done(upto))
+    return GASPI_SUCCESS;
+  auto lock = env_->lock();
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush_all(win_)));
+  all_.complete(upto);
+  return GASPI_SUCCESS;
+}
+
 gaspi_return_t Window::flush_locked(MpiRank rank) {
-  Target &t = targets_[static_cast<std::size_t>(rank.value())];
+  Tickets &t = targets_[static_cast<std::size_t>(rank.value())];
   const std::uint64_t upto = t.issued.load(std::memory_order_acquire); // every put issued before the flush
   HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank.value(), win_)));
-  std::uint64_t seen = t.completed.load(std::memory_order_relaxed);
-  while (seen < upto && !t.completed.compare_exchange_weak(seen, upto, std::memory_order_acq_rel)) {
-  }
+  t.complete(upto);
   return GASPI_SUCCESS;
 }
 

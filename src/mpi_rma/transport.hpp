@@ -1,11 +1,13 @@
-// The inter-node transport (bridge/transport.hpp's concept) over the MPI window of mpi_rma/rma.hpp:
-//   put / get      MPI_Put / MPI_Get in the lock_all epoch; complete at flush(queue)
-//   notify         flush(target), then the notification word (spec §8.3.2: MPI orders two puts
-//                  to one target only across a flush)
+// The inter-node transport (bridge/transport.hpp's concept) over the MPI windows of mpi_rma/rma.hpp:
+//   put / get      MPI_Put / MPI_Get in the lock_all epoch of the segment's window (or the
+//                  dynamic one); complete at flush(queue)
+//   notify         flush(target) on every window, then the notification word (spec §8.3.2: MPI
+//                  orders two puts to one target only across a flush)
 //   atomic         a request to the target, which applies core/atomic_op.hpp's CPU atomic on its
 //                  own mapping (mpi_rma/remote_atomics.hpp; docs/DESIGN.md "Atomicity": CPU and MPI
 //                  atomics do not compose)
-//   flush(queue)   MPI_Win_flush_all when `queue` issued an MPI transfer since its last flush
+//   flush(queue)   MPI_Win_flush_all on every window with transfers in flight, when `queue` issued
+//                  an MPI transfer since its last flush
 //
 // The per-queue "needs a flush" flag is set AFTER the MPI_Put/MPI_Get is issued. Set before
 // (as the bridge once did), a gaspi_wait(q) in another thread could clear it and flush between the
@@ -42,13 +44,13 @@ public:
 
   gaspi_return_t put(MpiRank to, const RemoteSegment &dst, std::uint64_t offset, const void *src, std::uint64_t size,
                      std::uint32_t queue) {
-    const gaspi_return_t rc = rma_->put(to, dst.data + offset, src, size);
+    const gaspi_return_t rc = rma_->put(to, dst, offset, src, size);
     needs_flush_[queue].store(true, std::memory_order_release); // after the put: see above
     return rc;
   }
   gaspi_return_t get(void *dst, MpiRank from, const RemoteSegment &src, std::uint64_t offset, std::uint64_t size,
                      std::uint32_t queue) {
-    const gaspi_return_t rc = rma_->get(dst, from, src.data + offset, size);
+    const gaspi_return_t rc = rma_->get(dst, from, src, offset, size);
     needs_flush_[queue].store(true, std::memory_order_release);
     return rc;
   }
