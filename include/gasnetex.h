@@ -18,7 +18,8 @@
  *  - a Medium or Long payload is locally complete when its call returns, whatever lc_opt asks;
  *  - endpoints beyond the primordial one (gex_EP_Create) serve RMA through TM-pairs (gex_TM_Pair)
  *    into segments of gex_Segment_Create, of host or CUDA device memory (gasnet_mk.h), within
- *    the process and on its node; no VIS.
+ *    the process and on its node, and active messages (GEX_EP_CAPABILITY_AM: a handler table per
+ *    endpoint, Long payloads into host segments); no VIS.
  * On a node, contiguous puts and gets on the primordial team and the integer atomics run inline in
  * the client (below, and gasnetex_inline.h); GASNET_HYG_NO_INLINE turns that off.
  *

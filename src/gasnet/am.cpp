@@ -58,7 +58,7 @@ std::size_t head_size(const AmHead &h) noexcept {
 void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
   State &s = state();
   const AmHead &h = m.head;
-  Token token{from, (h.flags & kReply) == 0, false, h.category, h.handler};
+  Token token{from, (h.flags & kReply) == 0, false, h.category, h.handler, h.to_ep, h.from_ep};
   ThreadContext &ctx = context();
   Token *outer = std::exchange(ctx.handler, &token);
   ctx.publish();
@@ -68,10 +68,17 @@ void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
     // The job is ending (gasnet_exit): client handlers no longer run.
   } else {
     // Only the client's own table: indices 0..127 are never in it (gasnet_attach refuses them).
-    void (*fn)() = s.handlers[h.handler];
-    if (fn == nullptr)
+    const std::array<void (*)(), 256> *table = endpoint_handlers(h.to_ep);
+    if (table == nullptr)
+      fatal(call, "node %u sent a %s to endpoint %u, which this rank did not create with GEX_EP_CAPABILITY_AM", from,
+            (h.flags & kReply) != 0 ? "reply" : "request", h.to_ep);
+    void (*fn)() = (*table)[h.handler];
+    if (fn == nullptr && h.to_ep == 0)
       fatal(call, "node %u sent a %s to handler %u, which is not registered", from,
             (h.flags & kReply) != 0 ? "reply" : "request", h.handler);
+    if (fn == nullptr)
+      fatal(call, "node %u sent a %s to handler %u of endpoint %u, which is not registered", from,
+            (h.flags & kReply) != 0 ? "reply" : "request", h.handler, h.to_ep);
     if (h.category == kShort) {
       kShortCalls[h.nargs](fn, &token, m.args);
     } else if (h.category == kMedium) {
@@ -80,9 +87,10 @@ void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
     } else {
       // Long: on a node the payload is in the segment already; across nodes it came in-band and
       // lands there now, before the handler runs.
-      char *seg = s.segments[s.mynode].mapped;
-      if (m.offset > s.segments[s.mynode].size || h.nbytes > s.segments[s.mynode].size - m.offset)
-        fatal(call, "a Long message from node %u lies outside this node's segment", from);
+      const LongTarget target = long_target(h.to_ep);
+      char *seg = target.data;
+      if (seg == nullptr || m.offset > target.size || h.nbytes > target.size - m.offset)
+        fatal(call, "a Long message from node %u lies outside the segment of this rank's endpoint %u", from, h.to_ep);
       if (m.body_size != 0)
         std::memcpy(seg + m.offset, m.body, std::min<std::size_t>(m.body_size, h.nbytes));
       kPayloadCalls[h.nargs](fn, &token, seg + m.offset, h.nbytes, m.args);
@@ -170,7 +178,8 @@ bool decode(const char *data, std::size_t size, Decoded &out) noexcept {
     return false;
   std::memcpy(&out.head, data, sizeof(AmHead));
   const AmHead &h = out.head;
-  if (h.nargs > kMaxArgs || h.category > kLong || (h.flags & ~(kReply | kInternal)) != 0 || size < head_size(h))
+  if (h.nargs > kMaxArgs || h.category > kLong || (h.flags & ~(kReply | kInternal)) != 0 || h.to_ep >= kMaxEndpoints ||
+      h.from_ep >= kMaxEndpoints || size < head_size(h))
     return false;
   std::memcpy(out.args, data + sizeof h, 4 * std::size_t{h.nargs});
   out.offset = 0;
@@ -210,7 +219,8 @@ bool poll(bool replies_only) {
 }
 
 int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category, gasnet_handler_t handler,
-            const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args) {
+            const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args, unsigned from_ep,
+            unsigned to_ep) {
   State &s = state();
   require_messaging(call);
   ThreadContext &ctx = context();
@@ -229,6 +239,8 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
       fatal(call, "a reply while holding a handler-safe lock [G1 section 2.4.4]");
     reply_to->replied = true;
     dest = reply_to->source;
+    from_ep = reply_to->ep;
+    to_ep = reply_to->source_ep;
   }
   if (dest >= s.nodes)
     fatal(call, "node %u is not in the job (%u nodes)", dest, s.nodes);
@@ -240,6 +252,8 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
   h.handler = handler;
   h.nargs = static_cast<std::uint8_t>(nargs);
   h.flags = reply_to != nullptr ? kReply : 0; // never kInternal: a client reaches only its own handlers
+  h.to_ep = static_cast<std::uint8_t>(to_ep);
+  h.from_ep = static_cast<std::uint8_t>(from_ep);
   // The arguments go straight into a Decoded: a loopback message runs from it.
   Decoded m;
   gasnet_handlerarg_t *argv = m.args;
@@ -247,7 +261,7 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     argv[i] = va_arg(args, gasnet_handlerarg_t);
   const void *body = nullptr;
   std::size_t body_size = 0;
-  std::uint64_t offset = 0;
+  LongPlace place{limits::kGasnetSegment, 0};
   if (h.category == kMedium) {
     if (nbytes > kMaxMedium)
       fatal(call, "%zu bytes exceed gasnet_AMMaxMedium() = %zu", nbytes, kMaxMedium);
@@ -256,15 +270,7 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
   } else if (h.category == kLong) {
     if (nbytes > kMaxLong)
       fatal(call, "%zu bytes exceed the Long limit %zu", nbytes, kMaxLong);
-    if (nbytes != 0) {
-      offset = segment_offset(call, dest, dest_addr, nbytes);
-    } else {
-      // A Long of 0 bytes may name any address; one inside the segment reaches the handler as
-      // given (GASNet-EX promises it), any other the segment's base.
-      const NodeSegment &seg = s.segments[dest];
-      const auto a = reinterpret_cast<std::uint64_t>(dest_addr);
-      offset = a >= seg.addr && a - seg.addr <= seg.size ? a - seg.addr : 0;
-    }
+    place = long_place(call, dest, to_ep, dest_addr, nbytes);
     body = src; // the channel places it in the target's segment (am::Placement)
     body_size = nbytes;
   }
@@ -278,11 +284,11 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     // made outside handlers, NIS and HSLs (checked above), and the handler runs with its token as
     // the thread's handler context.
     m.head = h;
-    m.offset = offset;
+    m.offset = place.offset;
     m.body = nullptr;
     m.body_size = 0;
     if (h.category == kLong && nbytes != 0 &&
-        engine::put(GlobalRank{dest}, limits::kGasnetSegment, offset, src, nbytes, engine::Complete::remote, nullptr) !=
+        engine::put(GlobalRank{dest}, place.segment, place.offset, src, nbytes, engine::Complete::remote, nullptr) !=
             GASPI_SUCCESS)
       fatal(call, "the Long payload could not be placed in this rank's segment");
     if (h.category == kMedium) {
@@ -295,9 +301,9 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
     }
     return GASNET_OK;
   }
-  const am::Placement place{limits::kGasnetSegment, offset};
-  deliver(call, dest, reply_to == nullptr ? am::Lane::request : am::Lane::reply, encode(h, argv, offset), body,
-          body_size, h.category == kLong ? &place : nullptr);
+  const am::Placement placement{place.segment, place.offset};
+  deliver(call, dest, reply_to == nullptr ? am::Lane::request : am::Lane::reply, encode(h, argv, place.offset), body,
+          body_size, h.category == kLong ? &placement : nullptr);
   return GASNET_OK;
 }
 

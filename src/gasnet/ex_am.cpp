@@ -1,5 +1,5 @@
-// GASNet-EX active messages: handler registration on the primordial endpoint, the fixed-payload
-// Request/Reply calls (am_request, am_reply: GASNet-1's gasnet_AMRequest*/gasnet_AMReply* too, over
+// GASNet-EX active messages: handler registration (a table per endpoint that serves AMs), the
+// fixed-payload Request/Reply calls (am_request, am_reply: GASNet-1's gasnet_AMRequest*/gasnet_AMReply* too, over
 // the one send of am.cpp), their limits and gex_Token_Info.
 #include <cstdarg>
 #include <vector>
@@ -51,16 +51,18 @@ const char *am_name(int category, bool request) {
 }
 
 // The job rank an AM goes to: `rank` of team `tm`, or of a TM-pair [GEX-MK "TM-pairs": a pair is
-// valid in the gex_AM_* calls]. Created endpoints serve RMA only (gex_EP_Create refuses the AM
-// capability), so an AM through a pair goes between primordial endpoints.
-gex_Rank_t am_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) {
+// valid in the gex_AM_* calls], and the endpoints it travels between: the pair's local endpoint,
+// which must serve AMs, and its remote index (on a team: the primordial endpoints). Whether the
+// remote endpoint serves AMs is known where it lives, which checks it when the message arrives.
+gex_Rank_t am_rank(const char *call, gex_TM_t tm, gex_Rank_t rank, unsigned &from_ep, unsigned &to_ep) {
+  from_ep = to_ep = 0;
   if (tm == &ex_state().tm_object || !is_pair(tm))
     return job_rank(call, tm, rank);
-  if (tm->pair_ep != &ex_state().ep_object || tm->pair_remote != 0)
-    fatal(call,
-          "tm %p pairs endpoint %u with endpoint %u: active messages travel between endpoints 0 only "
-          "(created endpoints serve RMA)",
-          static_cast<void *>(tm), tm->pair_ep->index, tm->pair_remote);
+  if ((tm->pair_ep->capabilities & GEX_EP_CAPABILITY_AM) == 0)
+    fatal(call, "tm %p pairs endpoint %u, created without GEX_EP_CAPABILITY_AM", static_cast<void *>(tm),
+          tm->pair_ep->index);
+  from_ep = tm->pair_ep->index;
+  to_ep = tm->pair_remote;
   return pair_rank(call, rank);
 }
 
@@ -86,14 +88,16 @@ size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nar
 int hygaspi::gasnet::ex::am_request(const char *call, int category, gex_TM_t tm, gex_Rank_t rank,
                                     gex_AM_Index_t handler, const void *source_addr, size_t nbytes, void *dest_addr,
                                     gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, std::va_list args) {
-  const gex_Rank_t jobrank = am_rank(call, tm, rank);
+  unsigned from_ep = 0, to_ep = 0;
+  const gex_Rank_t jobrank = am_rank(call, tm, rank, from_ep, to_ep);
   require_messaging(call);
   require_flags(call, flags, kInjectFlags);
   if (category < kShort || category > kLong)
     fatal(call, "unknown category %d", category);
   if (category != kShort)
     check_lc(call, lc_opt, true);
-  const int rc = am_send(call, nullptr, jobrank, category, handler, source_addr, nbytes, dest_addr, numargs, args);
+  const int rc =
+      am_send(call, nullptr, jobrank, category, handler, source_addr, nbytes, dest_addr, numargs, args, from_ep, to_ep);
   if (category != kShort)
     complete_lc(lc_opt);
   return rc;
@@ -120,16 +124,19 @@ extern "C" {
 
 int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentries) {
   const char *call = "gex_EP_RegisterHandlers";
-  require_ep(call, ep);
+  gex_hyg_EP &self = endpoint(call, ep);
+  if ((self.capabilities & GEX_EP_CAPABILITY_AM) == 0)
+    return error(call, GASNET_ERR_BAD_ARG, "endpoint %u was created without GEX_EP_CAPABILITY_AM", self.index);
   if (numentries > 0 && table == nullptr)
     return error(call, GASNET_ERR_BAD_ARG, "a null table of %zu entries", numentries);
   ExState &x = ex_state();
-  State &s = state();
+  std::array<void (*)(), 256> &handlers = *endpoint_handlers(self.index);
+  std::array<gex_AM_Entry_t, 256> &entries = self.index == 0 ? x.entries : self.entries;
   std::lock_guard lock(x.registry);
   // Everything is checked before anything is registered: a refused table leaves no trace.
   std::array<bool, 256> used{};
   for (unsigned i = 0; i < 256; ++i)
-    used[i] = s.handlers[i] != nullptr;
+    used[i] = handlers[i] != nullptr;
   for (size_t i = 0; i < numentries; ++i) {
     const gex_AM_Entry_t &e = table[i];
     if (!valid_registration(e))
@@ -159,10 +166,10 @@ int gex_EP_RegisterHandlers(gex_EP_t ep, gex_AM_Entry_t *table, size_t numentrie
   for (size_t i = 0; i < numentries; ++i) {
     if (table[i].gex_index == 0)
       table[i].gex_index = assigned[i];
-    gex_AM_Entry_t &e = x.entries[table[i].gex_index];
+    gex_AM_Entry_t &e = entries[table[i].gex_index];
     e = table[i];
     // Published last: a poller that sees the function sees its entry (gex_Token_Info).
-    __atomic_store_n(&s.handlers[e.gex_index], reinterpret_cast<void (*)()>(e.gex_fnptr), __ATOMIC_RELEASE);
+    __atomic_store_n(&handlers[e.gex_index], reinterpret_cast<void (*)()>(e.gex_fnptr), __ATOMIC_RELEASE);
   }
   return GASNET_OK;
 }
@@ -196,8 +203,9 @@ gex_TI_t gex_Token_Info(gex_Token_t token, gex_Token_Info_t *info, gex_TI_t mask
     fatal(call, "the token is not that of the handler this thread runs");
   (void)mask; // every field is cheap: all are set
   info->gex_srcrank = t->source;
-  info->gex_ep = &ex_state().ep_object;
-  info->gex_entry = &ex_state().entries[t->handler];
+  gex_hyg_EP *ep = t->ep == 0 ? &ex_state().ep_object : created(t->ep);
+  info->gex_ep = ep;
+  info->gex_entry = t->ep == 0 ? &ex_state().entries[t->handler] : &ep->entries[t->handler];
   info->gex_is_req = t->is_request ? 1 : 0;
   info->gex_is_long = t->category == kLong ? 1 : 0;
   return GEX_TI_ALL;
@@ -246,13 +254,14 @@ size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *, gex_Flag
 struct gex_hyg_SrcDesc {
   bool pending = false;
   bool request = false;
-  int category = 0;              // kMedium or kLong
-  gex_Rank_t rank = 0;           // a request's job rank
-  Token *token = nullptr;        // a reply's token
-  void *addr = nullptr;          // gex_AM_SrcDescAddr
-  size_t size = 0;               // gex_AM_SrcDescSize
-  void *dest_addr = nullptr;     // a Long's Prepare-time destination, or null
-  gex_Event_t *lc_opt = nullptr; // where Commit reports local completion
+  int category = 0;                // kMedium or kLong
+  gex_Rank_t rank = 0;             // a request's job rank
+  unsigned from_ep = 0, to_ep = 0; // a request's endpoints
+  Token *token = nullptr;          // a reply's token
+  void *addr = nullptr;            // gex_AM_SrcDescAddr
+  size_t size = 0;                 // gex_AM_SrcDescSize
+  void *dest_addr = nullptr;       // a Long's Prepare-time destination, or null
+  gex_Event_t *lc_opt = nullptr;   // where Commit reports local completion
   unsigned numargs = 0;
   const char *prepare = nullptr;     // the Prepare call's name
   std::vector<std::max_align_t> own; // the library's buffer, grown as needed and kept
@@ -287,9 +296,19 @@ const char *commit_name(int category, bool request) {
   return request ? "gex_AM_CommitRequestLong" : "gex_AM_CommitReplyLong";
 }
 
-gex_AM_SrcDesc_t prepare(int category, bool request, gex_Rank_t jobrank, Token *token, const void *client_buf,
-                         size_t least, size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
-                         unsigned numargs) {
+// A request's destination: job rank and endpoints (am_rank).
+struct Destination {
+  gex_Rank_t jobrank = 0;
+  unsigned from_ep = 0, to_ep = 0;
+};
+Destination destination(const char *call, gex_TM_t tm, gex_Rank_t rank) {
+  Destination d;
+  d.jobrank = am_rank(call, tm, rank, d.from_ep, d.to_ep);
+  return d;
+}
+
+gex_AM_SrcDesc_t prepare(int category, bool request, Destination to, Token *token, const void *client_buf, size_t least,
+                         size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
   const char *call = prepare_name(category, request);
   require_messaging(call);
   require_flags(call, flags, kInjectFlags);
@@ -322,7 +341,9 @@ gex_AM_SrcDesc_t prepare(int category, bool request, gex_Rank_t jobrank, Token *
   d.pending = true;
   d.request = request;
   d.category = category;
-  d.rank = jobrank;
+  d.rank = to.jobrank;
+  d.from_ep = to.from_ep;
+  d.to_ep = to.to_ep;
   d.token = token;
   d.addr = client_buf != nullptr ? const_cast<void *>(client_buf) : static_cast<void *>(d.own.data());
   d.size = size;
@@ -348,31 +369,29 @@ extern "C" {
 gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
                                              size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
                                              unsigned int numargs) {
-  const gex_Rank_t jobrank = am_rank(prepare_name(kMedium, true), tm, rank);
-  return prepare(kMedium, true, jobrank, nullptr, client_buf, least_payload, most_payload, nullptr, lc_opt, flags,
-                 numargs);
+  return prepare(kMedium, true, destination(prepare_name(kMedium, true), tm, rank), nullptr, client_buf, least_payload,
+                 most_payload, nullptr, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf, size_t least_payload,
                                            size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs) {
   if (token == nullptr)
     fatal(prepare_name(kMedium, false), "a null token");
-  return prepare(kMedium, false, 0, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, nullptr,
+  return prepare(kMedium, false, {}, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, nullptr,
                  lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
                                            size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs) {
-  const gex_Rank_t jobrank = am_rank(prepare_name(kLong, true), tm, rank);
-  return prepare(kLong, true, jobrank, nullptr, client_buf, least_payload, most_payload, dest_addr, lc_opt, flags,
-                 numargs);
+  return prepare(kLong, true, destination(prepare_name(kLong, true), tm, rank), nullptr, client_buf, least_payload,
+                 most_payload, dest_addr, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least_payload,
                                          size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
                                          unsigned int numargs) {
   if (token == nullptr)
     fatal(prepare_name(kLong, false), "a null token");
-  return prepare(kLong, false, 0, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, dest_addr,
+  return prepare(kLong, false, {}, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, dest_addr,
                  lc_opt, flags, numargs);
 }
 
@@ -394,7 +413,7 @@ void gex_hyg_AMCommit(int category, int request, gex_AM_SrcDesc_t sd, gex_AM_Ind
   d.pending = false; // consumed, whatever the send does
   std::va_list args;
   va_start(args, numargs);
-  (void)am_send(call, d.token, d.rank, category, handler, d.addr, nbytes, dest_addr, numargs, args);
+  (void)am_send(call, d.token, d.rank, category, handler, d.addr, nbytes, dest_addr, numargs, args, d.from_ep, d.to_ep);
   va_end(args);
   if (d.lc_opt != nullptr)
     complete_lc(d.lc_opt);

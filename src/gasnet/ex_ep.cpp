@@ -186,6 +186,51 @@ void unpublish_device(std::uint64_t endpoints) {
 
 } // namespace hygaspi::gasnet::ex
 
+namespace hygaspi::gasnet {
+
+std::array<void (*)(), 256> *endpoint_handlers(unsigned ep) noexcept {
+  if (ep == 0)
+    return &state().handlers;
+  gex_hyg_EP *e = created(ep);
+  return e != nullptr && (e->capabilities & GEX_EP_CAPABILITY_AM) != 0 ? &e->handlers : nullptr;
+}
+
+LongPlace long_place(const char *call, gasnet_node_t node, unsigned ep, const void *addr, std::size_t n) {
+  const auto a = reinterpret_cast<std::uint64_t>(addr);
+  if (ep == 0) {
+    if (n != 0)
+      return {limits::kGasnetSegment, segment_offset(call, node, addr, n)};
+    // A Long of 0 bytes may name any address; one inside the segment reaches the handler as given
+    // (GASNet-EX promises it), any other the segment's base.
+    const NodeSegment &seg = state().segments[node];
+    return {limits::kGasnetSegment, a >= seg.addr && a - seg.addr <= seg.size ? a - seg.addr : 0};
+  }
+  Published p;
+  if (!published(node, ep, p))
+    fatal(call, "rank %u published no segment for endpoint %u, where a Long payload would go", node, ep);
+  if (p.device)
+    fatal(call, "rank %u's endpoint %u segment is device memory: a Long payload goes to host memory only", node, ep);
+  if (n == 0)
+    return {endpoint_segment(ep), a >= p.addr && a - p.addr <= p.size ? a - p.addr : 0};
+  if (a < p.addr || a - p.addr > p.size || n > p.size - (a - p.addr))
+    fatal(call, "[%p, +%zu) is not inside the segment of rank %u's endpoint %u [%p, +%llu)", addr, n, node, ep,
+          reinterpret_cast<void *>(p.addr), static_cast<unsigned long long>(p.size));
+  return {endpoint_segment(ep), a - p.addr};
+}
+
+LongTarget long_target(unsigned ep) noexcept {
+  if (ep == 0) {
+    const State &s = state();
+    return {s.segments[s.mynode].mapped, s.segments[s.mynode].size};
+  }
+  const SegmentView *view = engine::local_segment(endpoint_segment(ep));
+  if (view == nullptr || !view->host_mapped())
+    return {};
+  return {view->data, view->size};
+}
+
+} // namespace hygaspi::gasnet
+
 void hygaspi::gasnet::handle_unmap(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args,
                                    int nargs) {
   if (handler == kHandlerUnmap && nargs == 4) {
@@ -213,11 +258,13 @@ int gex_EP_Create(gex_EP_t *ep_p, gex_Client_t client, gex_EP_Capabilities_t cap
     return error(call, GASNET_ERR_BAD_ARG, "capabilities %#x: name at least one GEX_EP_CAPABILITY_* and no other bit",
                  static_cast<unsigned>(capabilities));
   // [GEX-MK 3.1, note 10]: a capability the implementation does not support is GASNET_ERR_BAD_ARG.
-  // A created endpoint takes RMA through TM-pairs; AMs, VIS, collectives and atomics use the
+  // A created endpoint takes RMA and AMs through TM-pairs; VIS, collectives and atomics use the
   // primordial one.
-  if ((capabilities & ~GEX_EP_CAPABILITY_RMA) != 0)
+  constexpr gex_EP_Capabilities_t kServed = GEX_EP_CAPABILITY_RMA | GEX_EP_CAPABILITY_AM;
+  if ((capabilities & ~kServed) != 0)
     return error(call, GASNET_ERR_BAD_ARG,
-                 "capabilities %#x: an endpoint beyond the primordial one supports GEX_EP_CAPABILITY_RMA only",
+                 "capabilities %#x: an endpoint beyond the primordial one supports GEX_EP_CAPABILITY_RMA and "
+                 "GEX_EP_CAPABILITY_AM only",
                  static_cast<unsigned>(capabilities));
   auto ep = std::make_unique<gex_hyg_EP>();
   ep->capabilities = capabilities;

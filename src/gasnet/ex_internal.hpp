@@ -72,6 +72,11 @@ struct gex_hyg_EP {
   gex_Flags_t flags = 0;
   std::atomic<gex_hyg_Segment *> bound{nullptr};
   std::array<gex_hyg_TM, GASNET_MAXEPS> pairs;
+  // A created endpoint with GEX_EP_CAPABILITY_AM: its handler table and what each index was
+  // registered with (the primordial endpoint's are GASNet-1's State::handlers and
+  // ExState::entries).
+  std::array<void (*)(), 256> handlers{};
+  std::array<gex_AM_Entry_t, 256> entries{};
   gex_hyg_EP() noexcept {
     for (gex_EP_Index_t i = 0; i < GASNET_MAXEPS; ++i) {
       pairs[i].pair_ep = this;
@@ -124,6 +129,7 @@ bool is_pair(gex_TM_t tm) noexcept;
 
 // The engine segment of the segment bound to endpoint `index` (1 <= index < GASNET_MAXEPS).
 static_assert(GASNET_MAXEPS - 1 == hygaspi::limits::kEndpointSegments);
+static_assert(GASNET_MAXEPS == hygaspi::gasnet::kMaxEndpoints); // an AM head's endpoint indices
 inline std::uint32_t endpoint_segment(gex_EP_Index_t index) noexcept {
   return hygaspi::limits::kEndpointSegment0 + index - 1;
 }

@@ -56,8 +56,15 @@ struct AmHead {
   std::uint8_t nargs;
   std::uint8_t flags;   // HeadFlag bits
   std::uint32_t nbytes; // payload bytes (kMaxLong fits)
+  // GASNet-EX endpoints, by index (0: the primordial one, GASNet-1's): the receiver's, whose
+  // handler table runs the message and whose segment takes a Long payload, and the sender's,
+  // where a reply goes.
+  std::uint8_t to_ep;
+  std::uint8_t from_ep;
+  std::uint16_t reserved;
 };
-static_assert(sizeof(AmHead) == 8 && kMaxLong <= UINT32_MAX);
+static_assert(sizeof(AmHead) == 12 && kMaxLong <= UINT32_MAX);
+inline constexpr unsigned kMaxEndpoints = 33; // GASNET_MAXEPS (gasnetex.h), which this header cannot include
 struct Wire {
   alignas(16) char bytes[sizeof(AmHead) + 4 * kMaxArgs + 8 + 8]; // the largest head, padded
   std::size_t size = 0;
@@ -80,6 +87,8 @@ struct Token {
   bool replied;
   std::uint8_t category;    // the message's Category (gex_Token_Info)
   gasnet_handler_t handler; // the index it was sent to
+  std::uint8_t ep;          // the endpoint index it was sent to, on this rank
+  std::uint8_t source_ep;   // the sender's endpoint index, where a reply goes
 };
 
 // Every node's segment as gasnet_getSegmentInfo reports it, and how this rank reaches it.
@@ -161,9 +170,30 @@ uintptr_t max_local_segment();
 // reply, only the reply lane may run [G1 §2.4.1]. True when something ran.
 bool poll(bool replies_only = false);
 
-// The active-message send behind every gasnet_AM* name (am.cpp).
+// The active-message send behind every gasnet_AM* name (am.cpp). A request goes from this rank's
+// endpoint `from_ep` to endpoint `to_ep` of `dest` (GASNet-1: 0 and 0); a reply (`reply_to`) from
+// the endpoint that got the request to the one that sent it.
 int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category, gasnet_handler_t handler,
-            const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args);
+            const void *src, std::size_t nbytes, void *dest_addr, int nargs, std::va_list args, unsigned from_ep = 0,
+            unsigned to_ep = 0);
+// The handler table of this rank's endpoint `ep` (0: the primordial one), or nullptr when the
+// endpoint was not created or serves no active messages (ex_ep.cpp).
+std::array<void (*)(), 256> *endpoint_handlers(unsigned ep) noexcept;
+// Where a Long payload of n bytes at `addr` lands in endpoint `ep` of `node` (0: the primordial
+// segment): the engine segment of that endpoint and the offset in it (fatal naming the call outside
+// it, or where the endpoint published no segment or a device one). n == 0: any address; one
+// outside reaches the handler as the segment's base.
+struct LongPlace {
+  std::uint32_t segment;
+  std::uint64_t offset;
+};
+LongPlace long_place(const char *call, gasnet_node_t node, unsigned ep, const void *addr, std::size_t n);
+// This rank's segment of endpoint `ep`, which a Long payload sent to it lands in: data and size.
+struct LongTarget {
+  char *data = nullptr;
+  std::uint64_t size = 0;
+};
+LongTarget long_target(unsigned ep) noexcept;
 // An internal message (handlers below 128, a Short), to another node: `args` has nargs entries; a
 // reply (on the reply lane) when `reply`.
 void am_internal(gasnet_node_t dest, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs,

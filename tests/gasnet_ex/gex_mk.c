@@ -123,8 +123,8 @@ static void refusals(gex_MK_t kind) {
   gex_EP_t e = (gex_EP_t)(uintptr_t)0x3030;
   CHECK(gex_EP_Create(&e, client, 0, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
   CHECK(gex_EP_Create(&e, client, 1u << 30, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
-  /* Capabilities beyond RMA, which created endpoints do not support here. */
-  CHECK(gex_EP_Create(&e, client, GEX_EP_CAPABILITY_AM, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
+  /* Capabilities beyond RMA and AM, which created endpoints do not support here. */
+  CHECK(gex_EP_Create(&e, client, GEX_EP_CAPABILITY_VIS, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
   CHECK(gex_EP_Create(&e, client, GEX_EP_CAPABILITY_ALL, 0) == GASNET_ERR_BAD_ARG && e == (gex_EP_t)(uintptr_t)0x3030);
 }
 
