@@ -148,14 +148,22 @@ MPI_Aint disp(const RawWin &w, int rank, std::size_t offset) {
   return w.at[static_cast<std::size_t>(rank)] + static_cast<MPI_Aint>(offset);
 }
 
-// Waits until our uint32 at `offset` is non-zero, then resets it: MPI_Win_sync makes the origin's
-// put visible to our loads (unified model), MPI_Iprobe drives progress for components that need it.
-std::uint32_t raw_wait(const RawWin &w, std::size_t offset) {
+// Waits until our uint32 at `offset` holds `expect`, then clears it: MPI_Win_sync makes the
+// origin's put visible to our loads (unified model), MPI_Iprobe drives progress for components
+// that need it. True when a poll saw another nonzero value first: MPI_Win_allocate's window
+// (osc/sm) now and then showed the value before, cleared already, once more (seen 2-5 times in 8
+// runs), and a wait that took any nonzero value then fell out of step with its partner and hung.
+bool raw_wait(const RawWin &w, std::size_t offset, std::uint32_t expect) {
   std::atomic_ref<std::uint32_t> word(*reinterpret_cast<std::uint32_t *>(w.base + offset));
+  bool stale = false;
   for (;;) {
     MPI_Win_sync(w.win);
-    if (word.load(std::memory_order_acquire) != 0)
-      return word.exchange(0, std::memory_order_acq_rel);
+    const std::uint32_t v = word.load(std::memory_order_acquire);
+    if (v == expect) {
+      word.store(0, std::memory_order_release);
+      return stale;
+    }
+    stale = stale || v != 0;
     int flag = 0;
     MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
   }
@@ -338,17 +346,19 @@ double raw_pingpong(const RawWin &w, long count) {
     for (long i = 0; i < count; ++i) {
       const auto k = static_cast<std::uint32_t>(i + 1);
       raw_write_notify(w, g_peer, 0, kPingWord, k);
-      wrong += raw_wait(w, kPongWord) != k;
+      wrong += raw_wait(w, kPongWord, k);
     }
     us = us_since(t0) / static_cast<double>(count) / 2;
   } else if (g_rank == g_peer) {
     for (long i = 0; i < count; ++i) {
-      const std::uint32_t k = raw_wait(w, kPingWord);
+      const auto k = static_cast<std::uint32_t>(i + 1);
+      wrong += raw_wait(w, kPingWord, k);
       raw_write_notify(w, 0, 0, kPongWord, k);
     }
   }
-  if (wrong)
-    std::fprintf(stderr, "ERROR: raw ping-pong saw %ld wrong notification values\n", wrong);
+  if (wrong) // a note, not an error: the wait ignored the stale value
+    std::fprintf(stderr, "note: raw ping-pong on the %s window saw a stale notification value %ld times\n", w.name,
+                 wrong);
   mpi_ok(MPI_Barrier(MPI_COMM_WORLD), "MPI_Barrier");
   return us;
 }
