@@ -473,8 +473,7 @@ gaspi_return_t post(GlobalRank to, const char *data, std::uint64_t size, const D
   if (!peer.on_node()) { // an MPI message, delivered once matched
     if (size > g.passive_max[to.value()])
       return too_large(g.passive_max[to.value()]);
-    auto alive = [&] { return r.alive(peer) && !node.stopping(); };
-    return failed(r.control.messages().send(peer.mpi, mpi::Box::passive, data, size, deadline, progress(), alive));
+    return failed(r.control.messages().send(peer.mpi, mpi::Box::passive, data, size, deadline, progress(), healthy));
   }
   // Before the turn: a message the target never takes must not wait behind this process's others.
   if (const std::uint64_t max = passive_max_of(peer); max != 0 && size > max)

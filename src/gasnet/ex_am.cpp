@@ -50,20 +50,22 @@ const char *am_name(int category, bool request) {
   return category >= 0 && category <= 2 ? names[request][category] : request ? "gex_AM_Request" : "gex_AM_Reply";
 }
 
-// The job rank an AM goes to: `rank` of team `tm`, or of a TM-pair [GEX-MK "TM-pairs": a pair is
-// valid in the gex_AM_* calls], and the endpoints it travels between: the pair's local endpoint,
-// which must serve AMs, and its remote index (on a team: the primordial endpoints). Whether the
-// remote endpoint serves AMs is known where it lives, which checks it when the message arrives.
-gex_Rank_t am_rank(const char *call, gex_TM_t tm, gex_Rank_t rank, unsigned &from_ep, unsigned &to_ep) {
-  from_ep = to_ep = 0;
+// Where an AM request goes: `rank` of team `tm`, or of a TM-pair [GEX-MK "TM-pairs": a pair is
+// valid in the gex_AM_* calls], as a job rank, and the endpoints it travels between: the pair's
+// local endpoint, which must serve AMs, and its remote index (on a team: the primordial
+// endpoints). Whether the remote endpoint serves AMs is known where it lives, which checks it when
+// the message arrives.
+struct Destination {
+  gex_Rank_t jobrank = 0;
+  unsigned from_ep = 0, to_ep = 0;
+};
+Destination am_destination(const char *call, gex_TM_t tm, gex_Rank_t rank) {
   if (tm == &ex_state().tm_object || !is_pair(tm))
-    return job_rank(call, tm, rank);
+    return {job_rank(call, tm, rank), 0, 0};
   if ((tm->pair_ep->capabilities & GEX_EP_CAPABILITY_AM) == 0)
     fatal(call, "tm %p pairs endpoint %u, created without GEX_EP_CAPABILITY_AM", static_cast<void *>(tm),
           tm->pair_ep->index);
-  from_ep = tm->pair_ep->index;
-  to_ep = tm->pair_remote;
-  return pair_rank(call, rank);
+  return {pair_rank(call, rank), tm->pair_ep->index, tm->pair_remote};
 }
 
 // The limits [GEX "AM limits"]; a TM-pair of any endpoints may ask [GEX-MK "TM-pairs"].
@@ -88,16 +90,15 @@ size_t max_payload(const char *call, gex_TM_t tm, gex_Rank_t other, unsigned nar
 int hygaspi::gasnet::ex::am_request(const char *call, int category, gex_TM_t tm, gex_Rank_t rank,
                                     gex_AM_Index_t handler, const void *source_addr, size_t nbytes, void *dest_addr,
                                     gex_Event_t *lc_opt, gex_Flags_t flags, int numargs, std::va_list args) {
-  unsigned from_ep = 0, to_ep = 0;
-  const gex_Rank_t jobrank = am_rank(call, tm, rank, from_ep, to_ep);
+  const Destination to = am_destination(call, tm, rank);
   require_messaging(call);
   require_flags(call, flags, kInjectFlags);
   if (category < kShort || category > kLong)
     fatal(call, "unknown category %d", category);
   if (category != kShort)
     check_lc(call, lc_opt, true);
-  const int rc =
-      am_send(call, nullptr, jobrank, category, handler, source_addr, nbytes, dest_addr, numargs, args, from_ep, to_ep);
+  const int rc = am_send(call, nullptr, to.jobrank, category, handler, source_addr, nbytes, dest_addr, numargs, args,
+                         to.from_ep, to.to_ep);
   if (category != kShort)
     complete_lc(lc_opt);
   return rc;
@@ -296,17 +297,6 @@ const char *commit_name(int category, bool request) {
   return request ? "gex_AM_CommitRequestLong" : "gex_AM_CommitReplyLong";
 }
 
-// A request's destination: job rank and endpoints (am_rank).
-struct Destination {
-  gex_Rank_t jobrank = 0;
-  unsigned from_ep = 0, to_ep = 0;
-};
-Destination destination(const char *call, gex_TM_t tm, gex_Rank_t rank) {
-  Destination d;
-  d.jobrank = am_rank(call, tm, rank, d.from_ep, d.to_ep);
-  return d;
-}
-
 gex_AM_SrcDesc_t prepare(int category, bool request, Destination to, Token *token, const void *client_buf, size_t least,
                          size_t most, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags, unsigned numargs) {
   const char *call = prepare_name(category, request);
@@ -369,8 +359,8 @@ extern "C" {
 gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
                                              size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
                                              unsigned int numargs) {
-  return prepare(kMedium, true, destination(prepare_name(kMedium, true), tm, rank), nullptr, client_buf, least_payload,
-                 most_payload, nullptr, lc_opt, flags, numargs);
+  return prepare(kMedium, true, am_destination(prepare_name(kMedium, true), tm, rank), nullptr, client_buf,
+                 least_payload, most_payload, nullptr, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf, size_t least_payload,
                                            size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
@@ -383,7 +373,7 @@ gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client
 gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
                                            size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs) {
-  return prepare(kLong, true, destination(prepare_name(kLong, true), tm, rank), nullptr, client_buf, least_payload,
+  return prepare(kLong, true, am_destination(prepare_name(kLong, true), tm, rank), nullptr, client_buf, least_payload,
                  most_payload, dest_addr, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least_payload,

@@ -107,6 +107,18 @@ bool published(gex_Rank_t jobrank, gex_EP_Index_t index, Published &out) {
   return true;
 }
 
+namespace {
+// The offset of [addr, +n) in what (jobrank, index) published; fatal naming the call outside it.
+std::uint64_t published_offset(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const Published &p,
+                               const void *addr, std::size_t n) {
+  const auto a = reinterpret_cast<std::uint64_t>(addr);
+  if (a < p.addr || a - p.addr > p.size || n > p.size - (a - p.addr))
+    fatal(call, "[%p, +%zu) is not inside the segment of rank %u's endpoint %u [%p, +%llu)", addr, n, jobrank, index,
+          reinterpret_cast<void *>(p.addr), static_cast<unsigned long long>(p.size));
+  return a - p.addr;
+}
+} // namespace
+
 Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const void *addr, std::size_t n) {
   const State &s = state();
   Route route;
@@ -119,11 +131,7 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
   Published p;
   if (!published(jobrank, index, p))
     fatal(call, "rank %u published no segment for endpoint %u", jobrank, index);
-  const auto a = reinterpret_cast<std::uint64_t>(addr);
-  if (a < p.addr || a - p.addr > p.size || n > p.size - (a - p.addr))
-    fatal(call, "[%p, +%zu) is not inside the segment of rank %u's endpoint %u [%p, +%llu)", addr, n, jobrank, index,
-          reinterpret_cast<void *>(p.addr), static_cast<unsigned long long>(p.size));
-  route.offset = a - p.addr;
+  route.offset = published_offset(call, jobrank, index, p, addr, n);
   const SegmentView *view = engine::direct_view(GlobalRank{jobrank}, endpoint_segment(index));
   if (view == nullptr) {
     if (p.device && node_peer(jobrank))
@@ -212,10 +220,7 @@ LongPlace long_place(const char *call, gasnet_node_t node, unsigned ep, const vo
     fatal(call, "rank %u's endpoint %u segment is device memory: a Long payload goes to host memory only", node, ep);
   if (n == 0)
     return {endpoint_segment(ep), a >= p.addr && a - p.addr <= p.size ? a - p.addr : 0};
-  if (a < p.addr || a - p.addr > p.size || n > p.size - (a - p.addr))
-    fatal(call, "[%p, +%zu) is not inside the segment of rank %u's endpoint %u [%p, +%llu)", addr, n, node, ep,
-          reinterpret_cast<void *>(p.addr), static_cast<unsigned long long>(p.size));
-  return {endpoint_segment(ep), a - p.addr};
+  return {endpoint_segment(ep), published_offset(call, node, static_cast<gex_EP_Index_t>(ep), p, addr, n)};
 }
 
 LongTarget long_target(unsigned ep) noexcept {

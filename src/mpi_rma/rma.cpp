@@ -28,8 +28,7 @@ MPI_Aint address_of(const void *p) {
 gaspi_return_t Rma::init(Env &env) {
   env_ = &env;
   auto lock = env.lock();
-  targets_ = std::make_unique<Tickets[]>(static_cast<std::size_t>(env.size()));
-  all_.reset();
+  tickets_.reset(static_cast<std::size_t>(env.size()));
   table_.assign(static_cast<std::size_t>(env.size()) * limits::kSegmentSlots, RemoteSegment{});
   table_at_.assign(static_cast<std::size_t>(env.size()), 0);
   attachments_.clear();
@@ -264,7 +263,7 @@ gaspi_return_t Rma::put(MpiRank rank, std::uint64_t address, const void *src, st
     return HYGASPI_MPI(
         MPI_Put(p + done, n, MPI_BYTE, rank.value(), static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
   });
-  count_issued(rank); // a chunk may be in flight even where a later one failed
+  tickets_.issue(rank); // a chunk may be in flight even where a later one failed
   return rc;
 }
 
@@ -275,13 +274,8 @@ gaspi_return_t Rma::get(void *dst, MpiRank rank, std::uint64_t address, std::uin
     return HYGASPI_MPI(
         MPI_Get(p + done, n, MPI_BYTE, rank.value(), static_cast<MPI_Aint>(address + done), n, MPI_BYTE, win_));
   });
-  count_issued(rank);
+  tickets_.issue(rank);
   return rc;
-}
-
-void Rma::count_issued(MpiRank rank) noexcept {
-  all_.issue();
-  targets_[static_cast<std::size_t>(rank.value())].issue();
 }
 
 gaspi_return_t Rma::notify(MpiRank rank, const RemoteSegment &seg, std::uint32_t id, std::uint32_t value) {
@@ -300,12 +294,9 @@ gaspi_return_t Rma::notify(MpiRank rank, const RemoteSegment &seg, std::uint32_t
 
 gaspi_return_t Rma::flush(MpiRank rank) {
   gaspi_return_t rc = GASPI_SUCCESS;
-  if (Tickets &t = targets_[static_cast<std::size_t>(rank.value())]; !t.idle()) {
+  if (Tickets &t = tickets_.of(rank); !t.idle()) {
     auto lock = env_->lock();
-    const std::uint64_t upto = t.issued.load(std::memory_order_acquire); // every transfer issued before it
-    rc = HYGASPI_MPI(MPI_Win_flush(rank.value(), win_));
-    if (rc == GASPI_SUCCESS)
-      t.complete(upto);
+    rc = t.flush([&] { return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_)); });
   }
   for (std::uint32_t i = 0, n = opened_count_.load(std::memory_order_acquire); i < n; ++i)
     if (Window &w = opened_[i]->window; w.active() && !w.idle(rank))
@@ -316,12 +307,9 @@ gaspi_return_t Rma::flush(MpiRank rank) {
 
 gaspi_return_t Rma::flush_all() {
   gaspi_return_t rc = GASPI_SUCCESS;
-  if (!all_.idle()) {
+  if (Tickets &t = tickets_.all(); !t.idle()) {
     auto lock = env_->lock();
-    const std::uint64_t upto = all_.issued.load(std::memory_order_acquire);
-    rc = HYGASPI_MPI(MPI_Win_flush_all(win_));
-    if (rc == GASPI_SUCCESS)
-      all_.complete(upto);
+    rc = t.flush([&] { return HYGASPI_MPI(MPI_Win_flush_all(win_)); });
   }
   for (std::uint32_t i = 0, n = opened_count_.load(std::memory_order_acquire); i < n; ++i)
     if (Window &w = opened_[i]->window; w.active())
@@ -338,8 +326,7 @@ gaspi_return_t Window::open(Env &env, Kind kind, void *base, std::uint64_t size)
   env_ = &env;
   auto lock = env.lock();
   bases_.assign(static_cast<std::size_t>(env.size()), 0);
-  targets_ = std::make_unique<Tickets[]>(static_cast<std::size_t>(env.size()));
-  all_.reset();
+  tickets_.reset(static_cast<std::size_t>(env.size()));
   MPI_Info info;
   HYGASPI_TRY(HYGASPI_MPI(MPI_Info_create(&info)));
   // Only puts and gets: let the component skip accumulate ordering (as Rma::init).
@@ -386,7 +373,7 @@ gaspi_return_t Window::put(MpiRank rank, std::uint64_t offset, const void *src, 
     return HYGASPI_MPI(
         MPI_Put(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
-  ticket = count_issued(rank);
+  ticket = tickets_.issue(rank);
   if (complete == Complete::remote)
     return flush_locked(rank);
   if (complete == Complete::local)
@@ -412,7 +399,7 @@ gaspi_return_t Window::get_nb(void *dst, MpiRank rank, std::uint64_t offset, std
     return HYGASPI_MPI(
         MPI_Get(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
-  ticket = count_issued(rank);
+  ticket = tickets_.issue(rank);
   return GASPI_SUCCESS;
 }
 
@@ -423,27 +410,16 @@ gaspi_return_t Window::flush(MpiRank rank, std::uint64_t ticket) {
   return flush_locked(rank);
 }
 
-std::uint64_t Window::count_issued(MpiRank rank) noexcept {
-  all_.issue();
-  return targets_[static_cast<std::size_t>(rank.value())].issue();
-}
-
 gaspi_return_t Window::flush_all() {
-  const std::uint64_t upto = all_.issued.load(std::memory_order_acquire); // every transfer issued before it
-  if (all_.done(upto))
+  Tickets &t = tickets_.all();
+  if (t.idle())
     return GASPI_SUCCESS;
   auto lock = env_->lock();
-  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush_all(win_)));
-  all_.complete(upto);
-  return GASPI_SUCCESS;
+  return t.flush([&] { return HYGASPI_MPI(MPI_Win_flush_all(win_)); });
 }
 
 gaspi_return_t Window::flush_locked(MpiRank rank) {
-  Tickets &t = targets_[static_cast<std::size_t>(rank.value())];
-  const std::uint64_t upto = t.issued.load(std::memory_order_acquire); // every put issued before the flush
-  HYGASPI_TRY(HYGASPI_MPI(MPI_Win_flush(rank.value(), win_)));
-  t.complete(upto);
-  return GASPI_SUCCESS;
+  return tickets_.of(rank).flush([&] { return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_)); });
 }
 
 } // namespace hygaspi::mpi

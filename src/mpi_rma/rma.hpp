@@ -60,15 +60,6 @@
 
 namespace hygaspi::mpi {
 
-// A window over one region of every rank, opened collectively: a regular window (MPI_Win_create
-// over the region) or, to compare, a dynamic one with the region attached (HYGASPI_DYNAMIC_WINDOW).
-// One passive lock_all epoch from open to close. Addresses are offsets into the target's region.
-// Every MPI call takes the Env lock, as Rma's do.
-//
-// Remote completion is counted per target: put() returns a ticket, and flush(rank) completes
-// every put issued before it, so a sync of many handles to one target flushes it once and a put
-// that an earlier flush covered completes without an MPI call (docs/COMPATIBILITY.md, "GASNet-1").
-// A count over all targets does the same for flush_all().
 // Transfers counted on one window, to one target or to all: a flush takes the count issued before
 // it and, once done, marks that count completed. A transfer counted before a flush started is
 // covered by it, so where every count issued is completed there is nothing to flush.
@@ -86,12 +77,49 @@ struct Tickets {
     while (seen < upto && !completed.compare_exchange_weak(seen, upto, std::memory_order_acq_rel)) {
     }
   }
-  void reset() noexcept {
-    issued.store(0, std::memory_order_relaxed);
-    completed.store(0, std::memory_order_relaxed);
+  // Runs `flush`, an MPI flush that covers every transfer issued before it, then marks them complete.
+  template <class Flush> gaspi_return_t flush(Flush &&flush) {
+    const std::uint64_t upto = issued.load(std::memory_order_acquire);
+    const gaspi_return_t rc = flush();
+    if (rc == GASPI_SUCCESS)
+      complete(upto);
+    return rc;
   }
 };
 
+// The Tickets of one window: per target, and over every target (for flush_all).
+class WindowTickets {
+public:
+  void reset(std::size_t ranks) {
+    targets_ = std::make_unique<Tickets[]>(ranks);
+    all_.issued.store(0, std::memory_order_relaxed);
+    all_.completed.store(0, std::memory_order_relaxed);
+  }
+  // Counts a transfer to `rank` issued (after its MPI call); its ticket of `rank`.
+  std::uint64_t issue(MpiRank rank) noexcept {
+    all_.issue();
+    return of(rank).issue();
+  }
+  [[nodiscard]] Tickets &of(MpiRank rank) noexcept { return targets_[static_cast<std::size_t>(rank.value())]; }
+  [[nodiscard]] const Tickets &of(MpiRank rank) const noexcept {
+    return targets_[static_cast<std::size_t>(rank.value())];
+  }
+  [[nodiscard]] Tickets &all() noexcept { return all_; }
+
+private:
+  std::unique_ptr<Tickets[]> targets_;
+  Tickets all_;
+};
+
+// A window over one region of every rank, opened collectively: a regular window (MPI_Win_create
+// over the region) or, to compare, a dynamic one with the region attached (HYGASPI_DYNAMIC_WINDOW).
+// One passive lock_all epoch from open to close. Addresses are offsets into the target's region.
+// Every MPI call takes the Env lock, as Rma's do.
+//
+// Remote completion is counted per target: put() returns a ticket, and flush(rank) completes
+// every put issued before it, so a sync of many handles to one target flushes it once and a put
+// that an earlier flush covered completes without an MPI call (docs/COMPATIBILITY.md, "GASNet-1").
+// A count over all targets does the same for flush_all().
 class Window {
 public:
   enum class Kind { regular, dynamic };
@@ -116,30 +144,25 @@ public:
   // passed ticket.
   gaspi_return_t flush(MpiRank rank, std::uint64_t ticket = ~std::uint64_t{0});
   [[nodiscard]] bool flushed(MpiRank rank, std::uint64_t ticket) const noexcept {
-    return targets_[static_cast<std::size_t>(rank.value())].done(ticket);
+    return tickets_.of(rank).done(ticket);
   }
   // Every transfer to `rank` issued so far is complete.
-  [[nodiscard]] bool idle(MpiRank rank) const noexcept {
-    return targets_[static_cast<std::size_t>(rank.value())].idle();
-  }
+  [[nodiscard]] bool idle(MpiRank rank) const noexcept { return tickets_.of(rank).idle(); }
   // Completes every transfer issued so far to any rank (MPI_Win_flush_all), unless a flush_all
   // already did.
   gaspi_return_t flush_all();
 
 private:
   gaspi_return_t flush_locked(MpiRank rank);
-  // Counts a transfer to `rank` issued; its ticket.
-  std::uint64_t count_issued(MpiRank rank) noexcept;
   MPI_Aint displacement(MpiRank rank, std::uint64_t offset) const noexcept {
     return static_cast<MPI_Aint>(bases_[static_cast<std::size_t>(rank.value())] + offset);
   }
 
   Env *env_ = nullptr;
   MPI_Win win_ = MPI_WIN_NULL;
-  void *attached_ = nullptr;           // dynamic: the region attached
-  std::vector<std::uint64_t> bases_;   // per rank: 0 (regular) or its region's address (dynamic)
-  std::unique_ptr<Tickets[]> targets_; // per rank
-  Tickets all_;                        // over every rank, for flush_all
+  void *attached_ = nullptr;         // dynamic: the region attached
+  std::vector<std::uint64_t> bases_; // per rank: 0 (regular) or its region's address (dynamic)
+  WindowTickets tickets_;
 };
 
 // The most attachments Rma's window needs: two for every segment slot and one for the table.
@@ -227,13 +250,10 @@ private:
   };
   // The window of `rank`'s segment `seg` while it is the segment the window was opened over.
   [[nodiscard]] SegmentWindow *reach(MpiRank rank, const RemoteSegment &seg) const noexcept;
-  // Counts a transfer to `rank` issued on the dynamic window (under the Env lock).
-  void count_issued(MpiRank rank) noexcept;
 
   Env *env_ = nullptr;
   MPI_Win win_ = MPI_WIN_NULL;
-  std::unique_ptr<Tickets[]> targets_;  // the dynamic window's transfers, per rank
-  Tickets all_;                         // and over every rank
+  WindowTickets tickets_;               // the dynamic window's transfers
   std::vector<RemoteSegment> table_;    // size * kSegmentSlots, attached to the window
   std::vector<std::uint64_t> table_at_; // address of every rank's table
   struct Attachment {
