@@ -260,9 +260,8 @@ bool poll_node(Lane lane, Receive fn, void *context) {
   Receiving *ends = &g.in[static_cast<unsigned>(lane) * g.peers];
   std::atomic<std::uint32_t> &next = g.next[static_cast<unsigned>(lane)];
   const bool locked = locks(lane);
-  const std::uint32_t start = next.load(std::memory_order_relaxed);
-  for (std::uint32_t k = 0; k < g.peers; ++k) {
-    const std::uint32_t s = (start + k) % g.peers;
+  const std::uint32_t start = next.load(std::memory_order_relaxed); // < g.peers
+  for (std::uint32_t k = 0, s = start; k < g.peers; ++k, s = s + 1 == g.peers ? 0 : s + 1) {
     Receiving &e = ends[s];
     if (!shm::am_pending(e.ring) || !try_take(e.busy, locked))
       continue;
@@ -288,7 +287,7 @@ bool poll_node(Lane lane, Receive fn, void *context) {
     }
     if (data == nullptr)
       continue;
-    next.store(s + 1, std::memory_order_relaxed);
+    next.store(s + 1 == g.peers ? 0 : s + 1, std::memory_order_relaxed);
     return true;
   }
   return false;

@@ -185,7 +185,10 @@ gaspi_return_t wait_until(Ready &&ready, const Deadline &deadline, const WaitPol
   if (deadline.test_only())
     return GASPI_TIMEOUT;
   using Clock = std::chrono::steady_clock;
-  auto next_health = Clock::now() + kHealthEvery;
+  // The health clock starts at the first look that reads a clock: a wait that ends within its first
+  // kSpinsPerProgress looks (most waits of a busy program) reads none.
+  Clock::time_point next_health{};
+  bool clock_started = false;
   auto nap = std::chrono::nanoseconds(kFirstNap);
   std::int64_t spins = 0;
   std::int64_t yields = 0;
@@ -229,7 +232,10 @@ gaspi_return_t wait_until(Ready &&ready, const Deadline &deadline, const WaitPol
       yields = 0;
       nap = kFirstNap;
     }
-    if (slept || Clock::now() >= next_health) {
+    if (!clock_started && !slept) {
+      clock_started = true;
+      next_health = Clock::now() + kHealthEvery;
+    } else if (slept || Clock::now() >= next_health) {
       // One last look, as at the deadline: a partner may complete what this wait is for and then
       // die between the look above and the check (a barrier partner that stored its flag and left).
       if (!healthy())

@@ -31,7 +31,7 @@
 #include <cstdio>
 #include <cstring>
 #include <type_traits>
-#include <unordered_set>
+#include <memory>
 #include <utility>
 
 #include "bridge/engine.hpp"
@@ -44,9 +44,36 @@ using namespace hygaspi::gasnet::ex;
 
 namespace {
 
-std::unordered_set<CollOp *> &live() { // events not yet synchronised; under coll_lock
-  static auto *set = new std::unordered_set<CollOp *>;
-  return *set;
+// The events of collectives in flight, under coll_lock. An event names its entry and the entry's
+// generation (odd while in flight), as the thread's table names RMA events (ex_events.cpp), with 0
+// in bits 48-63 where that table keeps a thread's tag: an event synchronised before, or never
+// issued, is found by its generation.
+struct Entry {
+  CollOp *op = nullptr;
+  std::uint32_t generation = 0;
+};
+struct Events {
+  std::vector<Entry> entries;
+  std::vector<std::uint32_t> free;
+};
+Events &events() {
+  static auto *e = new Events; // threads may still use it as the process exits
+  return *e;
+}
+
+// Operations this thread released, kept for its next initiations (a few: a thread that once had
+// many in flight frees the rest).
+constexpr std::size_t kSpares = 8;
+thread_local std::vector<std::unique_ptr<CollOp>> t_spares;
+
+void recycle(CollOp *op) {
+  if (t_spares.size() >= kSpares) {
+    delete op;
+    return;
+  }
+  std::destroy_at(op); // cleared for its next use
+  std::construct_at(op);
+  t_spares.emplace_back(op);
 }
 std::atomic<std::uint32_t> g_busy_teams{0}; // busy().size(), which poll reads without coll_lock
 std::vector<Team *> &busy() {               // teams with a non-empty queue; under coll_lock
@@ -157,7 +184,8 @@ bool step(Team &t, CollOp &op) {
       return false;
     if (rc != GASPI_SUCCESS)
       fatal(op.call, "the team's barrier failed (see the message above)");
-    return op.complete = true;
+    op.complete.store(true, std::memory_order_release);
+    return true;
   }
   while (op.done < op.total) {
     const std::size_t bytes = std::min(op.chunk, op.total - op.done);
@@ -175,7 +203,8 @@ bool step(Team &t, CollOp &op) {
     op.in_chunk = false;
     op.done += bytes;
   }
-  return op.complete = true;
+  op.complete.store(true, std::memory_order_release);
+  return true;
 }
 
 // Advances each busy team's queue as far as it goes without waiting. Holds coll_lock().
@@ -195,11 +224,23 @@ void advance_all() {
   }
 }
 
+// Ends `op`'s event (synchronised: its generation turns even). Holds coll_lock().
+void forget(const CollOp *op) {
+  Events &ev = events();
+  Entry &entry = ev.entries[op->slot];
+  entry.op = nullptr;
+  entry.generation = (entry.generation + 1) & kEventFieldMask;
+  ev.free.push_back(op->slot);
+}
+
 CollOp *event_op(const char *call, gex_Event_t e) {
-  auto *op = reinterpret_cast<CollOp *>(e);
-  if (live().count(op) == 0)
+  const auto v = reinterpret_cast<std::uint64_t>(e);
+  const auto i = static_cast<std::uint32_t>(v & kEventFieldMask);
+  const auto generation = static_cast<std::uint32_t>((v >> kEventIndexBits) & kEventFieldMask);
+  const Events &ev = events();
+  if (i >= ev.entries.size() || ev.entries[i].generation != generation || (generation & 1u) == 0)
     fatal(call, "event %p is no collective's in flight (synchronised already?)", static_cast<void *>(e));
-  return op;
+  return ev.entries[i].op;
 }
 
 // ---- entry checks
@@ -299,7 +340,7 @@ CollOp *reduce_op(const char *call, const gex_hyg_TM &tm, void *out, const void 
                   const Combiner &c) {
   require_range(call, out, c.elem * dt_cnt); // the combiner's checks found no overflow in the product
   require_range(call, src, c.elem * dt_cnt);
-  auto *op = new CollOp;
+  auto *op = new_op();
   op->call = call;
   op->combiner = c;
   op->total = c.elem * dt_cnt;
@@ -354,22 +395,41 @@ std::mutex &coll_lock() noexcept {
   return *m;
 }
 
+CollOp *new_op() {
+  if (t_spares.empty())
+    return new CollOp;
+  CollOp *op = t_spares.back().release();
+  t_spares.pop_back();
+  return op;
+}
+
 gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op) {
   op->call = call;
   if (!op->barrier && op->total == 0) {
-    delete op;
+    recycle(op);
     return GEX_EVENT_INVALID;
   }
   std::lock_guard lock(coll_lock());
+  Events &ev = events();
+  if (ev.free.empty()) {
+    if (ev.entries.size() > kEventFieldMask)
+      fatal(call, "%zu collectives are in flight, the most this rank keeps", ev.entries.size());
+    ev.free.push_back(static_cast<std::uint32_t>(ev.entries.size()));
+    ev.entries.emplace_back();
+  }
+  op->slot = ev.free.back();
+  ev.free.pop_back();
+  Entry &entry = ev.entries[op->slot];
+  entry.op = op;
+  entry.generation = (entry.generation + 1) & kEventFieldMask; // odd: in flight
   Team &t = team_of(call, tm);
   if (t.pending.empty()) {
     busy().push_back(&t);
     g_busy_teams.store(static_cast<std::uint32_t>(busy().size()), std::memory_order_release);
   }
   t.pending.push_back(op);
-  live().insert(op);
   advance_all(); // one look: this call waits for no other rank
-  return reinterpret_cast<gex_Event_t>(op);
+  return reinterpret_cast<gex_Event_t>((std::uint64_t{entry.generation} << kEventIndexBits) | op->slot);
 }
 
 void wait_op(const char *call, CollOp *op) {
@@ -383,12 +443,14 @@ void wait_op(const char *call, CollOp *op) {
   constexpr unsigned kCollectiveEvery = 4;
   bool served = false;
   auto ready = [op, &served, looks = 0u]() mutable {
-    served |= poll();
+    served |= poll(); // its collectives step may complete op
+    if (op->complete.load(std::memory_order_acquire))
+      return true;
     if (looks++ % kCollectiveEvery != 0)
       return false;
     std::lock_guard lock(coll_lock());
     advance_all();
-    return op->complete;
+    return op->complete.load(std::memory_order_relaxed);
   };
   // Handlers run, MPI moves, a remote gasnet_exit is followed.
   auto progress = [&served] {
@@ -400,13 +462,15 @@ void wait_op(const char *call, CollOp *op) {
 }
 
 void release(CollOp *op) {
-  std::lock_guard lock(coll_lock());
-  live().erase(op);
-  delete op;
+  {
+    std::lock_guard lock(coll_lock());
+    forget(op);
+  }
+  recycle(op);
 }
 
 void primordial_barrier(const char *call) {
-  auto *op = new CollOp;
+  auto *op = new_op();
   op->barrier = true;
   (void)start_coll(call, primordial_team(), op);
   wait_op(call, op);
@@ -414,7 +478,7 @@ void primordial_barrier(const char *call) {
 }
 
 CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Combine fold) {
-  auto *op = new CollOp;
+  auto *op = new_op();
   op->total = op->chunk = bytes;
   op->combiner.custom = fold;
   op->prepare = [send, receive](CollOp &o, std::size_t, std::size_t b) {
@@ -428,7 +492,7 @@ CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Co
 bool test_op(CollOp *op) {
   std::lock_guard lock(coll_lock());
   advance_all();
-  return op->complete;
+  return op->complete.load(std::memory_order_relaxed);
 }
 
 gex_hyg_TM &primordial_team() {
@@ -452,7 +516,7 @@ CollOp *gather_op(const char *call, gex_hyg_TM &tm, const void *mine, std::size_
   const std::size_t n = tm.size, me = tm.rank;
   if (n > kSlotBytes)
     fatal(call, "a team of %zu ranks is more than this gather carries (%zu)", n, kSlotBytes);
-  auto *op = new CollOp;
+  auto *op = new_op();
   op->call = call;
   op->total = bytes;
   op->chunk = kSlotBytes / n;
@@ -482,6 +546,13 @@ bool coll_test(const char *call, gex_Event_t e, bool block) {
   {
     std::lock_guard lock(coll_lock());
     op = event_op(call, e);
+    // Complete already (a barrier that every other member had reached when this rank initiated it,
+    // or an earlier look): consumed without a look at the lanes, as a wait with nothing to wait for.
+    if (op->complete) {
+      forget(op);
+      recycle(op);
+      return true;
+    }
   }
   if (block) {
     wait_op(call, op);
@@ -519,7 +590,7 @@ extern "C" {
 gex_Event_t gex_Coll_BarrierNB(gex_TM_t tm, gex_Flags_t flags) {
   const char *call = "gex_Coll_BarrierNB";
   gex_hyg_TM &t = entry(call, tm, flags);
-  auto *op = new CollOp;
+  auto *op = new_op();
   op->barrier = true;
   return start_coll(call, t, op);
 }
@@ -535,7 +606,7 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
   require_range(call, dst, nbytes);
   if (is_root)
     require_range(call, src, nbytes);
-  auto *op = new CollOp;
+  auto *op = new_op();
   op->total = nbytes;
   op->chunk = kSlotBytes;
   op->combiner.dt = kBytes;

@@ -1,6 +1,7 @@
 // GASNet-EX teams and collectives, internal to ex_team.cpp and ex_coll.cpp (the design is at the
 // top of ex_coll.cpp).
 #pragma once
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <deque>
@@ -45,7 +46,8 @@ struct CollOp {
   Combiner combiner;
   std::function<void(CollOp &, std::size_t offset, std::size_t bytes)> prepare, finish;
   std::vector<char> buffer, received, result; // what prepare and finish use
-  bool complete = false;
+  std::atomic<bool> complete{false};          // set under coll_lock(); a waiter may look without it
+  std::uint32_t slot = 0;                     // its event's entry (start_coll)
 };
 
 struct Team {
@@ -67,17 +69,20 @@ void open_team(const char *call, gex_hyg_TM &tm, std::uint32_t tag);
 // Withdraws the team's engine group and frees its slot. The caller holds coll_lock().
 void close_team(gex_hyg_TM &tm);
 
+// A cleared operation to fill and start: recycled from this thread's spares (an initiation
+// allocates nothing in a steady state), or new.
+CollOp *new_op();
 // Queues `op` behind the team's earlier collectives and returns its event, or, when it moves
 // nothing, frees it and returns GEX_EVENT_INVALID (complete).
 gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op);
-// Waits until `op` (an event of start) is complete; release() then frees it.
+// Waits until `op` (an event of start) is complete; release() then recycles it.
 void wait_op(const char *call, CollOp *op);
 void release(CollOp *op);
 
 // An allreduce of one element of `bytes` by `fold` (acc = acc (op) other), from `send` into
 // `receive`; both stay where they are until the op completes. GASNet-1's barrier is one.
 CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Combine fold);
-// One look: true once `op` (an event of start) is complete; release() then frees it.
+// One look: true once `op` (an event of start) is complete; release() then recycles it.
 bool test_op(CollOp *op);
 // The primordial team, made ready for collectives (a GASNet-1 client has no gex_Client_Init).
 gex_hyg_TM &primordial_team();

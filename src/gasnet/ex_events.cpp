@@ -21,7 +21,7 @@ namespace {
 // Bits 0-23 the entry, 24-47 its generation (odd while in flight, so no event is 0 =
 // GEX_EVENT_INVALID), 48-63 the thread's tag.
 static_assert(sizeof(gex_Event_t) == 8 && sizeof(gasnet_handle_t) == 8, "an event packs entry, generation, thread");
-constexpr std::uint64_t kIndexBits = 24, kIndexMask = (1u << kIndexBits) - 1, kGenerationMask = (1u << 24) - 1;
+constexpr std::uint64_t kIndexBits = kEventIndexBits, kIndexMask = kEventFieldMask, kGenerationMask = kEventFieldMask;
 
 struct Op {
   std::uint32_t generation = 0;

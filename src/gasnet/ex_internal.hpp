@@ -214,13 +214,17 @@ const char *dt_name(gex_DT_t dt) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
 
+// An event's fields: bits 0-23 an entry of a table, 24-47 the entry's generation (odd while in
+// flight, so that no event is 0 = GEX_EVENT_INVALID), 48-63 the table's tag.
+inline constexpr std::uint64_t kEventIndexBits = 24, kEventFieldMask = (1u << kEventIndexBits) - 1;
+
 // Events besides those of the thread's event table (ex_rma.hpp: bits 48-63 hold a thread tag,
 // never 0; RMA, remote atomics and device copies alike):
-// - collectives (ex_coll.cpp): the operation's address, aligned to 16 and below 2^48.
-//   coll_test is true (and the event consumed) once complete.
+// - collectives (ex_coll.cpp): an entry of the process's table of collectives in flight and its
+//   generation, with 0 in bits 48-63. coll_test is true (and the event consumed) once complete.
 inline bool is_coll_event(gex_Event_t e) noexcept {
   const auto v = reinterpret_cast<std::uintptr_t>(e);
-  return v != 0 && (v & 15u) == 0 && (v >> 48) == 0;
+  return v != 0 && (v >> 48) == 0;
 }
 bool coll_test(const char *call, gex_Event_t e, bool block);
 

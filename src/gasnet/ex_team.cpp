@@ -120,7 +120,8 @@ size_t gex_TM_Split(gex_TM_t *new_tm_p, gex_TM_t parent_tm, int color, int key, 
   const SplitRecord mine{new_tm_p != nullptr ? 1 : 0, color, key};
   CollOp *op = gather_op(call, parent, &mine, sizeof mine);
   std::vector<SplitRecord> all(parent.size);
-  wait_op(call, reinterpret_cast<CollOp *>(start_coll(call, parent, op)));
+  (void)start_coll(call, parent, op); // never complete at once: it has bytes to gather
+  wait_op(call, op);
   std::memcpy(all.data(), op->result.data(), sizeof(SplitRecord) * parent.size);
   release(op);
   std::uint32_t tag = 0;

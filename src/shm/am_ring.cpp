@@ -62,13 +62,6 @@ void am_publish(AmProducer &p, std::uint32_t size) noexcept {
   p.tail += am_frame_bytes(size);
 }
 
-bool am_pending(const AmConsumer &c) noexcept {
-  // `consumed`, not c.head: another thread of the consumer may be moving c.head under its lock.
-  // It lies in this process's cache (only the consumer writes it), so the look costs one line.
-  const std::uint64_t head = c.ring->consumed.load(std::memory_order_relaxed);
-  return frame_at(c.ring, c.capacity, head).stamp.load(std::memory_order_acquire) == head + 1;
-}
-
 const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept {
   for (;;) {
     AmFrame &f = frame_at(c.ring, c.capacity, c.head);

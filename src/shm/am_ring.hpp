@@ -78,7 +78,15 @@ struct AmConsumer {
 // producer writes one) never counts as published.
 [[nodiscard]] const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept;
 void am_release(AmConsumer &c, std::uint32_t size) noexcept;
-// Whether a message (or a skip) is published at the head; a read-only look.
-[[nodiscard]] bool am_pending(const AmConsumer &c) noexcept;
+// Whether a message (or a skip) is published at the head; a read-only look (inline: a poll makes
+// one per ring).
+[[nodiscard]] inline bool am_pending(const AmConsumer &c) noexcept {
+  // `consumed`, not c.head: another thread of the consumer may be moving c.head under its lock.
+  // It lies in this process's cache (only the consumer writes it), so the look costs one line.
+  const std::uint64_t head = c.ring->consumed.load(std::memory_order_relaxed);
+  const auto *frame = reinterpret_cast<const AmFrame *>(reinterpret_cast<const char *>(c.ring) + sizeof(AmRingShared) +
+                                                        (head & (c.capacity - 1)));
+  return frame->stamp.load(std::memory_order_acquire) == head + 1;
+}
 
 } // namespace hygaspi::shm

@@ -10,7 +10,8 @@
  * With an argument it runs one fatal scene instead (CMakeLists.txt checks the message):
  *   badroot: a reduction to a root out of the team;  badop: GEX_OP_AND on GEX_DT_FLT;
  *   badbcast: a broadcast from a root out of the team; bcastwrap, reducewrap: buffers whose size
- *   wraps around the address space; badevent: a test of a value no call returned; endregion: an
+ *   wraps around the address space; badevent: a test of a value no call returned; staleevent: a
+ *   test of a barrier's event after its wait, while a newer barrier is in flight; endregion: an
  *   access region ended that was never begun. */
 #define GASNET_PAR 1
 #include <gasnetex.h>
@@ -516,6 +517,8 @@ int main(int argc, char **argv) {
   OK(gex_EP_RegisterHandlers(ep, &am_entry, 1));
   OK(gex_Segment_Attach(&seg, world, SEG_SIZE));
   if (strcmp(scene, "") != 0) {
+    if (strcmp(scene, "staleevent") == 0 && me != 0)
+      barrier(world); /* rank 0's first barrier */
     if (me == 0) {
       float f = 1, g;
       if (strcmp(scene, "badroot") == 0)
@@ -530,7 +533,15 @@ int main(int argc, char **argv) {
         gex_Coll_ReduceToAllNB(world, &g, &f, GEX_DT_FLT, 4, SIZE_MAX / 4, GEX_OP_ADD, NULL, NULL, 0);
       else if (strcmp(scene, "badevent") == 0)
         gex_Event_Test((gex_Event_t)(uintptr_t)0x1234);
-      else if (strcmp(scene, "endregion") == 0)
+      else if (strcmp(scene, "staleevent") == 0) {
+        /* An event synchronised already, while a newer collective is in flight (its operation and its
+         * table entry may be the first one's, reused): fatal, not the newer one's answer. */
+        gex_Event_t first = gex_Coll_BarrierNB(world, 0);
+        gex_Event_Wait(first);
+        gex_Event_t second = gex_Coll_BarrierNB(world, 0);
+        (void)second;
+        gex_Event_Test(first);
+      } else if (strcmp(scene, "endregion") == 0)
         gex_NBI_EndAccessRegion(0);
       printf("no fatal error\n");
       return 1;

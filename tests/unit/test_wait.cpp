@@ -60,6 +60,36 @@ TEST_CASE("a bounded deadline ends with GASPI_TIMEOUT, a failed health check wit
   CHECK(checks == 3);
 }
 
+TEST_CASE("Deadline: GASPI_TEST is expired from the start, GASPI_BLOCK never") {
+  const Deadline test(kTimeoutTest), block(kTimeoutBlock), soon(5);
+  CHECK(test.expired());
+  CHECK(test.remaining(1s) == 0ns);
+  CHECK_FALSE(block.expired());
+  CHECK(block.remaining(1s) == 1s);
+  CHECK(soon.remaining(1s) <= 5ms);
+  std::this_thread::sleep_for(6ms);
+  CHECK(soon.expired());
+  CHECK(soon.remaining(1s) == 0ns);
+}
+
+// The health clock starts at the wait's first clock read: a wait kept spinning by a stream of
+// served requests (it never yields or sleeps) still checks its health on that clock.
+TEST_CASE("a wait that spins for ever, served at every step, still runs the health check") {
+  Counter progress;
+  progress.serve = true;
+  int checks = 0;
+  auto sick = [&] {
+    ++checks;
+    return false;
+  };
+  auto never = [] { return false; };
+  const auto t0 = std::chrono::steady_clock::now();
+  CHECK(wait_until(never, Deadline(kTimeoutBlock), WaitPolicy{std::int64_t{1} << 40, 0}, progress, Nap{}, sick) ==
+        GASPI_ERROR);
+  CHECK(checks == 1);
+  CHECK(std::chrono::steady_clock::now() - t0 >= kHealthEvery);
+}
+
 // The CI failure of hybrid.mr_ranks_kill.n32: rank 1 stored its barrier flag, left the barrier
 // and was killed, all between rank 0's look and its health check; rank 0's barrier then failed
 // with "node rank 1 of the group died" although it was complete. A failed check gets a last look.
