@@ -404,9 +404,8 @@ gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head
     // out of MPI: two ranks that send to each other both complete. It ends when the peer dies.
     // A sender out of credits (mpi_rma/credits.hpp) waits as on a full ring, running `serve`.
     auto alive = [&] { return r.alive(peer); };
-    auto serving = [&serve] { return serve(); };
     const gaspi_return_t rc = r.control.messages().send(peer.mpi, box_of(lane), message, size, Deadline(GASPI_BLOCK),
-                                                        progress(), alive, serve ? Step(serving) : Step());
+                                                        progress(), alive, serve);
     if (rc != GASPI_SUCCESS)
       log::error("rank %u: an active message to it could not be delivered", peer.global.value());
     return rc;
@@ -421,7 +420,7 @@ gaspi_return_t send(GlobalRank to, Lane lane, const void *head, std::size_t head
     if (push(peer, lane, head, head_size, body, body_size))
       return GASPI_SUCCESS;
     // Full (or not open yet): serve our own lanes, so that whoever fills ours can go on.
-    const bool served = serve && serve();
+    const bool served = serve();
     if (!r.alive(peer)) {
       log::error("rank %u died: an active message to it cannot be delivered", peer.global.value());
       return GASPI_ERROR;

@@ -30,9 +30,9 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
-#include <functional>
 
 #include "core/deadline.hpp"
+#include "core/wait.hpp"
 #include "core/ranks.hpp"
 
 namespace hygaspi::am {
@@ -57,9 +57,9 @@ gaspi_return_t open(bool threads);
 // Whether the AM lanes are open.
 [[nodiscard]] bool is_open() noexcept;
 
-// What a waiting sender runs between two attempts (the front end's poll). Returns true when it
-// did something.
-using Serve = std::function<bool()>;
+// What a waiting sender runs between two attempts (the front end's poll): a reference to a
+// callable that returns true when it did something (core/wait.hpp), or Step{} for none.
+using Serve = Step;
 
 // Where a payload may go instead of travelling in the message: [offset, +size) of the receiver's
 // engine segment `segment` (an AM Long). The channel writes it there when this process maps that

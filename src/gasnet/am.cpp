@@ -141,9 +141,8 @@ bool poll_lane(am::Lane lane) {
 void deliver(const char *call, gasnet_node_t dest, am::Lane lane, const Wire &head, const void *body,
              std::size_t body_size, const am::Placement *place = nullptr) {
   const bool in_handler = context().handler != nullptr;
-  if (am::send(
-          GlobalRank{dest}, lane, head.bytes, head.size, body, body_size, [in_handler] { return poll(in_handler); },
-          place) != GASPI_SUCCESS)
+  auto serve = [in_handler] { return poll(in_handler); };
+  if (am::send(GlobalRank{dest}, lane, head.bytes, head.size, body, body_size, serve, place) != GASPI_SUCCESS)
     fatal(call, "the message to node %u could not be delivered", dest);
 }
 

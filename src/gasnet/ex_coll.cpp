@@ -62,18 +62,33 @@ Events &events() {
 }
 
 // Operations this thread released, kept for its next initiations (a few: a thread that once had
-// many in flight frees the rest).
-constexpr std::size_t kSpares = 8;
-thread_local std::vector<std::unique_ptr<CollOp>> t_spares;
+// many in flight frees the rest). Trivially constructed, so that a look at them costs no TLS
+// wrapper call; the first spare a thread keeps registers the destructor that frees them at its exit.
+constexpr unsigned kSpares = 8;
+struct Spares {
+  CollOp *ops[kSpares];
+  unsigned count;
+};
+HYG_FAST_TLS thread_local Spares t_spares;
+struct FreeSpares {
+  ~FreeSpares() {
+    for (unsigned i = 0; i < t_spares.count; ++i)
+      delete t_spares.ops[i];
+    t_spares.count = 0;
+  }
+};
+thread_local FreeSpares t_free_spares;
 
 void recycle(CollOp *op) {
-  if (t_spares.size() >= kSpares) {
+  if (t_spares.count >= kSpares) {
     delete op;
     return;
   }
-  std::destroy_at(op); // cleared for its next use
+  if (t_spares.count == 0)
+    static_cast<void>(&t_free_spares); // constructs it in this thread, once
+  std::destroy_at(op);                 // cleared for its next use
   std::construct_at(op);
-  t_spares.emplace_back(op);
+  t_spares.ops[t_spares.count++] = op;
 }
 std::atomic<std::uint32_t> g_busy_teams{0}; // busy().size(), which poll reads without coll_lock
 std::vector<Team *> &busy() {               // teams with a non-empty queue; under coll_lock
@@ -395,13 +410,7 @@ std::mutex &coll_lock() noexcept {
   return *m;
 }
 
-CollOp *new_op() {
-  if (t_spares.empty())
-    return new CollOp;
-  CollOp *op = t_spares.back().release();
-  t_spares.pop_back();
-  return op;
-}
+CollOp *new_op() { return t_spares.count != 0 ? t_spares.ops[--t_spares.count] : new CollOp; }
 
 gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op) {
   op->call = call;
