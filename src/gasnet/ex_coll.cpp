@@ -443,6 +443,8 @@ gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op) {
 
 void wait_op(const char *call, CollOp *op) {
   require_may_communicate(call);
+  if (op->complete.load(std::memory_order_acquire))
+    return; // nothing to wait for: no look at the lanes either, as a completed event's test
   // Every look polls: a rank in a collective serves the active messages of ranks that are not in it
   // yet (wait_until alone would poll every kSpinsPerProgress looks while it spins, which made an
   // AM round trip to a rank in gasnet_barrier 8x the raw flag round trip). What a look served is
