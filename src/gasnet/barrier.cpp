@@ -7,7 +7,7 @@
 #include <sched.h>
 
 #include <cstdint>
-#include <mutex>
+#include <atomic>
 
 #include "bridge/engine.hpp"
 #include "gasnet/ex_coll.hpp"
@@ -37,7 +37,10 @@ gaspi_return_t fold(void *, void *acc_bytes, const void *other_bytes) {
 }
 
 struct Barrier {
-  std::mutex machine; // the state below
+  // [G1 §3.5]: "The client must synchronize its own accesses to the barrier functions and ensure
+  // that only one thread is ever inside a GASNet barrier function at a time". That thread owns the
+  // state below; `inside` only catches a client that lets a second one in (Inside).
+  std::atomic<bool> inside{false};
   bool notified = false;
   int notify_id = 0;
   int notify_flags = 0;
@@ -61,7 +64,23 @@ Barrier &barrier() {
 HYG_FAST_TLS thread_local std::uint64_t t_try_episode = ~std::uint64_t{0};
 HYG_FAST_TLS thread_local std::int64_t t_not_ready = 0;
 
-// The verdict of a completed barrier; the barrier is over. Caller holds b.machine.
+// The calling thread inside the barrier functions, for the call's length. A second thread inside at
+// once is fatal: the client broke [G1 §3.5], and the two would race on the barrier's state.
+class Inside {
+public:
+  Inside(const char *call, Barrier &b) noexcept : b_(b) {
+    if (b.inside.exchange(true, std::memory_order_acquire))
+      fatal(call, "another thread is inside a GASNet barrier function [G1 section 3.5]");
+  }
+  ~Inside() { b_.inside.store(false, std::memory_order_release); }
+  Inside(const Inside &) = delete;
+  Inside &operator=(const Inside &) = delete;
+
+private:
+  Barrier &b_;
+};
+
+// The verdict of a completed barrier; the barrier is over.
 int finish(Barrier &b, int id, int flags) {
   if (b.op != nullptr) {
     ex::release(b.op);
@@ -91,7 +110,6 @@ Barrier &enter(const char *call, int flags) {
 
 // The barrier's op, checked to be notified; null when it completed already (one node).
 ex::CollOp *notified_op(const char *call, Barrier &b, const char *section) {
-  std::lock_guard lock(b.machine);
   if (!b.notified)
     fatal(call, "no gasnet_barrier_notify before it [G1 section %s]", section);
   return b.op;
@@ -104,7 +122,7 @@ extern "C" {
 void gasnet_barrier_notify(int id, int flags) {
   const char *call = "gasnet_barrier_notify";
   Barrier &b = enter(call, flags);
-  std::lock_guard lock(b.machine);
+  const Inside inside(call, b);
   if (b.notified)
     fatal(call, "a second notify without a wait [G1 section 3.5.1]");
   b.notified = true;
@@ -122,12 +140,11 @@ void gasnet_barrier_notify(int id, int flags) {
 int gasnet_barrier_try(int id, int flags) {
   const char *call = "gasnet_barrier_try";
   Barrier &b = enter(call, flags);
+  const Inside inside(call, b);
   poll();
   ex::CollOp *op = notified_op(call, b, "3.5.3");
-  if (op == nullptr || ex::test_op(op)) {
-    std::lock_guard lock(b.machine);
+  if (op == nullptr || ex::test_op(op))
     return finish(b, id, flags);
-  }
   t_not_ready = t_try_episode == b.episode ? t_not_ready + 1 : 1;
   t_try_episode = b.episode;
   if (t_not_ready > hygaspi::engine::wait_policy().spin)
@@ -138,9 +155,9 @@ int gasnet_barrier_try(int id, int flags) {
 int gasnet_barrier_wait(int id, int flags) {
   const char *call = "gasnet_barrier_wait";
   Barrier &b = enter(call, flags);
+  const Inside inside(call, b);
   if (ex::CollOp *op = notified_op(call, b, "3.5.2"); op != nullptr)
     ex::wait_op(call, op);
-  std::lock_guard lock(b.machine);
   return finish(b, id, flags);
 }
 
@@ -154,7 +171,7 @@ int gasnet_barrier(int id, int flags) {
 int gasnet_barrier_result(int *id) {
   require_attached("gasnet_barrier_result");
   Barrier &b = barrier();
-  std::lock_guard lock(b.machine);
+  const Inside inside("gasnet_barrier_result", b);
   if (id != nullptr)
     *id = b.last.id;
   return b.last.named != 0 ? 0 : GASNET_BARRIERFLAG_ANONYMOUS;

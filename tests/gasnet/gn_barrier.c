@@ -4,13 +4,21 @@
  * gasnet_barrier_try says GASNET_ERR_NOT_READY while a node has not notified (that node holds
  * back until every other node told it, by an AM, that it is trying), then completes; 1000
  * barriers in a row with alternating ids and forms, each one checked to order a put before it
- * against a read after it; the blocking gasnet_barrier and gasnet_barrier_result. */
+ * against a read after it; the blocking gasnet_barrier and gasnet_barrier_result.
+ * With the argument two_threads (2 nodes) it runs a breach of [G1 §3.5] instead, "only one thread
+ * is ever inside a GASNet barrier function at a time": node 0's second thread calls
+ * gasnet_barrier_result while its main thread waits in gasnet_barrier_wait (for node 1, which never
+ * notifies). That is fatal, naming the call (CMakeLists.txt checks the message). */
 #include "gn_util.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
+#include <stdlib.h>
+#include <string.h>
 
 #define H_TRYING 200
+#define H_INSIDE 201
 #define ROUNDS 8
 
 static volatile int g_trying[ROUNDS]; /* per round: nodes that said they are trying */
@@ -19,6 +27,37 @@ static void h_trying(gasnet_token_t t, gasnet_handlerarg_t round) {
   (void)t;
   GN_CHECK(round >= 0 && round < ROUNDS);
   g_trying[round]++;
+}
+
+/* two_threads: set by a handler that node 0's main thread runs inside its barrier wait. */
+static int g_inside;
+static void h_inside(gasnet_token_t t) {
+  (void)t;
+  __atomic_store_n(&g_inside, 1, __ATOMIC_RELEASE);
+}
+static void *second_thread(void *arg) {
+  (void)arg;
+  while (!__atomic_load_n(&g_inside, __ATOMIC_ACQUIRE))
+    sched_yield();
+  int id = 0;
+  (void)gasnet_barrier_result(&id); /* the main thread is inside gasnet_barrier_wait: fatal */
+  printf("gn_barrier two_threads: a second thread was let into the barrier functions\n");
+  exit(1);
+}
+static int two_threads(unsigned node) {
+  if (node == 0) {
+    pthread_t t;
+    GN_CHECK(pthread_create(&t, NULL, second_thread, NULL) == 0);
+    gasnet_barrier_notify(0, GASNET_BARRIERFLAG_ANONYMOUS);
+    (void)gasnet_barrier_wait(0, GASNET_BARRIERFLAG_ANONYMOUS); /* node 1 never notifies */
+    printf("gn_barrier two_threads: the barrier completed\n");
+    return 1;
+  }
+  GN_OK(gasnet_AMRequestShort0(0, H_INSIDE));
+  for (;;) { /* until node 0's fatal error ends the job */
+    GN_OK(gasnet_AMPoll());
+    sched_yield();
+  }
 }
 
 static unsigned me, nn;
@@ -53,10 +92,12 @@ static int try_until_done(int id, int flags) {
 
 int main(int argc, char **argv) {
   GN_OK(gasnet_init(&argc, &argv));
-  gasnet_handlerentry_t table[] = {{H_TRYING, (void (*)())h_trying}};
-  GN_OK(gasnet_attach(table, 1, GASNET_PAGESIZE, 0));
+  gasnet_handlerentry_t table[] = {{H_TRYING, (void (*)())h_trying}, {H_INSIDE, (void (*)())h_inside}};
+  GN_OK(gasnet_attach(table, 2, GASNET_PAGESIZE, 0));
   me = gasnet_mynode();
   nn = gasnet_nodes();
+  if (argc == 2 && strcmp(argv[1], "two_threads") == 0)
+    return two_threads(me);
   GN_CHECK(nn <= 1024);
   GN_OK(gasnet_getSegmentInfo(g_seg, (int)nn));
   const int many = nn > 1; /* a mismatch between nodes needs two of them */
