@@ -1,6 +1,7 @@
 #include "mpi_rma/eager.hpp"
 
 #include <algorithm>
+#include <utility>
 
 #include "core/log.hpp"
 #include "core/wait.hpp"
@@ -42,6 +43,8 @@ void EagerReceives::close_locked() noexcept {
   for (auto &q : arrived_)
     q.clear();
   queued_.store(0, std::memory_order_relaxed);
+  given_back_.fill(false);
+  any_given_back_.store(false, std::memory_order_relaxed);
   if (env_ == nullptr)
     return;
   auto lock = env_->lock();
@@ -144,6 +147,12 @@ bool EagerReceives::test() {
   std::array<MPI_Status, kAll> statuses;
   int count = 0;
   auto lock = env_->lock();
+  if (any_given_back_.load(std::memory_order_relaxed)) {
+    any_given_back_.store(false, std::memory_order_relaxed);
+    for (unsigned i = 0; i < kAll; ++i)
+      if (std::exchange(given_back_[i], false))
+        (void)start(i); // in index order; each takes the next sequence number
+  }
   // MPI_ERR_IN_STATUS: some receive failed (a message longer than a buffer, which no sender of
   // ours makes); its status says which, and the others completed normally.
   const int rc = MPI_Testsome(static_cast<int>(kAll), requests_.data(), &count, done.data(), // mpi-unchecked: below
@@ -207,8 +216,8 @@ void EagerReceives::give_back(unsigned lane, const Held &held) {
   std::lock_guard guard(mutex_);
   if (!open_.load(std::memory_order_relaxed))
     return; // closed while the handler ran: close() freed the request
-  auto lock = env_->lock();
-  (void)start(lane * kSlots + static_cast<unsigned>(held.slot));
+  given_back_[lane * kSlots + static_cast<unsigned>(held.slot)] = true;
+  any_given_back_.store(true, std::memory_order_relaxed);
 }
 
 } // namespace hygaspi::mpi

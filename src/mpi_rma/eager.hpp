@@ -68,7 +68,10 @@ public:
     std::vector<char> body;
   };
   bool take(unsigned lane, Held &out);
-  // Restarts the receive of a message that take() handed out (nothing for one held in `body`).
+  // Gives back the receive of a message that take() handed out (nothing for one held in `body`):
+  // the next test() restarts it, before its MPI_Testsome. Not here: the handler's rank is then
+  // likely to send its next message (the client's loop goes on after a reply), and the restart
+  // (the MPI lock and an MPI_Start) would delay it; in test() it runs while this rank waits.
   void give_back(unsigned lane, const Held &held);
 
 private:
@@ -104,7 +107,9 @@ private:
   std::mutex mutex_;                // all below; taken before the MPI lock, never inside it
   std::uint64_t next_seq_ = 0;
   std::array<MPI_Request, kAll> requests_{};
-  std::array<bool, kAll> active_{}; // started, not yet seen complete
+  std::array<bool, kAll> active_{};     // started, not yet seen complete
+  std::array<bool, kAll> given_back_{}; // handed out and given back: test() restarts it
+  std::atomic<bool> any_given_back_{false};
   std::array<std::uint64_t, kAll> seq_{};
   std::array<std::deque<Arrived>, kLanes> arrived_; // by sequence number
   std::unique_ptr<Buffer[]> buffers_;               // kAll of them; kept across close() and open()
