@@ -119,6 +119,7 @@ gaspi_return_t Messages::send(MpiRank rank, Box box, const void *data, std::uint
   if (box != Box::passive && size > EagerReceives::kEagerBytes)
     return send_am_large(rank, box, data, size, progress, alive);
   MPI_Request send;
+  bool failed = false;
   {
     auto lock = env_->lock();
     // Complete once the target's MPI holds it.
@@ -129,13 +130,15 @@ gaspi_return_t Messages::send(MpiRank rank, Box box, const void *data, std::uint
       credits_.unreserve(rank, lane, units);
       return rc;
     }
+    // An eager message is mostly delivered at once: one look under the same lock, before the wait,
+    // which would first drive a whole progress step (a probe and the eager receives' test).
+    int done = 0;
+    if (HYGASPI_MPI(MPI_Test(&send, &done, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      return GASPI_ERROR; // logged; MPI holds the request no longer
+    if (done != 0)
+      return GASPI_SUCCESS;
   }
-  bool failed = false;
   auto delivered = [&] { return env_->test(send, failed); };
-  // An eager message is mostly delivered at once: one look before the wait, which would first
-  // drive a whole progress step (a probe and the eager receives' test) for nothing.
-  if (delivered())
-    return failed ? GASPI_ERROR : GASPI_SUCCESS;
   if (const gaspi_return_t rc = wait_until(delivered, deadline, wait_, progress, Nap{}, healthy); rc != GASPI_TIMEOUT)
     return failed ? GASPI_ERROR : rc;
   auto lock = env_->lock();
