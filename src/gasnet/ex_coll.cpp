@@ -454,6 +454,8 @@ void wait_op(const char *call, CollOp *op) {
   constexpr unsigned kCollectiveEvery = 4;
   bool served = false;
   auto ready = [op, &served, looks = 0u]() mutable {
+    if (op->complete.load(std::memory_order_acquire))
+      return true; // the progress step's poll completed it: no second look at the lanes
     served |= poll(); // its collectives step may complete op
     if (op->complete.load(std::memory_order_acquire))
       return true;
