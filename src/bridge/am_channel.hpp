@@ -32,8 +32,8 @@
 #include <cstdint>
 
 #include "core/deadline.hpp"
-#include "core/wait.hpp"
 #include "core/ranks.hpp"
+#include "core/wait.hpp"
 
 namespace hygaspi::am {
 

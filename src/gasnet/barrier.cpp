@@ -6,8 +6,8 @@
 // collectives (gex_Coll_*), in initiation order, and GASNet's poll moves it on.
 #include <sched.h>
 
-#include <cstdint>
 #include <atomic>
+#include <cstdint>
 
 #include "bridge/engine.hpp"
 #include "gasnet/ex_coll.hpp"

@@ -30,8 +30,8 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
-#include <type_traits>
 #include <memory>
+#include <type_traits>
 #include <utility>
 
 #include "bridge/engine.hpp"
@@ -455,7 +455,7 @@ void wait_op(const char *call, CollOp *op) {
   bool served = false;
   auto ready = [op, &served, looks = 0u]() mutable {
     if (op->complete.load(std::memory_order_acquire))
-      return true; // the progress step's poll completed it: no second look at the lanes
+      return true;    // the progress step's poll completed it: no second look at the lanes
     served |= poll(); // its collectives step may complete op
     if (op->complete.load(std::memory_order_acquire))
       return true;
