@@ -24,6 +24,7 @@
 #include "bridge/am_channel.hpp"
 #include "bridge/failures.hpp"
 #include "core/log.hpp"
+#include "core/status.hpp"
 
 namespace hygaspi::engine {
 
