@@ -44,20 +44,10 @@ using namespace hygaspi::gasnet::ex;
 
 namespace {
 
-// The events of collectives in flight, under coll_lock. An event names its entry and the entry's
-// generation (odd while in flight), as the thread's table names RMA events (ex_events.cpp), with 0
-// in bits 48-63 where that table keeps a thread's tag: an event synchronised before, or never
-// issued, is found by its generation.
-struct Entry {
-  CollOp *op = nullptr;
-  std::uint32_t generation = 0;
-};
-struct Events {
-  std::vector<Entry> entries;
-  std::vector<std::uint32_t> free;
-};
-Events &events() {
-  static auto *e = new Events; // threads may still use it as the process exits
+// The events of collectives in flight, under coll_lock (EventEntries; 0 in bits 48-63, where a
+// thread's table keeps its tag).
+EventEntries<CollOp *> &events() {
+  static auto *e = new EventEntries<CollOp *>; // threads may still use it as the process exits
   return *e;
 }
 
@@ -239,23 +229,17 @@ void advance_all() {
   }
 }
 
-// Ends `op`'s event (synchronised: its generation turns even). Holds coll_lock().
+// Ends `op`'s event (synchronised). Holds coll_lock().
 void forget(const CollOp *op) {
-  Events &ev = events();
-  Entry &entry = ev.entries[op->slot];
-  entry.op = nullptr;
-  entry.generation = (entry.generation + 1) & kEventFieldMask;
-  ev.free.push_back(op->slot);
+  events()[op->slot] = nullptr;
+  events().end(op->slot);
 }
 
 CollOp *event_op(const char *call, gex_Event_t e) {
-  const auto v = reinterpret_cast<std::uint64_t>(e);
-  const auto i = static_cast<std::uint32_t>(v & kEventFieldMask);
-  const auto generation = static_cast<std::uint32_t>((v >> kEventIndexBits) & kEventFieldMask);
-  const Events &ev = events();
-  if (i >= ev.entries.size() || ev.entries[i].generation != generation || (generation & 1u) == 0)
+  const std::int64_t i = events().find(reinterpret_cast<std::uint64_t>(e));
+  if (i < 0)
     fatal(call, "event %p is no collective's in flight (synchronised already?)", static_cast<void *>(e));
-  return ev.entries[i].op;
+  return events()[static_cast<std::uint32_t>(i)];
 }
 
 // ---- entry checks
@@ -419,18 +403,9 @@ gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op) {
     return GEX_EVENT_INVALID;
   }
   std::lock_guard lock(coll_lock());
-  Events &ev = events();
-  if (ev.free.empty()) {
-    if (ev.entries.size() > kEventFieldMask)
-      fatal(call, "%zu collectives are in flight, the most this rank keeps", ev.entries.size());
-    ev.free.push_back(static_cast<std::uint32_t>(ev.entries.size()));
-    ev.entries.emplace_back();
-  }
-  op->slot = ev.free.back();
-  ev.free.pop_back();
-  Entry &entry = ev.entries[op->slot];
-  entry.op = op;
-  entry.generation = (entry.generation + 1) & kEventFieldMask; // odd: in flight
+  op->slot = events().reserve(call);
+  events()[op->slot] = op;
+  const std::uint64_t event = events().start(op->slot);
   Team &t = team_of(call, tm);
   if (t.pending.empty()) {
     busy().push_back(&t);
@@ -438,7 +413,7 @@ gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op) {
   }
   t.pending.push_back(op);
   advance_all(); // one look: this call waits for no other rank
-  return reinterpret_cast<gex_Event_t>((std::uint64_t{entry.generation} << kEventIndexBits) | op->slot);
+  return reinterpret_cast<gex_Event_t>(event);
 }
 
 void wait_op(const char *call, CollOp *op) {

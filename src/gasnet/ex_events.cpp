@@ -18,15 +18,8 @@ using engine::Completion;
 
 namespace {
 
-// Bits 0-23 the entry, 24-47 its generation (odd while in flight, so no event is 0 =
-// GEX_EVENT_INVALID), 48-63 the thread's tag.
+// Bits 0-47 an entry and its generation (EventEntries), 48-63 the thread's tag.
 static_assert(sizeof(gex_Event_t) == 8 && sizeof(gasnet_handle_t) == 8, "an event packs entry, generation, thread");
-constexpr std::uint64_t kIndexBits = kEventIndexBits, kIndexMask = kEventFieldMask, kGenerationMask = kEventFieldMask;
-
-struct Op {
-  std::uint32_t generation = 0;
-  Completion pending; // kept when the entry is free: its vector keeps its capacity
-};
 std::atomic<std::uint16_t> g_next_tag{1};
 // A thread's tag, never 0: an event with tag 0 would lie below 2^48, where collectives' events are.
 std::uint16_t next_tag() noexcept {
@@ -37,8 +30,7 @@ std::uint16_t next_tag() noexcept {
 }
 struct EventTable {
   std::uint16_t tag = next_tag();
-  std::vector<Op> ops;
-  std::vector<std::uint32_t> free;
+  EventEntries<Completion> ops; // a free entry's Completion keeps its vectors' capacity
 };
 thread_local EventTable t_events; // events are thread-specific [G1 §3.3.2]
 
@@ -46,15 +38,14 @@ thread_local EventTable t_events; // events are thread-specific [G1 §3.3.2]
 std::uint32_t lookup(const char *call, gex_Event_t e) {
   EventTable &t = t_events;
   const auto v = reinterpret_cast<std::uint64_t>(e);
-  const auto i = static_cast<std::uint32_t>(v & kIndexMask);
-  const auto generation = static_cast<std::uint32_t>((v >> kIndexBits) & kGenerationMask);
   if ((v >> 48) != t.tag)
     fatal(call, "handle %#llx was not issued by this thread (handles are thread-specific [G1 section 3.3.2])",
           static_cast<unsigned long long>(v));
-  if (i >= t.ops.size() || t.ops[i].generation != generation || (generation & 1u) == 0)
+  const std::int64_t i = t.ops.find(v);
+  if (i < 0)
     fatal(call, "handle %#llx was already synchronized, or never issued [G1 section 3.3.3.1]",
           static_cast<unsigned long long>(v));
-  return i;
+  return static_cast<std::uint32_t>(i);
 }
 
 // Completes what `set` waits for (an event's operation, an NBI set); a test (`block` false)
@@ -70,10 +61,9 @@ bool complete(const char *call, Completion &set, bool block) {
 bool test_entry(const char *call, gex_Event_t e, bool block) {
   const std::uint32_t i = lookup(call, e);
   EventTable &t = t_events;
-  if (!complete(call, t.ops[i].pending, block))
+  if (!complete(call, t.ops[i], block))
     return false;
-  t.ops[i].generation = (t.ops[i].generation + 1) & kGenerationMask; // even: dead
-  t.free.push_back(i);
+  t.ops.end(i); // the event is dead
   return true;
 }
 
@@ -115,29 +105,17 @@ void settle(const char *call, Completion &p) {
 
 EventSlot reserve_event(const char *call) {
   EventTable &t = t_events;
-  std::uint32_t i;
-  if (!t.free.empty()) {
-    i = t.free.back();
-    t.free.pop_back();
-  } else {
-    if (t.ops.size() > kIndexMask) // 16 M in flight: well above the 2^16-1 of [G1 §3.3.1]
-      fatal(call, "more than %llu operations in flight on this thread", static_cast<unsigned long long>(kIndexMask));
-    t.ops.emplace_back();
-    i = static_cast<std::uint32_t>(t.ops.size() - 1);
-  }
-  return {i, &t.ops[i].pending};
+  const std::uint32_t i = t.ops.reserve(call); // 16 M in flight: well above the 2^16-1 of [G1 §3.3.1]
+  return {i, &t.ops[i]};
 }
 
 gex_Event_t commit_event(const EventSlot &slot) {
   EventTable &t = t_events;
-  Op &op = t.ops[slot.index];
-  if (op.pending.empty()) {
-    t.free.push_back(slot.index);
+  if (t.ops[slot.index].empty()) {
+    t.ops.unreserve(slot.index);
     return GEX_EVENT_INVALID;
   }
-  op.generation = (op.generation + 1) & kGenerationMask; // odd: in flight
-  return reinterpret_cast<gex_Event_t>((static_cast<std::uint64_t>(t.tag) << 48) |
-                                       (static_cast<std::uint64_t>(op.generation) << kIndexBits) | slot.index);
+  return reinterpret_cast<gex_Event_t>((static_cast<std::uint64_t>(t.tag) << 48) | t.ops.start(slot.index));
 }
 
 gex_Event_t event_of(const char *call, Completion &pending) {

@@ -11,6 +11,7 @@
 #include <array>
 #include <atomic>
 #include <cstdarg>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -214,9 +215,58 @@ const char *dt_name(gex_DT_t dt) noexcept;
 // Flags outside `allowed` are fatal, naming the call.
 void require_flags(const char *call, gex_Flags_t flags, gex_Flags_t allowed) noexcept;
 
-// An event's fields: bits 0-23 an entry of a table, 24-47 the entry's generation (odd while in
-// flight, so that no event is 0 = GEX_EVENT_INVALID), 48-63 the table's tag.
-inline constexpr std::uint64_t kEventIndexBits = 24, kEventFieldMask = (1u << kEventIndexBits) - 1;
+// The entries that events name, in both event tables (a thread's: ex_events.cpp; the collectives':
+// ex_coll.cpp). An event's bits 0-23 are an entry, 24-47 the entry's generation (odd while in
+// flight, so that no event is 0 = GEX_EVENT_INVALID), 48-63 the table's tag. An event synchronised
+// before, or never issued, is found by its generation, not by memory freed twice.
+template <class T> class EventEntries {
+public:
+  static constexpr std::uint64_t kIndexBits = 24, kFieldMask = (1u << kIndexBits) - 1;
+
+  // A free entry, its value kept from its last use; fatal past 2^24 entries in flight.
+  std::uint32_t reserve(const char *call) {
+    if (free_.empty()) {
+      if (entries_.size() > kFieldMask)
+        fatal(call, "%zu operations are in flight, the most one event table keeps", entries_.size());
+      free_.push_back(static_cast<std::uint32_t>(entries_.size()));
+      entries_.emplace_back();
+    }
+    const std::uint32_t i = free_.back();
+    free_.pop_back();
+    return i;
+  }
+  // Gives back a reserved entry that never went in flight.
+  void unreserve(std::uint32_t i) { free_.push_back(i); }
+  // Puts entry i in flight: its event's bits 0-47.
+  std::uint64_t start(std::uint32_t i) {
+    Entry &e = entries_[i];
+    e.generation = (e.generation + 1) & kFieldMask; // odd
+    return (std::uint64_t{e.generation} << kIndexBits) | i;
+  }
+  // Ends entry i's flight (its events are dead: the generation turns even) and frees it.
+  void end(std::uint32_t i) {
+    Entry &e = entries_[i];
+    e.generation = (e.generation + 1) & kFieldMask;
+    free_.push_back(i);
+  }
+  // The entry in flight that an event's bits 0-47 name, or -1.
+  [[nodiscard]] std::int64_t find(std::uint64_t bits) const noexcept {
+    const auto i = static_cast<std::uint32_t>(bits & kFieldMask);
+    const auto generation = static_cast<std::uint32_t>((bits >> kIndexBits) & kFieldMask);
+    if (i >= entries_.size() || entries_[i].generation != generation || (generation & 1u) == 0)
+      return -1;
+    return i;
+  }
+  T &operator[](std::uint32_t i) noexcept { return entries_[i].value; }
+
+private:
+  struct Entry {
+    T value{};
+    std::uint32_t generation = 0;
+  };
+  std::vector<Entry> entries_;
+  std::vector<std::uint32_t> free_;
+};
 
 // Events besides those of the thread's event table (ex_rma.hpp: bits 48-63 hold a thread tag,
 // never 0; RMA, remote atomics and device copies alike):

@@ -4,12 +4,6 @@ namespace hygaspi::shm {
 
 namespace {
 
-AmFrame &frame_at(AmRingShared *ring, std::uint64_t capacity, std::uint64_t position) noexcept {
-  // capacity is a power of two (am_channel sizes it)
-  return *reinterpret_cast<AmFrame *>(reinterpret_cast<char *>(ring) + sizeof(AmRingShared) +
-                                      (position & (capacity - 1)));
-}
-
 // Whether `bytes` more fit behind the consumer's head, refreshing the cached head once. A head
 // past our tail (the consumer's memory is another process's to write) never leaves room: the
 // frame would land outside the buffer.
@@ -43,18 +37,18 @@ char *am_reserve(AmProducer &p, std::uint32_t size) noexcept {
     // message at once leaves the consumer something to pass, and the caller rings it (doorbell.hpp).
     if (!room(p, to_end))
       return nullptr;
-    AmFrame &skip = frame_at(p.ring, p.capacity, p.tail);
+    AmFrame &skip = am_frame_at(p.ring, p.capacity, p.tail);
     skip.size = kAmSkip;
     skip.stamp.store(p.tail + 1, std::memory_order_seq_cst);
     p.tail += to_end;
   }
   if (!room(p, need))
     return nullptr;
-  return reinterpret_cast<char *>(&frame_at(p.ring, p.capacity, p.tail)) + sizeof(AmFrame);
+  return reinterpret_cast<char *>(&am_frame_at(p.ring, p.capacity, p.tail)) + sizeof(AmFrame);
 }
 
 void am_publish(AmProducer &p, std::uint32_t size) noexcept {
-  AmFrame &f = frame_at(p.ring, p.capacity, p.tail);
+  AmFrame &f = am_frame_at(p.ring, p.capacity, p.tail);
   f.size = size;
   // seq_cst, not just release: the store is one half of the inbox doorbell's Dekker pair
   // (doorbell.hpp); the channel rings the receiver's doorbell next.
@@ -64,7 +58,7 @@ void am_publish(AmProducer &p, std::uint32_t size) noexcept {
 
 const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept {
   for (;;) {
-    AmFrame &f = frame_at(c.ring, c.capacity, c.head);
+    AmFrame &f = am_frame_at(c.ring, c.capacity, c.head);
     // acquire: pairs with the producer's publication, so the message bytes are complete.
     if (f.stamp.load(std::memory_order_acquire) != c.head + 1)
       return nullptr;

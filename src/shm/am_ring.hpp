@@ -78,15 +78,20 @@ struct AmConsumer {
 // producer writes one) never counts as published.
 [[nodiscard]] const char *am_peek(AmConsumer &c, std::uint32_t &size) noexcept;
 void am_release(AmConsumer &c, std::uint32_t size) noexcept;
+// The frame at stream position `position` of a ring of `capacity` bytes (a power of two: the
+// channel sizes it).
+[[nodiscard]] inline AmFrame &am_frame_at(AmRingShared *ring, std::uint64_t capacity, std::uint64_t position) noexcept {
+  return *reinterpret_cast<AmFrame *>(reinterpret_cast<char *>(ring) + sizeof(AmRingShared) +
+                                      (position & (capacity - 1)));
+}
+
 // Whether a message (or a skip) is published at the head; a read-only look (inline: a poll makes
 // one per ring).
 [[nodiscard]] inline bool am_pending(const AmConsumer &c) noexcept {
   // `consumed`, not c.head: another thread of the consumer may be moving c.head under its lock.
   // It lies in this process's cache (only the consumer writes it), so the look costs one line.
   const std::uint64_t head = c.ring->consumed.load(std::memory_order_relaxed);
-  const auto *frame = reinterpret_cast<const AmFrame *>(reinterpret_cast<const char *>(c.ring) + sizeof(AmRingShared) +
-                                                        (head & (c.capacity - 1)));
-  return frame->stamp.load(std::memory_order_acquire) == head + 1;
+  return am_frame_at(c.ring, c.capacity, head).stamp.load(std::memory_order_acquire) == head + 1;
 }
 
 } // namespace hygaspi::shm
