@@ -6,29 +6,29 @@
 //   - a node peer's bound host memory (cross-memory attach) or another node's host segment (the
 //     MPI window): through two pinned host slots of 1 MiB, the device copying one piece while the
 //     other crosses (complete, MPI flushed, before its slot is written again);
-//   - another node's device segment: served by its owner (mpi::Control) in its progress step,
-//     which copies with the driver on its side (serve_device_requests): up to kDeviceInline bytes
-//     inside the request (put) or the reply (get); more in pieces of mpi::kDevicePiece through the
-//     slots of this process's staging buffer (pinned host memory in the MPI window), several in
-//     flight, which the owner reads (put) or writes (get) with MPI RMA.
-// The first route leaves its copy in flight on the GASPI queue it was posted to (settle_queue
-// completes it: gaspi_wait, and before the queue's next notification); the others complete before
-// they return. Notifications stay in host memory and take their usual path after the data.
+//   - another node's device segment: served by its owner in its progress step, which copies with
+//     the driver on its side (bridge/remote_device.hpp).
+// The first and the last route leave their transfer in flight on the GASPI queue it was posted to
+// (settle_queue completes it: gaspi_wait, and before the queue's next notification), or the last
+// in the caller's Completion; the others complete before they return. Notifications stay in host
+// memory and take their usual path after the data.
 #pragma once
 #include <GASPI.h>
 
 #include <cstdint>
 
+#include "bridge/segment_rma.hpp"
 #include "bridge/target.hpp"
 #include "core/segment_view.hpp"
 
 namespace hygaspi::engine {
 
 // `local`: the segment that holds the local buffer, when it is device memory; else nullptr.
+// `pending`: where a transfer with another node's device memory stays in flight (else: on `queue`).
 gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
-                          std::uint32_t queue, const SegmentView *local);
+                          std::uint32_t queue, const SegmentView *local, Completion *pending = nullptr);
 gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
-                          const SegmentView *local);
+                          const SegmentView *local, Completion *pending = nullptr);
 // Completes the copies left in flight on `queue` (one atomic load when there are none).
 // GASPI_ERROR when one of them failed (logged); a failure is also kept for the queue's gaspi_wait
 // (`at_wait`: engine::flush), which reports it whichever call settled the copy.
@@ -38,8 +38,5 @@ gaspi_return_t settle_queue(std::uint32_t queue, bool at_wait = false);
 gaspi_return_t copies_done(std::uint32_t queue, std::uint64_t timeout_ms);
 // The end of a life cycle: completes every queue's copies (a failure is logged) and forgets them.
 void drop_queued_copies() noexcept;
-// The owner's side: serves the device requests that other nodes sent (part of the progress step).
-// True when it served any.
-bool serve_device_requests();
 
 } // namespace hygaspi::engine

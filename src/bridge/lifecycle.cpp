@@ -15,6 +15,7 @@
 #include "bridge/am_channel.hpp"
 #include "bridge/device_rma.hpp"
 #include "bridge/progress.hpp"
+#include "bridge/remote_device.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 #include "mpi_rma/mpi_call.hpp"
@@ -210,6 +211,9 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
 }
 
 void teardown(Runtime &r) noexcept {
+  // A transfer with another node's device memory still in flight now (never waited for) is given
+  // up: its owner may be in the collective end of MPI RMA below already, and serves no more.
+  engine::stop_remote_device(true);
   engine::drop_queued_copies(); // none runs on into the next life cycle, nor into memory unmapped below
   am::close_inbox();
   if (r.mpi.active()) {
@@ -223,6 +227,7 @@ void teardown(Runtime &r) noexcept {
   r.segments.clear(); // nothing of a segment survives the life cycle
   r.mpi_transport.reset();
   r.peers.clear();
+  engine::stop_remote_device(false); // the next life cycle's transfers start afresh
   log::set_rank(-1);
 }
 

@@ -7,7 +7,7 @@
 #include <ctime>
 #include <thread>
 
-#include "bridge/device_rma.hpp"
+#include "bridge/remote_device.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 #include "core/atomic_op.hpp"
@@ -54,6 +54,7 @@ bool progress_step() {
   // One probe for anything first; then only the tag it saw (mpi::Control::incoming).
   const int tag = control.incoming();
   bool served = control.messages().test_eager();
+  served |= engine::drive_remote_device(); // this process's staged device transfers (one load when none)
   if (tag == mpi::Control::kNoMessage && !control.abandoned_pending())
     return served;
   served |= control.progress(tag);

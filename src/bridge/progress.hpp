@@ -6,7 +6,9 @@
 //  - kill requests, passive messages (the mailbox of gaspi_passive_receive), credit messages and
 //    the eager receives of active messages (mpi::Control::progress, Messages::test_eager);
 //  - atomic requests of other nodes, pulled from MPI (mpi::RemoteAtomics::take) and applied to
-//    this rank's segment with the CPU atomics of core/atomic_op.hpp, the same code node peers use.
+//    this rank's segment with the CPU atomics of core/atomic_op.hpp, the same code node peers use;
+//  - other nodes' transfers with this rank's device segments, and this rank's own transfers with
+//    theirs (bridge/remote_device.hpp), which move on a piece at each step.
 #pragma once
 #include "core/wait.hpp"
 

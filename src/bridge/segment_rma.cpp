@@ -11,6 +11,7 @@
 
 #include "bridge/engine.hpp"
 #include "bridge/progress.hpp"
+#include "bridge/remote_device.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 
@@ -59,6 +60,9 @@ Completion::~Completion() {
   if (!copies_.empty())
     (void)wait_until([this] { return copies_done(); }, Deadline(GASPI_BLOCK), WaitPolicy{}, Step(), Nap{},
                      kAlwaysHealthy);
+  if (!remote_.empty()) // its owner serves it: MPI progress; its staging slots are read or written until then
+    (void)wait_until([this] { return remote_done(); }, Deadline(GASPI_BLOCK), WaitPolicy{}, mpi_progress(), Nap{},
+                     kAlwaysHealthy);
 }
 
 void Completion::add(kinds::CudaDevice &device, const kinds::Copy &copy) { copies_.push_back(InFlight{&device, copy}); }
@@ -66,6 +70,8 @@ void Completion::add(kinds::CudaDevice &device, const kinds::Copy &copy) { copie
 void Completion::add(AtomicFlightPtr flight, GlobalRank target, void *result, unsigned width) {
   atomics_.push_back(Atomic{std::move(flight), target.value(), width, result});
 }
+
+void Completion::add(RemoteTransferPtr transfer) { remote_.push_back(std::move(transfer)); }
 
 void Completion::merge(Completion &other) {
   for (const Pending &p : other.pending_)
@@ -75,6 +81,8 @@ void Completion::merge(Completion &other) {
   other.copies_.clear();
   std::move(other.atomics_.begin(), other.atomics_.end(), std::back_inserter(atomics_));
   other.atomics_.clear();
+  std::move(other.remote_.begin(), other.remote_.end(), std::back_inserter(remote_));
+  other.remote_.clear();
   failed_ = failed_ || other.failed_;
   other.failed_ = false;
 }
@@ -116,9 +124,22 @@ bool Completion::atomics_done() {
   return atomics_.empty();
 }
 
+bool Completion::remote_done() {
+  std::erase_if(remote_, [this](const RemoteTransferPtr &t) {
+    gaspi_return_t rc = GASPI_SUCCESS;
+    if (!test_remote_device(*t, rc))
+      return false;
+    failed_ = failed_ || rc != GASPI_SUCCESS; // logged by the transfer
+    return true;
+  });
+  return remote_.empty();
+}
+
 bool Completion::ready() {
-  const bool copies = copies_.empty() || copies_done(); // both looked at, whatever the first answers
-  return (atomics_.empty() || atomics_done()) && copies;
+  // Each kind looked at, whatever the others answer.
+  const bool copies = copies_.empty() || copies_done();
+  const bool remote = remote_.empty() || remote_done();
+  return (atomics_.empty() || atomics_done()) && copies && remote;
 }
 
 gaspi_return_t Completion::settle() {
@@ -126,6 +147,9 @@ gaspi_return_t Completion::settle() {
   if (!copies_.empty())
     (void)wait_until([this] { return copies_done(); }, Deadline(GASPI_BLOCK), r.node.wait_policy(), Step(), Nap{},
                      kAlwaysHealthy);
+  if (!remote_.empty()) // each transfer gives itself up when its owner dies
+    (void)wait_until([this] { return remote_done(); }, Deadline(GASPI_BLOCK), r.node.wait_policy(), mpi_progress(),
+                     Nap{}, kAlwaysHealthy);
   if (!atomics_.empty()) {
     auto targets_alive = [this, &r] {
       return std::all_of(atomics_.begin(), atomics_.end(),

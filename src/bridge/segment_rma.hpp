@@ -14,13 +14,15 @@
 // yet. So many transfers to one target cost one flush. It also holds copies in flight on a CUDA
 // device's stream (GASNet-EX's device copies, and a GASPI queue's: bridge/device_rma.cpp),
 // complete once their events have passed, and atomics in flight to another node
-// (bridge/segment_atomic.hpp), complete once their replies are in: one object for what a GASNet
-// handle, an NBI set, a GASNet-EX event or a GASPI queue's device copies wait for.
+// (bridge/segment_atomic.hpp), complete once their replies are in, and transfers with another
+// node's device memory (bridge/remote_device.hpp), complete once its owner served them: one object
+// for what a GASNet handle, an NBI set, a GASNet-EX event or a GASPI queue's device copies wait for.
 #pragma once
 #include <GASPI.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include "bridge/segment_atomic.hpp"
@@ -28,6 +30,10 @@
 #include "kinds/cuda_device.hpp"
 
 namespace hygaspi::engine {
+
+// A transfer with another node's device memory (bridge/remote_device.hpp).
+struct RemoteTransfer;
+using RemoteTransferPtr = std::shared_ptr<RemoteTransfer>;
 
 class Completion {
 public:
@@ -41,13 +47,17 @@ public:
   // that none runs on and each event goes back to its device's pool; MPI tickets need no end, and
   // an atomic's reply receive is abandoned to mpi::Replies with its flight.
   ~Completion();
-  [[nodiscard]] bool empty() const noexcept { return pending_.empty() && copies_.empty() && atomics_.empty(); }
+  [[nodiscard]] bool empty() const noexcept {
+    return pending_.empty() && copies_.empty() && atomics_.empty() && remote_.empty();
+  }
   void add(std::uint32_t segment, GlobalRank target, std::uint64_t ticket);
   // A copy in flight on `device`'s stream (started with CudaDevice::start_copy).
   void add(kinds::CudaDevice &device, const kinds::Copy &copy);
   // An atomic in flight to `target` (started with start_atomic); once its reply is in, the word's
   // old value goes to `result` as `width` (4 or 8) bytes, unless `result` is nullptr.
   void add(AtomicFlightPtr flight, GlobalRank target, void *result, unsigned width);
+  // A transfer with another node's device memory (bridge/remote_device.hpp start_remote_device).
+  void add(RemoteTransferPtr transfer);
   // Takes over what `other` waits for (`other` is then empty).
   void merge(Completion &other);
   // One look at the device copies and the atomics, which need no flush: true when none of them is
@@ -80,9 +90,11 @@ private:
   };
   bool copies_done();
   bool atomics_done();
+  bool remote_done();
   std::vector<Pending> pending_;
   std::vector<InFlight> copies_;
   std::vector<Atomic> atomics_;
+  std::vector<RemoteTransferPtr> remote_;
   bool failed_ = false; // a copy or an atomic failed: settle reports it
 };
 

@@ -59,6 +59,20 @@ gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uin
       from, [&](auto &tx, auto rank, const auto &seg) { return tx.get(dst, rank, seg, offset, size, queue); });
 }
 
+gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local, Completion &pending) {
+  if (local != nullptr || to.device())
+    return device_put(to, offset, src, size, queue, local, &pending);
+  return put(to, offset, src, size, queue, local);
+}
+
+gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local, Completion &pending) {
+  if (local != nullptr || from.device())
+    return device_get(dst, from, offset, size, queue, local, &pending);
+  return get(dst, from, offset, size, queue, local);
+}
+
 gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, std::uint32_t queue) {
   HYGASPI_TRY(settle_queue(queue)); // after the device copies the queue carried before it
   return on_transport(to, [&](auto &tx, auto rank, const auto &seg) { return tx.notify(rank, seg, id, value, queue); });

@@ -32,6 +32,8 @@ struct RemoteRef {
 
 namespace engine {
 
+class Completion;
+
 // Why find() found no segment. The front end says it in its own words.
 enum class Found {
   yes,
@@ -69,13 +71,19 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept;
 // queue carried to the same rank before it.
 // `local`: the local segment that holds src/dst, when its memory is not host memory (a device
 // segment: bridge/device_rma.hpp), else nullptr. A copy on a device's stream (this process's or a
-// node peer's device memory) is left in flight on `queue`, complete at flush(queue), before the
-// queue's next notification, and at gets_landed(_, queue); the other device routes complete before
-// the call returns.
+// node peer's device memory) and a transfer with another node's device memory are left in flight
+// on `queue`, complete at flush(queue), before the queue's next notification, and at
+// gets_landed(_, queue); the other device routes complete before the call returns.
 gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue,
                    const SegmentView *local = nullptr);
 gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
                    const SegmentView *local = nullptr);
+// The same, but a transfer with another node's device memory stays in flight in `pending`
+// (GASNet-EX's NB and NBI forms), where the forms above leave it on `queue`.
+gaspi_return_t put(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local, Completion &pending);
+gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
+                   const SegmentView *local, Completion &pending);
 gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, std::uint32_t queue);
 // put then notify, with one choice of transport for both.
 gaspi_return_t put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t id,

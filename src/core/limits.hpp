@@ -15,7 +15,7 @@ inline constexpr std::uint32_t kMaxSegments = 256; // gaspi_segment_id_t is unsi
 // GASNet front end's segment, every rank's message inbox (active and passive messages), the
 // segments bound to GASNet-EX endpoints 1..kEndpointSegments (endpoint i's at kEndpointSegment0 +
 // i - 1), and the staging buffer through which another node's device memory is reached
-// (bridge/device_rma.cpp). Engine tables hold kSegmentSlots entries; GASPI sees kMaxSegments.
+// (bridge/remote_device.cpp). Engine tables hold kSegmentSlots entries; GASPI sees kMaxSegments.
 inline constexpr std::uint32_t kGasnetSegment = kMaxSegments;
 inline constexpr std::uint32_t kInbox = kMaxSegments + 1; // bridge/am_channel.hpp
 inline constexpr std::uint32_t kEndpointSegment0 = kMaxSegments + 2;

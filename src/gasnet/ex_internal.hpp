@@ -190,10 +190,10 @@ hygaspi::kinds::CudaDevice *local_device(unsigned ordinal);
 // RMA through a TM-pair (ex_rma.cpp calls it for TM-pairs): a copy between `local` (host memory,
 // or in the local endpoint's bound segment) and the remote range. `wait` says what the caller
 // takes: now (complete at return), an event, or the thread's NBI set (or open access region). Only
-// a copy on a device's stream (this process's device memory, or a node peer's through IPC) is left
-// in flight, in an engine::Completion behind a GASNet-1 handle (the event) or the thread's NBI
-// set, as every RMA is; the other routes complete at return, and the result is then
-// GEX_EVENT_INVALID.
+// a copy on a device's stream (this process's device memory, or a node peer's through IPC) and a
+// transfer with another node's device memory are left in flight, in an engine::Completion behind
+// a GASNet-1 handle (the event) or the thread's NBI set, as every RMA is; the other routes
+// complete at return, and the result is then GEX_EVENT_INVALID.
 enum class PairWait : std::uint8_t { now, event, nbi };
 gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *local, void *remote, std::size_t n,
                       bool put, PairWait wait);

@@ -9,8 +9,9 @@
 //    segment with a device-memory local side): the engine's segment, by the bridge's routes
 //    (engine_copy: the MPI window, through a host bounce buffer for device memory; cross-memory
 //    attach; or a request its owner serves for device memory).
-// A copy on a device's stream may be left in flight (an engine::Completion behind an NB event or
-// in the thread's NBI set: see PairWait); every other route is complete when pair_copy returns.
+// A copy on a device's stream, and a transfer with another node's device memory, may be left in
+// flight (an engine::Completion behind an NB event or in the thread's NBI set: see PairWait);
+// every other route is complete when pair_copy returns.
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
@@ -107,9 +108,10 @@ namespace {
 // own routes (bridge/device_rma.hpp, bridge/target.hpp): a node peer's host memory by cross-memory
 // attach, another node's host memory through the MPI window (through a host bounce buffer when the
 // local side is device memory), another node's device memory served by its owner. Complete at
-// return.
+// return, but a transfer with another node's device memory when `pending` is given: it stays in
+// flight there.
 void engine_copy(const char *call, gex_Rank_t jobrank, std::uint32_t slot, std::uint64_t offset, void *local,
-                 std::size_t n, bool put, const kinds::CudaDevice *local_dev) {
+                 std::size_t n, bool put, const kinds::CudaDevice *local_dev, engine::Completion *pending) {
   engine::Target target;
   if (engine::find(GlobalRank{jobrank}, slot, target) != engine::Found::yes)
     fatal(call, "rank %u's segment (engine segment %u) is not registered with this rank (destroyed?)", jobrank, slot);
@@ -120,13 +122,34 @@ void engine_copy(const char *call, gex_Rank_t jobrank, std::uint32_t slot, std::
   device_side.memory = Memory::cuda;
   device_side.device = local_dev != nullptr ? local_dev->ordinal() : -1;
   const SegmentView *local_view = local_dev != nullptr ? &device_side : nullptr;
-  gaspi_return_t rc =
-      put ? engine::put(target, offset, local, n, 0, local_view) : engine::get(local, target, offset, n, 0, local_view);
+  gaspi_return_t rc = GASPI_SUCCESS;
+  if (pending != nullptr)
+    rc = put ? engine::put(target, offset, local, n, 0, local_view, *pending)
+             : engine::get(local, target, offset, n, 0, local_view, *pending);
+  else
+    rc = put ? engine::put(target, offset, local, n, 0, local_view)
+             : engine::get(local, target, offset, n, 0, local_view);
   if (rc == GASPI_SUCCESS)
     rc = engine::gets_landed(GlobalRank{jobrank}, 0); // complete at the flush (MPI) or the settle (a device copy)
   if (rc != GASPI_SUCCESS)
     fatal(call, "%s of %zu bytes %s rank %u's segment (engine segment %u) failed (see above)", put ? "a put" : "a get",
           n, put ? "into" : "out of", jobrank, slot);
+}
+
+// What `pending` holds goes where `wait` says: complete now (a blocking call waits here, serving
+// AMs meanwhile: ex::settle), the thread's NBI set, or an event.
+gex_Event_t in_flight(const char *call, engine::Completion &pending, bool put, PairWait wait) {
+  if (pending.empty())
+    return GEX_EVENT_INVALID;
+  if (wait == PairWait::now) {
+    settle(call, pending);
+    return GEX_EVENT_INVALID;
+  }
+  if (wait == PairWait::nbi) {
+    nbi_join(put ? GEX_EC_PUT : GEX_EC_GET, pending);
+    return GEX_EVENT_INVALID;
+  }
+  return event_of(call, pending);
 }
 
 } // namespace
@@ -151,8 +174,10 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
   }
   if (route.by_engine || (route.local == nullptr && local_dev != nullptr)) {
     const std::uint32_t slot = tm->pair_remote == 0 ? limits::kGasnetSegment : endpoint_segment(tm->pair_remote);
-    engine_copy(call, jobrank, slot, route.offset, local, n, put, local_dev);
-    return GEX_EVENT_INVALID;
+    engine::Completion pending;
+    engine_copy(call, jobrank, slot, route.offset, local, n, put, local_dev,
+                wait == PairWait::now ? nullptr : &pending);
+    return in_flight(call, pending, put, wait);
   }
   if (route.local == nullptr) { // another node's primordial segment from host memory: the team path
     if (put)
@@ -177,15 +202,7 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
     fatal(call, "%s", why.c_str());
   engine::Completion pending;
   pending.add(*dev, copy);
-  if (wait == PairWait::now) { // a blocking call waits here, serving AMs meanwhile (ex::settle)
-    settle(call, pending);
-    return GEX_EVENT_INVALID;
-  }
-  if (wait == PairWait::nbi) {
-    nbi_join(put ? GEX_EC_PUT : GEX_EC_GET, pending);
-    return GEX_EVENT_INVALID;
-  }
-  return event_of(call, pending);
+  return in_flight(call, pending, put, wait);
 }
 
 } // namespace hygaspi::gasnet::ex

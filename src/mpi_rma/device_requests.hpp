@@ -1,5 +1,5 @@
 // Transfers into and out of another node's device segment, which no MPI window reaches: its owner
-// serves them in its progress step (bridge/device_rma.cpp serve_device_requests) and answers.
+// serves them in its progress step (bridge/remote_device.cpp serve_device_requests) and answers.
 #pragma once
 #include <GASPI.h>
 
@@ -20,11 +20,11 @@ namespace hygaspi::mpi {
 //  - inline (`staging` 0, at most kDeviceInline bytes): after the request in its message (put), or
 //    after the status word in the reply (get): one short message each way;
 //  - staged: they wait in the initiator's staging buffer at `staging` in its MPI window
-//    (bridge/device_rma.cpp), which the target reads (put: MPI_Get + flush) or writes (get:
+//    (bridge/remote_device.cpp), which the target reads (put: MPI_Get + flush) or writes (get:
 //    MPI_Put + flush). The messages stay short, so neither side waits for the other to match a
 //    large one, and the bytes move by RMA.
 // At most kDevicePiece bytes per staged request: an initiator keeps several in flight, so that the
-// target serves one piece while the initiator copies the next (bridge/device_rma.cpp).
+// target serves one piece while the initiator copies the next (bridge/remote_device.cpp).
 struct DeviceRequest {
   std::uint32_t segment;
   std::uint32_t put;

@@ -1,7 +1,7 @@
 // libFuzzer target: the checks a target rank applies to a device transfer request that arrives
 // from another node over MPI (src/mpi_rma/device_requests.hpp: valid_device_request,
 // device_range_inside; used by DeviceRequests::take and serve_device_requests in
-// src/bridge/device_rma.cpp).
+// src/bridge/remote_device.cpp).
 //
 // Input: the raw bytes of a DeviceRequest as MPI_Mrecv would leave them (short input: zero
 // padded), then 8 bytes of message size and 8 of segment size. A request both checks accept is

@@ -18,6 +18,8 @@
  *  - then every segment destroyed, and the kind.
  * Scenes `nodriver`, `stub`, `nodevice`, `nouva` (run with the matching driver setting): the kind
  * is refused with GASNET_ERR_BAD_ARG, and host segments, endpoints and loopback RMA still work.
+ * Scene `async` (MPI and hybrid paths): NB and NBI transfers with another node's device segment
+ * return before its owner, outside the library, serves them (async_transfers).
  * Scene `oom`: a library-allocated device segment is refused with GASNET_ERR_RESOURCE. Scenes
  * `badrange`, `bindzero`, `destroymk`, `afterdestroy`, `devother`, `devprim`, `ampair1`,
  * `binddestroyed`, `qbadrank`: bad input that is fatal, naming the call (`afterdestroy`: a put into
@@ -28,6 +30,7 @@
 #include <gasnet_mk.h>
 #include <gasnetex.h>
 #include <dlfcn.h>
+#include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -434,8 +437,61 @@ static void device_ep1(gex_MK_t kind) {
   OK(gex_EP_PublishBoundSegment(tm, &ep1, 1, 0));
 }
 
+/* The first half of the ranks puts into and gets from a partner on another node (the second half:
+ * the hybrid path's nodes are two ranks each) through ep1's device segments: staged transfers
+ * (3 chunks) and inline ones (1000 bytes), NB and NBI, while the partner waits outside the library
+ * in MPI_Recv for the message the initiator sends once every call has returned (the initiator
+ * starts once the partner said, by MPI, that it left the library). The library runs
+ * no progress thread (the program started MPI as MPI_THREAD_SERIALIZED), so nothing serves the
+ * requests until the partner comes back: a transfer complete at return waits for it forever. */
+#define SMALL 1000
+static void async_transfers(gex_MK_t kind) {
+  device_ep1(kind);
+  CHECK(n % 2 == 0);
+  const gex_Rank_t half = n / 2, partner = me < half ? me + half : me - half;
+  const gex_TM_t pair = gex_TM_Pair(ep1, 1);
+  char *mine = gex_Segment_QueryAddr(seg1), *theirs = NULL;
+  OK(gex_Segment_QueryBound(pair, partner, (void **)&theirs, NULL, NULL));
+  static unsigned char out[3 * CHUNK], in[3 * CHUNK];
+  for (unsigned k = 0; k < 3; ++k)
+    fill(out + k * CHUNK, me, partner, 20 + k);
+  OK(gex_RMA_PutBlocking(pair, me, mine, out, 3 * CHUNK, 0));                 /* A: the staged source */
+  OK(gex_RMA_PutBlocking(pair, me, mine + 9 * CHUNK, out + CHUNK, SMALL, 0)); /* the inline source */
+  barrier();
+  int token = 0;
+  if (me < half) {
+    CHECK(MPI_Recv(&token, 1, MPI_INT, (int)partner, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    gex_Event_t put = gex_RMA_PutNB(pair, partner, theirs + 3 * CHUNK, mine, 3 * CHUNK, GEX_EVENT_DEFER, 0);
+    OK(gex_RMA_PutNBI(pair, partner, theirs + 10 * CHUNK, mine + 9 * CHUNK, SMALL, GEX_EVENT_DEFER, 0));
+    gex_Event_t get = gex_RMA_GetNB(pair, mine + 6 * CHUNK, partner, theirs, 3 * CHUNK, 0);
+    OK(gex_RMA_GetNBI(pair, mine + 11 * CHUNK, partner, theirs + 9 * CHUNK, SMALL, 0));
+    CHECK(MPI_Send(&token, 1, MPI_INT, (int)partner, 7, MPI_COMM_WORLD) == MPI_SUCCESS);
+    gex_Event_Wait(put);
+    gex_Event_Wait(get);
+    gex_NBI_Wait(GEX_EC_ALL, 0);
+  } else { /* out of the library from here until the initiator's message */
+    CHECK(MPI_Send(&token, 1, MPI_INT, (int)partner, 6, MPI_COMM_WORLD) == MPI_SUCCESS);
+    CHECK(MPI_Recv(&token, 1, MPI_INT, (int)partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  }
+  barrier();
+  /* What the initiator got (at 6 and 11 chunks) and what the partner was given (at 3 and 10). */
+  const size_t big_at = me < half ? 6 * CHUNK : 3 * CHUNK, small_at = me < half ? 11 * CHUNK : 10 * CHUNK;
+  OK(gex_RMA_GetBlocking(pair, in, me, mine + big_at, 3 * CHUNK, 0));
+  for (unsigned k = 0; k < 3; ++k)
+    expect(in + k * CHUNK, partner, me, 20 + k); /* each side's source was filled for the other */
+  memset(in, 0, CHUNK);
+  OK(gex_RMA_GetBlocking(pair, in, me, mine + small_at, SMALL, 0));
+  fill(out, partner, me, 21);
+  CHECK(memcmp(in, out, SMALL) == 0);
+  barrier();
+}
+
 int main(int argc, char **argv) {
   const char *scene = argc > 1 ? argv[1] : "all";
+  if (!strcmp(scene, "async")) {
+    int provided = 0;
+    CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS);
+  }
   device_allocates = strcmp(scene, "oom") != 0;
   OK(gex_Client_Init(&client, &ep0, &tm, "GEXMK", &argc, &argv, 0));
   me = gex_TM_QueryRank(tm);
@@ -538,6 +594,8 @@ int main(int argc, char **argv) {
     if (me == 0)
       gex_EP_BindSegment(ep1, seg1, 0);
     barrier();
+  } else if (!strcmp(scene, "async")) {
+    async_transfers(kind);
   } else if (!strcmp(scene, "qbadrank")) { /* a rank outside the team: fatal, naming the call made */
     if (me == 0)
       gex_EP_QueryBoundSegmentNB(tm, n + 1, NULL, NULL, NULL, 0);

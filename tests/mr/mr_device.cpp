@@ -11,7 +11,11 @@
 //   - bad descriptions and memory that is no device memory return GASPI_ERROR and create nothing.
 // Scene "nodriver" (HYGASPI_CUDA_LIBRARY names no file): a device description gives GASPI_ERROR,
 // and host segments work as before.
+// Scene "async" (MPI and hybrid paths only): writes to and reads from another node's device
+// segment return while their owner is outside the library, and complete at gaspi_wait once it
+// serves them (async_transfers).
 #include <dlfcn.h>
+#include <mpi.h>
 #include <sys/mman.h>
 
 #include <atomic>
@@ -371,7 +375,63 @@ void cannot() {
 
 } // namespace
 
+// The first half of the ranks posts writes and reads with a partner on another node (the second
+// half: the hybrid path's nodes are two ranks each), staged ones of several pieces and inline
+// ones, while the partner waits outside the library in MPI_Recv for the message that the
+// initiator sends only once every call has returned (the initiator starts once the partner said,
+// by MPI, that it left the library). The library runs no progress thread (the
+// program started MPI as MPI_THREAD_SERIALIZED), so nothing serves the requests until the partner
+// comes back: a transfer that completes before its call returns waits for it forever (the test
+// times out). gaspi_wait then completes them while the partner serves in its barrier.
+void async_transfers() {
+  MR_CHECK(g_n % 2 == 0);
+  const gaspi_rank_t half = static_cast<gaspi_rank_t>(g_n / 2);
+  const bool initiator = g_me < half;
+  const gaspi_rank_t partner = static_cast<gaspi_rank_t>(initiator ? g_me + half : g_me - half);
+  constexpr gaspi_size_t kStaged = 3 * (gaspi_size_t{1} << 18) + 4099, kInline = 100;
+  constexpr gaspi_size_t kOut = 0, kIn = kStaged + 64, kSmall = 2 * kIn; // regions of the segment
+  char *dev = g_cuda.allocate(kSmall + 2 * kInline);
+  MR_OK(gaspi_segment_use(kDev, dev, kSmall + 2 * kInline, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
+  g_cuda.to_device(dev + kOut, bytes(g_me, 1, kStaged).data(), kStaged);
+  g_cuda.to_device(dev + kSmall, bytes(g_me, 2, kInline).data(), kInline);
+  barrier();
+  int token = 0;
+  if (initiator) {
+    MR_CHECK(MPI_Recv(&token, 1, MPI_INT, partner, 6, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    MR_OK(gaspi_write(kDev, kOut, partner, kDev, kIn, kStaged, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write(kDev, kSmall, partner, kDev, kSmall + kInline, kInline, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_read(kDev, kIn, partner, kDev, kOut, kStaged, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_read(kDev, kSmall + kInline, partner, kDev, kSmall, kInline, kQ, GASPI_BLOCK));
+    MR_CHECK(MPI_Send(&token, 1, MPI_INT, partner, 7, MPI_COMM_WORLD) == MPI_SUCCESS);
+    wait_queue();
+    EXPECT_DEV(dev + kIn, kStaged, partner, 1);
+    EXPECT_DEV(dev + kSmall + kInline, kInline, partner, 2);
+  } else { // out of the library from here until the initiator's message
+    MR_CHECK(MPI_Send(&token, 1, MPI_INT, partner, 6, MPI_COMM_WORLD) == MPI_SUCCESS);
+    MR_CHECK(MPI_Recv(&token, 1, MPI_INT, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+  }
+  barrier();
+  if (!initiator) {
+    EXPECT_DEV(dev + kIn, kStaged, partner, 1);
+    EXPECT_DEV(dev + kSmall + kInline, kInline, partner, 2);
+  }
+  // A write never waited for, to a partner that goes straight on to gaspi_proc_term: the
+  // initiator's term gives it up rather than wait for an owner that may be in the collective end
+  // of MPI RMA already, and both terms return.
+  barrier();
+  if (initiator)
+    MR_OK(gaspi_write(kDev, kOut, partner, kDev, kIn, kStaged, kQ, GASPI_BLOCK));
+  MR_OK(gaspi_proc_term(GASPI_BLOCK));
+  if (g_me == 0)
+    std::printf("SUCCESS mr_device async\n");
+}
+
 int main(int argc, char **argv) {
+  const bool async = argc > 1 && std::strcmp(argv[1], "async") == 0;
+  if (async) {
+    int provided = 0;
+    MR_CHECK(MPI_Init_thread(&argc, &argv, MPI_THREAD_SERIALIZED, &provided) == MPI_SUCCESS);
+  }
   const bool nodriver = argc > 1 && std::strcmp(argv[1], "nodriver") == 0;
   const bool race = argc > 1 && std::strcmp(argv[1], "race") == 0;
   mr_init(g_me, g_n);
@@ -393,6 +453,11 @@ int main(int argc, char **argv) {
     return 0;
   }
   g_cuda.open();
+  if (async) {
+    async_transfers(); // ends with gaspi_proc_term
+    MR_CHECK(MPI_Finalize() == MPI_SUCCESS);
+    return 0;
+  }
   char *dev = g_cuda.allocate(kSegBytes + 64);
   char *dev2 = g_cuda.allocate(kSegBytes);
   refusals(dev);
@@ -414,6 +479,7 @@ int main(int argc, char **argv) {
     mr_finish("mr_device race");
     return 0;
   }
+
   transfers();
   queued_writes();
   lists();

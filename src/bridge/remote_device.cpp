@@ -1,0 +1,343 @@
+// Transfers with another node's device segment, both sides (bridge/remote_device.hpp).
+#include "bridge/remote_device.hpp"
+
+#include <algorithm>
+#include <array>
+#include <atomic>
+#include <deque>
+#include <mutex>
+
+#include "bridge/device_copy.hpp"
+#include "bridge/runtime.hpp"
+#include "core/limits.hpp"
+#include "core/log.hpp"
+
+namespace hygaspi::engine {
+
+namespace {
+
+// Up to kStagingSlots pieces of a staged transfer in flight, each of up to mpi::kDevicePiece bytes
+// in its own slot of the staging buffer: the owner serves one piece while this process copies the
+// next into its slot (put) or the last one out (get).
+constexpr std::uint64_t kStagingSlots = 4;
+constexpr std::uint64_t kStagingBytes = kStagingSlots * mpi::kDevicePiece;
+
+} // namespace
+
+struct RemoteTransfer {
+  struct Piece {
+    mpi::DeviceRequests::Flight flight;
+    std::uint64_t done = 0; // the piece's place in the transfer
+    std::uint64_t n = 0;    // its bytes; 0 when its slot is free
+  };
+  const Peer *peer;
+  std::uint32_t segment;
+  std::uint64_t offset;
+  char *local;
+  std::uint64_t size;
+  bool put;
+  int ordinal;                               // of the local side's device; negative: host memory
+  std::array<Piece, kStagingSlots> pieces{}; // piece i in slot i % kStagingSlots; an inline one in 0
+  std::uint64_t issued = 0;                  // bytes whose pieces have started
+  char *stage = nullptr;                     // the staging buffer, once the transfer heads the queue
+  bool abandoned = false;                    // a piece was given up while its owner may still serve it
+  const char *given_up = nullptr;            // why, then
+  gaspi_return_t status = GASPI_SUCCESS;     // final once `done`
+  std::atomic<bool> done{false};
+
+  [[nodiscard]] bool staged() const noexcept { return size > mpi::kDeviceInline; }
+};
+
+namespace {
+
+// The staged transfers, in the order they started; the first holds this process's staging buffer:
+// pinned host memory of kStagingBytes, bound as the engine segment kDeviceStaging (so attached to
+// the MPI window) at first use after each start. The owner reads a put's bytes from it and writes
+// a get's into it (DeviceRequest).
+struct Staging {
+  std::mutex lock;
+  PinnedBuffer *memory = new PinnedBuffer(kStagingBytes);
+  std::deque<RemoteTransferPtr> queue;
+  std::atomic<std::size_t> queued{0}; // queue.size(), for a look without the lock
+};
+Staging &staging() {
+  static auto *s = new Staging; // threads may still transfer as the process exits
+  return *s;
+}
+
+std::atomic<bool> g_stopping{false};
+thread_local bool t_driving = false; // this thread moves the queue on: a progress step inside does not
+
+// The buffer, bound if need be (the caller holds staging().lock); nullptr (logged) when it cannot be.
+char *staging_buffer(int ordinal) {
+  char *memory = staging().memory->use(ordinal);
+  const SegmentView *seg = rt().segments.local(limits::kDeviceStaging);
+  if (seg == nullptr && memory != nullptr &&
+      rt().segments.create(limits::kDeviceStaging, kStagingBytes, 0, memory, 0) == GASPI_SUCCESS)
+    seg = rt().segments.local(limits::kDeviceStaging);
+  if (seg == nullptr)
+    log::error("no staging buffer for device memory of other nodes (see above)");
+  return seg != nullptr ? seg->data : nullptr;
+}
+
+// A transfer gave up on a piece whose owner may still write into its slot: a rank that was killed
+// can be between its acknowledgement and its end, in the middle of a served get. The buffer is
+// never used again (its memory is left to the dead owner's late put, a megabyte per such death),
+// and the next transfer binds a fresh one. The caller holds staging().lock.
+void retire_staging() {
+  (void)rt().segments.remove(limits::kDeviceStaging);
+  staging().memory = new PinnedBuffer(kStagingBytes);
+}
+
+void log_unserved(const RemoteTransfer &t, std::uint64_t done, std::uint64_t n) {
+  log::error("rank %u could not serve %lu bytes %s its device segment %u at offset %lu", t.peer->global.print(),
+             static_cast<unsigned long>(n), t.put ? "into" : "out of", t.segment,
+             static_cast<unsigned long>(t.offset + done));
+}
+
+// One look at a piece's reply: true once it is in (`rc` the owner's status, an inline get's bytes
+// in `bytes`), or once the piece is given up (its owner died, or the engine stops: GASPI_ERROR).
+bool piece_answered(RemoteTransfer &t, RemoteTransfer::Piece &p, gaspi_return_t &rc, void *bytes) {
+  Runtime &r = rt();
+  if (r.control.device().test(p.flight, rc, bytes)) {
+    if (rc != GASPI_SUCCESS)
+      log_unserved(t, p.done, p.n);
+    return true;
+  }
+  const bool alive = r.alive(*t.peer);
+  if (alive && !g_stopping.load(std::memory_order_acquire))
+    return false;
+  r.control.device().abandon(std::move(p.flight));
+  t.abandoned = true;
+  t.given_up = alive ? "still in flight when the library stopped (never waited for)" : "its owner died";
+  rc = GASPI_ERROR;
+  return true;
+}
+
+// The piece's end: a failure is kept as the transfer's result.
+void end_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, gaspi_return_t rc) {
+  if (t.status == GASPI_SUCCESS)
+    t.status = rc;
+  p.n = 0;
+}
+
+// The transfer's end, which a look may see from now on.
+void end_transfer(RemoteTransfer &t) {
+  if (t.given_up != nullptr)
+    log::error("a transfer of %lu bytes %s rank %u's device segment %u was given up: %s",
+               static_cast<unsigned long>(t.size), t.put ? "into" : "out of", t.peer->global.print(), t.segment,
+               t.given_up);
+  t.done.store(true, std::memory_order_release);
+}
+
+gaspi_return_t start_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, std::uint64_t n, std::uint64_t staging,
+                           const void *bytes) {
+  const mpi::DeviceRequest request{t.segment, t.put ? 1u : 0u, t.offset + t.issued, n, staging, 0, 0};
+  HYGASPI_TRY(rt().control.device().start(t.peer->mpi, request, bytes, p.flight));
+  p.done = t.issued;
+  p.n = n;
+  t.issued += n;
+  return GASPI_SUCCESS;
+}
+
+// A staged transfer at the head of the queue (the caller holds staging().lock): the pieces whose
+// replies are in end (a get's bytes copied out of their slots), and new ones start in the free
+// slots. True when any piece started or ended. After a failure the pieces in flight are still
+// awaited: the owner may be writing into their slots.
+bool step(RemoteTransfer &t) {
+  Runtime &r = rt();
+  bool moved = false;
+  if (t.stage == nullptr && t.status == GASPI_SUCCESS && (t.stage = staging_buffer(t.ordinal)) == nullptr)
+    t.status = GASPI_ERROR;
+  for (std::uint64_t k = 0; k < kStagingSlots; ++k) {
+    RemoteTransfer::Piece &p = t.pieces[k];
+    gaspi_return_t rc = GASPI_ERROR;
+    if (p.n == 0 || !piece_answered(t, p, rc, nullptr))
+      continue;
+    if (rc == GASPI_SUCCESS && !t.put) {
+      r.rma.sync(); // the owner's MPI_Put, flushed before it answered, is seen by the loads below
+      rc = local_copy(t.local + p.done, t.stage + k * mpi::kDevicePiece, p.n, t.ordinal);
+    }
+    end_piece(t, p, rc);
+    moved = true;
+  }
+  if (t.status == GASPI_SUCCESS && t.issued < t.size && !r.alive(*t.peer)) {
+    t.status = GASPI_ERROR; // the rest never starts
+    t.given_up = "its owner died";
+  }
+  while (t.status == GASPI_SUCCESS && t.issued < t.size && !g_stopping.load(std::memory_order_acquire)) {
+    const std::uint64_t k = (t.issued / mpi::kDevicePiece) % kStagingSlots;
+    if (t.pieces[k].n != 0)
+      break; // its slot's last piece is still in flight
+    char *slot = t.stage + k * mpi::kDevicePiece;
+    const std::uint64_t n = std::min(t.size - t.issued, mpi::kDevicePiece);
+    if (t.put) {
+      if ((t.status = local_copy(slot, t.local + t.issued, n, t.ordinal)) != GASPI_SUCCESS)
+        break;
+      r.rma.sync(); // the owner's MPI_Get reads what these stores wrote
+    }
+    t.status = start_piece(t, t.pieces[k], n, reinterpret_cast<std::uint64_t>(slot), nullptr);
+    moved = true;
+  }
+  if (t.status == GASPI_SUCCESS && t.issued < t.size && g_stopping.load(std::memory_order_acquire)) {
+    t.status = GASPI_ERROR; // the rest never starts
+    t.given_up = "still in flight when the library stopped (never waited for)";
+  }
+  return moved;
+}
+
+bool finished(const RemoteTransfer &t) {
+  return (t.issued == t.size || t.status != GASPI_SUCCESS) &&
+         std::all_of(t.pieces.begin(), t.pieces.end(), [](const RemoteTransfer::Piece &p) { return p.n == 0; });
+}
+
+// Moves the queue on until its head is still in flight (the caller holds staging().lock).
+bool drive_queue(Staging &s) {
+  t_driving = true;
+  bool moved = false;
+  while (!s.queue.empty()) {
+    RemoteTransfer &t = *s.queue.front();
+    moved |= step(t);
+    if (!finished(t))
+      break;
+    if (t.abandoned)
+      retire_staging();
+    end_transfer(t);
+    s.queue.pop_front();
+    s.queued.fetch_sub(1, std::memory_order_release);
+  }
+  t_driving = false;
+  return moved;
+}
+
+// An inline transfer's one look (only the Completion that holds it looks).
+bool test_inline(RemoteTransfer &t) {
+  alignas(8) char bytes[mpi::kDeviceInline];
+  RemoteTransfer::Piece &p = t.pieces[0];
+  gaspi_return_t rc = GASPI_ERROR;
+  if (!piece_answered(t, p, rc, bytes))
+    return false;
+  if (rc == GASPI_SUCCESS && !t.put)
+    rc = local_copy(t.local, bytes, t.size, t.ordinal);
+  end_piece(t, p, rc);
+  end_transfer(t);
+  return true;
+}
+
+} // namespace
+
+gaspi_return_t start_remote_device(const Peer &peer, std::uint32_t segment, std::uint64_t offset, char *local,
+                                   std::uint64_t size, bool put, int ordinal, Completion &pending) {
+  auto t = std::make_shared<RemoteTransfer>();
+  t->peer = &peer;
+  t->segment = segment;
+  t->offset = offset;
+  t->local = local;
+  t->size = size;
+  t->put = put;
+  t->ordinal = ordinal;
+  if (!t->staged()) {
+    alignas(8) char bytes[mpi::kDeviceInline];
+    if (put)
+      HYGASPI_TRY(local_copy(bytes, local, size, ordinal));
+    HYGASPI_TRY(start_piece(*t, t->pieces[0], size, 0, bytes)); // an MPI failure is logged
+  } else {
+    Staging &s = staging();
+    std::lock_guard hold(s.lock);
+    s.queue.push_back(t);
+    s.queued.fetch_add(1, std::memory_order_release);
+    if (!t_driving)
+      (void)drive_queue(s); // the first pieces leave now
+  }
+  pending.add(std::move(t));
+  return GASPI_SUCCESS;
+}
+
+bool test_remote_device(RemoteTransfer &transfer, gaspi_return_t &rc) {
+  if (!transfer.done.load(std::memory_order_acquire)) {
+    if (transfer.staged())
+      (void)drive_remote_device(); // whoever drives the queue ends it
+    else
+      (void)test_inline(transfer);
+    if (!transfer.done.load(std::memory_order_acquire))
+      return false;
+  }
+  rc = transfer.status;
+  return true;
+}
+
+bool drive_remote_device() {
+  Staging &s = staging();
+  if (s.queued.load(std::memory_order_acquire) == 0 || t_driving)
+    return false;
+  std::unique_lock hold(s.lock, std::try_to_lock);
+  return hold.owns_lock() && drive_queue(s); // else another thread is at it
+}
+
+void stop_remote_device(bool stopping) noexcept {
+  g_stopping.store(stopping, std::memory_order_release);
+  if (!stopping)
+    return;
+  Staging &s = staging();
+  std::lock_guard hold(s.lock);
+  (void)drive_queue(s); // each look gives up what is still in flight: the queue ends empty
+}
+
+namespace {
+
+// The owner's host buffer for the staged requests it serves. One progress step at a time serves
+// them: a thread that finds another at it leaves the requests to it.
+struct Serving {
+  std::mutex lock;
+  PinnedBuffer buffer{mpi::kDevicePiece};
+};
+Serving &serving() {
+  static auto *s = new Serving; // threads may still make progress as the process exits
+  return *s;
+}
+
+} // namespace
+
+bool serve_device_requests() {
+  Runtime &r = rt();
+  Serving &serve = serving();
+  std::unique_lock hold(serve.lock, std::try_to_lock);
+  if (!hold.owns_lock())
+    return false; // another thread serves them
+  mpi::DeviceCall call;
+  bool served = false;
+  while (r.control.device().take(call)) {
+    served = true;
+    const mpi::DeviceRequest &q = call.request;
+    // The request comes from another process: the range is checked against the segment as it is now.
+    const shm::MappedSegment *seg = q.segment < limits::kSegmentSlots ? r.segments.local(q.segment) : nullptr;
+    gaspi_return_t rc = GASPI_ERROR;
+    char *buffer = nullptr;
+    if (seg == nullptr || seg->memory != Memory::cuda || !mpi::device_range_inside(q, seg->size)) {
+      log::error("rank %u asked for [%lu, +%lu) of device segment %u, which this rank does not have",
+                 r.peers.global(call.from).print(), static_cast<unsigned long>(q.offset),
+                 static_cast<unsigned long>(q.size), q.segment);
+    } else if (q.staging == 0) { // inline: the message's bytes, or the reply's
+      rc = q.put != 0 ? device_copy(seg->data + q.offset, call.bytes, q.size, seg->device)
+                      : device_copy(call.bytes, seg->data + q.offset, q.size, seg->device);
+    } else if ((buffer = serve.buffer.use(seg->device)) == nullptr) {
+      log::error("no host buffer to serve device requests with");
+    } else if (q.put != 0) { // the initiator's staging buffer -> here -> the device
+      rc = r.rma.get(buffer, call.from, q.staging, q.size);
+      if (rc == GASPI_SUCCESS)
+        rc = r.rma.flush(call.from);
+      if (rc == GASPI_SUCCESS)
+        rc = device_copy(seg->data + q.offset, buffer, q.size, seg->device);
+    } else { // the device -> here -> the initiator's staging buffer
+      rc = device_copy(buffer, seg->data + q.offset, q.size, seg->device);
+      if (rc == GASPI_SUCCESS)
+        rc = r.rma.put(call.from, q.staging, buffer, q.size);
+      if (rc == GASPI_SUCCESS)
+        rc = r.rma.flush(call.from);
+    }
+    r.control.device().reply(call, rc);
+  }
+  return served;
+}
+
+} // namespace hygaspi::engine
