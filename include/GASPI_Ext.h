@@ -72,7 +72,9 @@ HYGASPI_API gaspi_return_t gaspi_segment_size(const gaspi_segment_id_t segment_i
  * transfer: the local buffer may change only after it), and served by the
  * owner across nodes, also left in flight until gaspi_wait: the call returns
  * before the owner serves it, and any GASPI call that waits (gaspi_wait,
- * barriers, notify_waitsome) moves it on. A notification posted
+ * barriers, notify_waitsome) moves it on; a gaspi_write_notify there carries
+ * its notification with the data, and the owner sets it once the data is in,
+ * so that call returns at once too. A notification posted
  * to the queue after such copies comes after their data (spec 8.3.2). Its
  * notifications stay in host memory. gaspi_segment_ptr returns the device
  * address. Global atomics and passive messages on it return GASPI_ERROR,

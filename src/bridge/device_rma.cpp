@@ -246,6 +246,26 @@ gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *sr
   });
 }
 
+gaspi_return_t device_put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
+                                 std::uint32_t id, std::uint32_t value, std::uint32_t queue, const SegmentView *local) {
+  const Peer &peer = to.peer();
+  if (peer.on_node() || to.ref().mpi->device == 0 || queue >= limits::kMaxQueues || size == 0) {
+    HYGASPI_TRY(device_put(to, offset, src, size, queue, local));
+    return notify(to, id, value, queue); // which completes the queue's device transfers first
+  }
+  // Another node's device segment: the owner sets the notification once the bytes are in, after
+  // those of every MPI transfer to it so far (spec §8.3.2: flushed here) and of every device
+  // transfer this process started to it before (remote_device.hpp).
+  Runtime &r = rt();
+  HYGASPI_TRY(r.rma.flush(peer.mpi));
+  QueueCopies &q = queue_copies(queue);
+  std::lock_guard hold(q.lock);
+  HYGASPI_TRY(start_remote_device(peer, to.ref().mpi->segment, offset, static_cast<char *>(const_cast<void *>(src)),
+                                  size, true, ordinal_of(local), q.copies, id, value));
+  g_queues_with_copies.fetch_or(1u << queue, std::memory_order_release);
+  return GASPI_SUCCESS;
+}
+
 gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,
                           const SegmentView *local, Completion *pending) {
   Runtime &r = rt();

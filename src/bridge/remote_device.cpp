@@ -37,6 +37,9 @@ struct RemoteTransfer {
   std::uint64_t size;
   bool put;
   int ordinal;                               // of the local side's device; negative: host memory
+  std::uint32_t notify_id = 0;               // a put's notification, which its last piece carries
+  std::uint32_t notify_value = 0;            // (0: none)
+  bool queued = false;                       // it takes its turn in the queue (whoever drives it ends it)
   std::array<Piece, kStagingSlots> pieces{}; // piece i in slot i % kStagingSlots; an inline one in 0
   std::uint64_t issued = 0;                  // bytes whose pieces have started
   char *stage = nullptr;                     // the staging buffer, once the transfer heads the queue
@@ -66,6 +69,7 @@ Staging &staging() {
 }
 
 std::atomic<bool> g_stopping{false};
+constexpr const char *kStopped = "still in flight when the library stopped (never waited for)";
 thread_local bool t_driving = false; // this thread moves the queue on: a progress step inside does not
 
 // The buffer, bound if need be (the caller holds staging().lock); nullptr (logged) when it cannot be.
@@ -109,7 +113,7 @@ bool piece_answered(RemoteTransfer &t, RemoteTransfer::Piece &p, gaspi_return_t 
     return false;
   r.control.device().abandon(std::move(p.flight));
   t.abandoned = true;
-  t.given_up = alive ? "still in flight when the library stopped (never waited for)" : "its owner died";
+  t.given_up = alive ? kStopped : "its owner died";
   rc = GASPI_ERROR;
   return true;
 }
@@ -132,7 +136,16 @@ void end_transfer(RemoteTransfer &t) {
 
 gaspi_return_t start_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, std::uint64_t n, std::uint64_t staging,
                            const void *bytes) {
-  const mpi::DeviceRequest request{t.segment, t.put ? 1u : 0u, t.offset + t.issued, n, staging, 0, 0};
+  mpi::DeviceRequest request{};
+  request.segment = t.segment;
+  request.put = t.put ? 1u : 0u;
+  request.offset = t.offset + t.issued;
+  request.size = n;
+  request.staging = staging;
+  if (t.issued + n == t.size) { // the last piece: the owner serves it after the others
+    request.notify_id = t.notify_id;
+    request.notify_value = t.notify_value;
+  }
   HYGASPI_TRY(rt().control.device().start(t.peer->mpi, request, bytes, p.flight));
   p.done = t.issued;
   p.n = n;
@@ -140,12 +153,51 @@ gaspi_return_t start_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, std::uin
   return GASPI_SUCCESS;
 }
 
-// A staged transfer at the head of the queue (the caller holds staging().lock): the pieces whose
+// An inline transfer's request, with a put's bytes copied from the local side now.
+gaspi_return_t send_inline(RemoteTransfer &t) {
+  alignas(8) char bytes[mpi::kDeviceInline];
+  if (t.put)
+    HYGASPI_TRY(local_copy(bytes, t.local, t.size, t.ordinal));
+  return start_piece(t, t.pieces[0], t.size, 0, bytes); // an MPI failure is logged
+}
+
+// One look at an inline transfer's reply: true once it is in (a get's bytes copied out) or the
+// transfer was given up.
+bool inline_answered(RemoteTransfer &t) {
+  alignas(8) char bytes[mpi::kDeviceInline];
+  RemoteTransfer::Piece &p = t.pieces[0];
+  gaspi_return_t rc = GASPI_ERROR;
+  if (!piece_answered(t, p, rc, bytes))
+    return false;
+  if (rc == GASPI_SUCCESS && !t.put)
+    rc = local_copy(t.local, bytes, t.size, t.ordinal);
+  end_piece(t, p, rc);
+  return true;
+}
+
+// The transfer at the head of the queue (the caller holds staging().lock): the pieces whose
 // replies are in end (a get's bytes copied out of their slots), and new ones start in the free
-// slots. True when any piece started or ended. After a failure the pieces in flight are still
-// awaited: the owner may be writing into their slots.
+// slots of the staging buffer. A notified put of up to kDeviceInline bytes waits its turn here
+// too, then goes inline. True when any piece started or ended. After a failure the pieces in
+// flight are still awaited: the owner may be writing into their slots.
 bool step(RemoteTransfer &t) {
   Runtime &r = rt();
+  if (t.status == GASPI_SUCCESS && t.issued < t.size) { // what has not started never does, then
+    if (g_stopping.load(std::memory_order_acquire)) {
+      t.status = GASPI_ERROR;
+      t.given_up = kStopped;
+    } else if (!r.alive(*t.peer)) {
+      t.status = GASPI_ERROR;
+      t.given_up = "its owner died";
+    }
+  }
+  if (!t.staged()) {
+    if (t.status == GASPI_SUCCESS && t.issued == 0) {
+      t.status = send_inline(t);
+      return true;
+    }
+    return t.pieces[0].n != 0 && inline_answered(t);
+  }
   bool moved = false;
   if (t.stage == nullptr && t.status == GASPI_SUCCESS && (t.stage = staging_buffer(t.ordinal)) == nullptr)
     t.status = GASPI_ERROR;
@@ -161,11 +213,7 @@ bool step(RemoteTransfer &t) {
     end_piece(t, p, rc);
     moved = true;
   }
-  if (t.status == GASPI_SUCCESS && t.issued < t.size && !r.alive(*t.peer)) {
-    t.status = GASPI_ERROR; // the rest never starts
-    t.given_up = "its owner died";
-  }
-  while (t.status == GASPI_SUCCESS && t.issued < t.size && !g_stopping.load(std::memory_order_acquire)) {
+  while (t.status == GASPI_SUCCESS && t.issued < t.size) {
     const std::uint64_t k = (t.issued / mpi::kDevicePiece) % kStagingSlots;
     if (t.pieces[k].n != 0)
       break; // its slot's last piece is still in flight
@@ -178,10 +226,6 @@ bool step(RemoteTransfer &t) {
     }
     t.status = start_piece(t, t.pieces[k], n, reinterpret_cast<std::uint64_t>(slot), nullptr);
     moved = true;
-  }
-  if (t.status == GASPI_SUCCESS && t.issued < t.size && g_stopping.load(std::memory_order_acquire)) {
-    t.status = GASPI_ERROR; // the rest never starts
-    t.given_up = "still in flight when the library stopped (never waited for)";
   }
   return moved;
 }
@@ -210,16 +254,10 @@ bool drive_queue(Staging &s) {
   return moved;
 }
 
-// An inline transfer's one look (only the Completion that holds it looks).
+// An inline transfer outside the queue: its one look (only the Completion that holds it looks).
 bool test_inline(RemoteTransfer &t) {
-  alignas(8) char bytes[mpi::kDeviceInline];
-  RemoteTransfer::Piece &p = t.pieces[0];
-  gaspi_return_t rc = GASPI_ERROR;
-  if (!piece_answered(t, p, rc, bytes))
+  if (!inline_answered(t))
     return false;
-  if (rc == GASPI_SUCCESS && !t.put)
-    rc = local_copy(t.local, bytes, t.size, t.ordinal);
-  end_piece(t, p, rc);
   end_transfer(t);
   return true;
 }
@@ -227,7 +265,8 @@ bool test_inline(RemoteTransfer &t) {
 } // namespace
 
 gaspi_return_t start_remote_device(const Peer &peer, std::uint32_t segment, std::uint64_t offset, char *local,
-                                   std::uint64_t size, bool put, int ordinal, Completion &pending) {
+                                   std::uint64_t size, bool put, int ordinal, Completion &pending,
+                                   std::uint32_t notify_id, std::uint32_t notify_value) {
   auto t = std::make_shared<RemoteTransfer>();
   t->peer = &peer;
   t->segment = segment;
@@ -236,11 +275,13 @@ gaspi_return_t start_remote_device(const Peer &peer, std::uint32_t segment, std:
   t->size = size;
   t->put = put;
   t->ordinal = ordinal;
-  if (!t->staged()) {
-    alignas(8) char bytes[mpi::kDeviceInline];
-    if (put)
-      HYGASPI_TRY(local_copy(bytes, local, size, ordinal));
-    HYGASPI_TRY(start_piece(*t, t->pieces[0], size, 0, bytes)); // an MPI failure is logged
+  t->notify_id = notify_id;
+  t->notify_value = notify_value;
+  // A notification comes after every transfer this process started before it to the same rank:
+  // those in the queue are done before its turn, and the inline ones' requests went before its own.
+  t->queued = t->staged() || notify_value != 0;
+  if (!t->queued) {
+    HYGASPI_TRY(send_inline(*t));
   } else {
     Staging &s = staging();
     std::lock_guard hold(s.lock);
@@ -255,7 +296,7 @@ gaspi_return_t start_remote_device(const Peer &peer, std::uint32_t segment, std:
 
 bool test_remote_device(RemoteTransfer &transfer, gaspi_return_t &rc) {
   if (!transfer.done.load(std::memory_order_acquire)) {
-    if (transfer.staged())
+    if (transfer.queued)
       (void)drive_remote_device(); // whoever drives the queue ends it
     else
       (void)test_inline(transfer);
@@ -317,6 +358,9 @@ bool serve_device_requests() {
       log::error("rank %u asked for [%lu, +%lu) of device segment %u, which this rank does not have",
                  r.peers.global(call.from).print(), static_cast<unsigned long>(q.offset),
                  static_cast<unsigned long>(q.size), q.segment);
+    } else if (!mpi::device_notification_inside(q, seg->notification_num)) {
+      log::error("rank %u asked for notification %u of device segment %u, which has %u",
+                 r.peers.global(call.from).print(), q.notify_id, q.segment, seg->notification_num);
     } else if (q.staging == 0) { // inline: the message's bytes, or the reply's
       rc = q.put != 0 ? device_copy(seg->data + q.offset, call.bytes, q.size, seg->device)
                       : device_copy(call.bytes, seg->data + q.offset, q.size, seg->device);
@@ -335,6 +379,9 @@ bool serve_device_requests() {
       if (rc == GASPI_SUCCESS)
         rc = r.rma.flush(call.from);
     }
+    // A put's notification, after its bytes (the copy completed): spec §8.3.2.
+    if (rc == GASPI_SUCCESS && q.notify_value != 0)
+      r.node.notify(*seg, r.peers.self_node(), q.notify_id, q.notify_value);
     r.control.device().reply(call, rc);
   }
   return served;

@@ -28,9 +28,13 @@ namespace engine {
 
 // Starts a transfer between `local` (memory of CUDA device `ordinal`, host memory when it is
 // negative) and [offset, +size) of `peer`'s device segment `segment` (into it when `put`), and
-// adds it to `pending`, which completes it. GASPI_ERROR (logged) when it could not start.
+// adds it to `pending`, which completes it. A put may carry a notification of that segment
+// (`notify_value` != 0), which the owner sets once the bytes are in, after those of every
+// transfer this process started to it before (the caller flushed its MPI transfers to the owner
+// first, spec §8.3.2). GASPI_ERROR (logged) when it could not start.
 gaspi_return_t start_remote_device(const Peer &peer, std::uint32_t segment, std::uint64_t offset, char *local,
-                                   std::uint64_t size, bool put, int ordinal, Completion &pending);
+                                   std::uint64_t size, bool put, int ordinal, Completion &pending,
+                                   std::uint32_t notify_id = 0, std::uint32_t notify_value = 0);
 // One look at `transfer` (a staged one moves on if it heads the queue): true once it is done, with
 // `rc` its result. A transfer whose owner died, or that is still in flight when the engine stops,
 // is given up: GASPI_ERROR.

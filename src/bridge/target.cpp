@@ -80,10 +80,8 @@ gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, s
 
 gaspi_return_t put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size, std::uint32_t id,
                           std::uint32_t value, std::uint32_t queue, const SegmentView *local) {
-  if (local != nullptr || to.device()) [[unlikely]] {
-    HYGASPI_TRY(device_put(to, offset, src, size, queue, local));
-    return notify(to, id, value, queue); // which completes the queue's device copies first
-  }
+  if (local != nullptr || to.device()) [[unlikely]]
+    return device_put_notify(to, offset, src, size, id, value, queue, local);
   HYGASPI_TRY(settle_queue(queue)); // the device copies the queue carried before this notification
   return on_transport(to, [&](auto &tx, auto rank, const auto &seg) {
     HYGASPI_TRY(tx.put(rank, seg, offset, src, size, queue));

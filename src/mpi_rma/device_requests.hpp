@@ -25,6 +25,9 @@ namespace hygaspi::mpi {
 //    large one, and the bytes move by RMA.
 // At most kDevicePiece bytes per staged request: an initiator keeps several in flight, so that the
 // target serves one piece while the initiator copies the next (bridge/remote_device.cpp).
+// A put may carry a notification (gaspi_write_notify): once its bytes are in, the target sets
+// notification `notify_id` of the segment to `notify_value` (0: none; a GASPI notification value
+// is never 0), so that the initiator need not wait for the data before it notifies.
 struct DeviceRequest {
   std::uint32_t segment;
   std::uint32_t put;
@@ -32,9 +35,11 @@ struct DeviceRequest {
   std::uint64_t size;
   std::uint64_t staging;
   std::int32_t reply_tag;
-  std::int32_t reserved;
+  std::uint32_t notify_value;
+  std::uint32_t notify_id;
+  std::uint32_t reserved;
 };
-static_assert(sizeof(DeviceRequest) == 40);
+static_assert(sizeof(DeviceRequest) == 48);
 inline constexpr std::uint64_t kDevicePiece = std::uint64_t{1} << 18;
 // Under the eager limits of Open MPI's transports (shared memory 4 KiB, TCP 64 KiB) with the
 // request or the status word: a sender's blocking send completes without the target.
@@ -48,7 +53,13 @@ inline constexpr std::uint64_t kDeviceInline = 2048;
 // it through the initiator's window, which exposes nothing but the initiator's own memory.
 [[nodiscard]] constexpr bool valid_device_request(const DeviceRequest &request, std::uint64_t message_bytes) noexcept {
   return request.put <= 1 && request.size <= (request.staging == 0 ? kDeviceInline : kDevicePiece) &&
-         message_bytes == device_message_bytes(request) && valid_reply_tag(request.reply_tag);
+         message_bytes == device_message_bytes(request) && valid_reply_tag(request.reply_tag) &&
+         (request.notify_value == 0 || request.put == 1) && request.reserved == 0;
+}
+// The notification a request asks for, if any, is one of the segment's `notification_num`.
+[[nodiscard]] constexpr bool device_notification_inside(const DeviceRequest &request,
+                                                        std::uint32_t notification_num) noexcept {
+  return request.notify_value == 0 || request.notify_id < notification_num;
 }
 // [offset, +size) of a request lies inside a segment of `segment_size` bytes (overflow-safe).
 [[nodiscard]] constexpr bool device_range_inside(const DeviceRequest &request, std::uint64_t segment_size) noexcept {

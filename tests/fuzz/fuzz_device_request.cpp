@@ -1,10 +1,11 @@
 // libFuzzer target: the checks a target rank applies to a device transfer request that arrives
 // from another node over MPI (src/mpi_rma/device_requests.hpp: valid_device_request,
-// device_range_inside; used by DeviceRequests::take and serve_device_requests in
+// device_range_inside, device_notification_inside; used by DeviceRequests::take and serve_device_requests in
 // src/bridge/remote_device.cpp).
 //
 // Input: the raw bytes of a DeviceRequest as MPI_Mrecv would leave them (short input: zero
-// padded), then 8 bytes of message size and 8 of segment size. A request both checks accept is
+// padded), then 8 bytes of message size and 8 of segment size (its high half also the segment's
+// notification count, for a put that carries a notification). A request both checks accept is
 // carried out the way the target carries it out on its side, a copy into or out of [offset, +size)
 // of the segment through the request's inline bytes or a host buffer of kDevicePiece bytes, the
 // segment here a heap buffer of exactly its size (folded to at most 2 MiB), so that ASan reports
@@ -33,6 +34,13 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t *data, std::size_t size
   FUZZ_CHECK(request.size <= (request.staging == 0 ? kDeviceInline : kDevicePiece) &&
              valid_reply_tag(request.reply_tag));
   FUZZ_CHECK(message_bytes == sizeof request + (request.staging == 0 && request.put != 0 ? request.size : 0));
+  FUZZ_CHECK(request.notify_value == 0 || request.put == 1);
+  // A notification the target sets: inside an array of that many (folded to at most 1024).
+  const std::uint32_t notification_num = static_cast<std::uint32_t>(words[1] >> 32) % 1025;
+  if (device_notification_inside(request, notification_num) && request.notify_value != 0) {
+    auto notifications = std::make_unique<std::uint32_t[]>(notification_num);
+    notifications[request.notify_id] = request.notify_value;
+  }
   if (!device_range_inside(request, segment_size))
     return 0;
   auto segment = std::make_unique<char[]>(segment_size + 1); // +1: a zero-size segment still has an address

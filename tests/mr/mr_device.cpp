@@ -382,18 +382,26 @@ void cannot() {
 // by MPI, that it left the library). The library runs no progress thread (the
 // program started MPI as MPI_THREAD_SERIALIZED), so nothing serves the requests until the partner
 // comes back: a transfer that completes before its call returns waits for it forever (the test
-// times out). gaspi_wait then completes them while the partner serves in its barrier.
+// times out). gaspi_wait then completes them while the partner serves in its barrier. Then two
+// gaspi_write_notify into the device segment (staged, inline), after a write into the host
+// segment, likewise: the partner, back, waits for the second notification alone, and finds the
+// data of all three (spec 8.3.2: a notification comes after the writes the queue carried before
+// it to that rank).
 void async_transfers() {
   MR_CHECK(g_n % 2 == 0);
   const gaspi_rank_t half = static_cast<gaspi_rank_t>(g_n / 2);
   const bool initiator = g_me < half;
   const gaspi_rank_t partner = static_cast<gaspi_rank_t>(initiator ? g_me + half : g_me - half);
   constexpr gaspi_size_t kStaged = 3 * (gaspi_size_t{1} << 18) + 4099, kInline = 100;
-  constexpr gaspi_size_t kOut = 0, kIn = kStaged + 64, kSmall = 2 * kIn; // regions of the segment
-  char *dev = g_cuda.allocate(kSmall + 2 * kInline);
-  MR_OK(gaspi_segment_use(kDev, dev, kSmall + 2 * kInline, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
+  // Regions of the device segment.
+  constexpr gaspi_size_t kOut = 0, kIn = kStaged + 64, kSmall = 2 * kIn, kNotified = kSmall + 2 * kInline,
+                         kSmallNotified = kNotified + kStaged, kBytes = kSmallNotified + kInline;
+  char *dev = g_cuda.allocate(kBytes);
+  MR_OK(gaspi_segment_use(kDev, dev, kBytes, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
   g_cuda.to_device(dev + kOut, bytes(g_me, 1, kStaged).data(), kStaged);
   g_cuda.to_device(dev + kSmall, bytes(g_me, 2, kInline).data(), kInline);
+  const std::vector<unsigned char> host_bytes = bytes(g_me, 3, kChunk);
+  std::memcpy(seg_ptr(kHost) + kSource, host_bytes.data(), kChunk);
   barrier();
   int token = 0;
   if (initiator) {
@@ -402,6 +410,9 @@ void async_transfers() {
     MR_OK(gaspi_write(kDev, kSmall, partner, kDev, kSmall + kInline, kInline, kQ, GASPI_BLOCK));
     MR_OK(gaspi_read(kDev, kIn, partner, kDev, kOut, kStaged, kQ, GASPI_BLOCK));
     MR_OK(gaspi_read(kDev, kSmall + kInline, partner, kDev, kSmall, kInline, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write(kHost, kSource, partner, kHost, kIn2, kChunk, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write_notify(kDev, kOut, partner, kDev, kNotified, kStaged, 0, 7, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write_notify(kDev, kSmall, partner, kDev, kSmallNotified, kInline, 1, 9, kQ, GASPI_BLOCK));
     MR_CHECK(MPI_Send(&token, 1, MPI_INT, partner, 7, MPI_COMM_WORLD) == MPI_SUCCESS);
     wait_queue();
     EXPECT_DEV(dev + kIn, kStaged, partner, 1);
@@ -409,6 +420,11 @@ void async_transfers() {
   } else { // out of the library from here until the initiator's message
     MR_CHECK(MPI_Send(&token, 1, MPI_INT, partner, 6, MPI_COMM_WORLD) == MPI_SUCCESS);
     MR_CHECK(MPI_Recv(&token, 1, MPI_INT, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE) == MPI_SUCCESS);
+    wait_notification(kDev, 1, 9); // serves the requests meanwhile
+    EXPECT_DEV(dev + kSmallNotified, kInline, partner, 2);
+    EXPECT_DEV(dev + kNotified, kStaged, partner, 1);
+    EXPECT_HOST(seg_ptr(kHost) + kIn2, kChunk, partner, 3);
+    wait_notification(kDev, 0, 7);
   }
   barrier();
   if (!initiator) {
