@@ -11,6 +11,7 @@
 //   - bad descriptions and memory that is no device memory return GASPI_ERROR and create nothing.
 // Scene "nodriver" (HYGASPI_CUDA_LIBRARY names no file): a device description gives GASPI_ERROR,
 // and host segments work as before.
+// Scene "threads": threads posting device transfers with the next rank at once (threaded_transfers).
 // Scene "async" (MPI and hybrid paths only): writes to and reads from another node's device
 // segment return while their owner is outside the library, and complete at gaspi_wait once it
 // serves them (async_transfers).
@@ -66,9 +67,11 @@ struct Driver {
     get("cuMemcpyDtoH", 3020, dtoh);
     get("cuStreamSynchronize", 2000, sync);
     int dev = 0;
-    void *ctx = nullptr;
     MR_CHECK(init(0) == 0 && device_get(&dev, 0) == 0 && retain(&ctx, dev) == 0 && push(ctx) == 0);
   }
+  // A thread's own driver calls need the context current in that thread too.
+  void enter_thread() const { MR_CHECK(push(ctx) == 0); }
+  void *ctx = nullptr;
   char *allocate(std::size_t n) {
     std::uint64_t p = 0;
     MR_CHECK(alloc(&p, n) == 0 && p != 0);
@@ -442,6 +445,56 @@ void async_transfers() {
     std::printf("SUCCESS mr_device async\n");
 }
 
+// Scene "threads" (every path): kThreads threads of every rank write to, read from and
+// write_notify the next rank's device segment at once, each on its own queue, staged and inline,
+// while that rank's threads do the same with theirs: across nodes the threads' staged transfers
+// share the queue of staged transfers and its buffer, moved on by whichever thread (or the
+// progress thread) looks, and every rank serves its peers meanwhile; on a node they are copies
+// through CUDA IPC. Each thread checks what it read, and, once its notification is in, what the
+// previous rank's thread wrote; after a barrier each rank checks the staged writes into it.
+void threaded_transfers() {
+  constexpr int kThreads = 3, kRounds = 2;
+  constexpr gaspi_size_t kStaged = 2 * (gaspi_size_t{1} << 18) + 777, kSmall = 500;
+  // Per thread: staged source, written by the previous rank, read from the next; the same small.
+  constexpr gaspi_size_t kPer = 3 * kStaged + 3 * kSmall;
+  char *dev = g_cuda.allocate(kThreads * kPer);
+  MR_OK(gaspi_segment_use(kDev, dev, kThreads * kPer, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
+  const gaspi_rank_t next = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
+  const gaspi_rank_t prev = static_cast<gaspi_rank_t>((g_me + g_n - 1) % g_n);
+  for (int round = 0; round < kRounds; ++round) {
+    for (int t = 0; t < kThreads; ++t) {
+      const unsigned tag = static_cast<unsigned>(10 + 10 * round + t);
+      g_cuda.to_device(dev + t * kPer, bytes(g_me, tag, kStaged).data(), kStaged);
+      g_cuda.to_device(dev + t * kPer + 3 * kStaged, bytes(g_me, tag + 5, kSmall).data(), kSmall);
+    }
+    barrier();
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t)
+      threads.emplace_back([=] {
+        g_cuda.enter_thread();
+        const auto q = static_cast<gaspi_queue_id_t>(t);
+        const auto id = static_cast<gaspi_notification_id_t>(t);
+        const unsigned tag = static_cast<unsigned>(10 + 10 * round + t);
+        const gaspi_offset_t base = t * kPer, small = base + 3 * kStaged;
+        MR_OK(gaspi_write(kDev, base, next, kDev, base + kStaged, kStaged, q, GASPI_BLOCK));
+        MR_OK(gaspi_read(kDev, base + 2 * kStaged, next, kDev, base, kStaged, q, GASPI_BLOCK));
+        MR_OK(gaspi_read(kDev, small + 2 * kSmall, next, kDev, small, kSmall, q, GASPI_BLOCK));
+        MR_OK(gaspi_write_notify(kDev, small, next, kDev, small + kSmall, kSmall, id, round + 1, q, GASPI_BLOCK));
+        MR_OK(gaspi_wait(q, GASPI_BLOCK));
+        EXPECT_DEV(dev + base + 2 * kStaged, kStaged, next, tag);
+        EXPECT_DEV(dev + small + 2 * kSmall, kSmall, next, tag + 5);
+        wait_notification(kDev, id, static_cast<gaspi_notification_t>(round + 1));
+        EXPECT_DEV(dev + small + kSmall, kSmall, prev, tag + 5);
+      });
+    for (std::thread &th : threads)
+      th.join();
+    barrier();
+    for (int t = 0; t < kThreads; ++t)
+      EXPECT_DEV(dev + t * kPer + kStaged, kStaged, prev, static_cast<unsigned>(10 + 10 * round + t));
+    barrier(); // nobody overwrites a source before every rank has read it
+  }
+}
+
 int main(int argc, char **argv) {
   const bool async = argc > 1 && std::strcmp(argv[1], "async") == 0;
   if (async) {
@@ -450,6 +503,7 @@ int main(int argc, char **argv) {
   }
   const bool nodriver = argc > 1 && std::strcmp(argv[1], "nodriver") == 0;
   const bool race = argc > 1 && std::strcmp(argv[1], "race") == 0;
+  const bool threaded = argc > 1 && std::strcmp(argv[1], "threads") == 0;
   mr_init(g_me, g_n);
   MR_CHECK(g_n <= kMaxRanks);
   MR_OK(gaspi_segment_create(kHost, kSegBytes, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
@@ -472,6 +526,11 @@ int main(int argc, char **argv) {
   if (async) {
     async_transfers(); // ends with gaspi_proc_term
     MR_CHECK(MPI_Finalize() == MPI_SUCCESS);
+    return 0;
+  }
+  if (threaded) {
+    threaded_transfers();
+    mr_finish("mr_device threads");
     return 0;
   }
   char *dev = g_cuda.allocate(kSegBytes + 64);
