@@ -74,7 +74,8 @@ HYGASPI_API gaspi_return_t gaspi_segment_size(const gaspi_segment_id_t segment_i
  * before the owner serves it, and any GASPI call that waits (gaspi_wait,
  * barriers, notify_waitsome) moves it on; a gaspi_write_notify there carries
  * its notification with the data, and the owner sets it once the data is in,
- * so that call returns at once too. A notification posted
+ * so that call returns at once too (and so does a gaspi_notify into such a
+ * segment while its queue carries device transfers). A notification posted
  * to the queue after such copies comes after their data (spec 8.3.2). Its
  * notifications stay in host memory. gaspi_segment_ptr returns the device
  * address. Global atomics and passive messages on it return GASPI_ERROR,

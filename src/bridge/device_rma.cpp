@@ -249,7 +249,7 @@ gaspi_return_t device_put(const Target &to, std::uint64_t offset, const void *sr
 gaspi_return_t device_put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
                                  std::uint32_t id, std::uint32_t value, std::uint32_t queue, const SegmentView *local) {
   const Peer &peer = to.peer();
-  if (peer.on_node() || to.ref().mpi->device == 0 || queue >= limits::kMaxQueues || size == 0) {
+  if (peer.on_node() || to.ref().mpi->device == 0 || queue >= limits::kMaxQueues) {
     HYGASPI_TRY(device_put(to, offset, src, size, queue, local));
     return notify(to, id, value, queue); // which completes the queue's device transfers first
   }

@@ -32,7 +32,8 @@ gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, s
 // device_put, then notification `id` of the target segment set to `value` after it (and after
 // every transfer `queue` carried to that rank before it: spec §8.3.2). To another node's device
 // segment the notification travels with the data and the owner sets it, so the call returns
-// before the owner serves it; elsewhere the queue's device transfers complete first.
+// before the owner serves it; elsewhere the queue's device transfers complete first. `size` 0:
+// the notification alone (engine::notify, while the queue has device transfers in flight).
 gaspi_return_t device_put_notify(const Target &to, std::uint64_t offset, const void *src, std::uint64_t size,
                                  std::uint32_t id, std::uint32_t value, std::uint32_t queue, const SegmentView *local);
 // Completes the copies left in flight on `queue` (one atomic load when there are none).

@@ -28,7 +28,8 @@ struct RemoteTransfer {
   struct Piece {
     mpi::DeviceRequests::Flight flight;
     std::uint64_t done = 0; // the piece's place in the transfer
-    std::uint64_t n = 0;    // its bytes; 0 when its slot is free
+    std::uint64_t n = 0;    // its bytes
+    bool busy = false;      // in flight (a notification alone is a piece of 0 bytes)
   };
   const Peer *peer;
   std::uint32_t segment;
@@ -40,6 +41,7 @@ struct RemoteTransfer {
   std::uint32_t notify_id = 0;               // a put's notification, which its last piece carries
   std::uint32_t notify_value = 0;            // (0: none)
   bool queued = false;                       // it takes its turn in the queue (whoever drives it ends it)
+  bool sent = false;                         // an inline transfer's request has left
   std::array<Piece, kStagingSlots> pieces{}; // piece i in slot i % kStagingSlots; an inline one in 0
   std::uint64_t issued = 0;                  // bytes whose pieces have started
   char *stage = nullptr;                     // the staging buffer, once the transfer heads the queue
@@ -122,7 +124,7 @@ bool piece_answered(RemoteTransfer &t, RemoteTransfer::Piece &p, gaspi_return_t 
 void end_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, gaspi_return_t rc) {
   if (t.status == GASPI_SUCCESS)
     t.status = rc;
-  p.n = 0;
+  p.busy = false;
 }
 
 // The transfer's end, which a look may see from now on.
@@ -133,6 +135,10 @@ void end_transfer(RemoteTransfer &t) {
                t.given_up);
   t.done.store(true, std::memory_order_release);
 }
+
+// Every piece has left: an inline transfer's request (which may be a notification alone, of 0
+// bytes), or a staged one's every byte.
+bool all_started(const RemoteTransfer &t) { return t.staged() ? t.issued == t.size : t.sent; }
 
 gaspi_return_t start_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, std::uint64_t n, std::uint64_t staging,
                            const void *bytes) {
@@ -149,6 +155,7 @@ gaspi_return_t start_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, std::uin
   HYGASPI_TRY(rt().control.device().start(t.peer->mpi, request, bytes, p.flight));
   p.done = t.issued;
   p.n = n;
+  p.busy = true;
   t.issued += n;
   return GASPI_SUCCESS;
 }
@@ -156,9 +163,11 @@ gaspi_return_t start_piece(RemoteTransfer &t, RemoteTransfer::Piece &p, std::uin
 // An inline transfer's request, with a put's bytes copied from the local side now.
 gaspi_return_t send_inline(RemoteTransfer &t) {
   alignas(8) char bytes[mpi::kDeviceInline];
-  if (t.put)
+  if (t.put && t.size != 0)
     HYGASPI_TRY(local_copy(bytes, t.local, t.size, t.ordinal));
-  return start_piece(t, t.pieces[0], t.size, 0, bytes); // an MPI failure is logged
+  HYGASPI_TRY(start_piece(t, t.pieces[0], t.size, 0, bytes)); // an MPI failure is logged
+  t.sent = true;
+  return GASPI_SUCCESS;
 }
 
 // One look at an inline transfer's reply: true once it is in (a get's bytes copied out) or the
@@ -182,7 +191,7 @@ bool inline_answered(RemoteTransfer &t) {
 // flight are still awaited: the owner may be writing into their slots.
 bool step(RemoteTransfer &t) {
   Runtime &r = rt();
-  if (t.status == GASPI_SUCCESS && t.issued < t.size) { // what has not started never does, then
+  if (t.status == GASPI_SUCCESS && !all_started(t)) { // what has not started never does, then
     if (g_stopping.load(std::memory_order_acquire)) {
       t.status = GASPI_ERROR;
       t.given_up = kStopped;
@@ -192,11 +201,11 @@ bool step(RemoteTransfer &t) {
     }
   }
   if (!t.staged()) {
-    if (t.status == GASPI_SUCCESS && t.issued == 0) {
+    if (t.status == GASPI_SUCCESS && !t.sent) {
       t.status = send_inline(t);
       return true;
     }
-    return t.pieces[0].n != 0 && inline_answered(t);
+    return t.pieces[0].busy && inline_answered(t);
   }
   bool moved = false;
   if (t.stage == nullptr && t.status == GASPI_SUCCESS && (t.stage = staging_buffer(t.ordinal)) == nullptr)
@@ -204,7 +213,7 @@ bool step(RemoteTransfer &t) {
   for (std::uint64_t k = 0; k < kStagingSlots; ++k) {
     RemoteTransfer::Piece &p = t.pieces[k];
     gaspi_return_t rc = GASPI_ERROR;
-    if (p.n == 0 || !piece_answered(t, p, rc, nullptr))
+    if (!p.busy || !piece_answered(t, p, rc, nullptr))
       continue;
     if (rc == GASPI_SUCCESS && !t.put) {
       r.rma.sync(); // the owner's MPI_Put, flushed before it answered, is seen by the loads below
@@ -215,7 +224,7 @@ bool step(RemoteTransfer &t) {
   }
   while (t.status == GASPI_SUCCESS && t.issued < t.size) {
     const std::uint64_t k = (t.issued / mpi::kDevicePiece) % kStagingSlots;
-    if (t.pieces[k].n != 0)
+    if (t.pieces[k].busy)
       break; // its slot's last piece is still in flight
     char *slot = t.stage + k * mpi::kDevicePiece;
     const std::uint64_t n = std::min(t.size - t.issued, mpi::kDevicePiece);
@@ -231,8 +240,8 @@ bool step(RemoteTransfer &t) {
 }
 
 bool finished(const RemoteTransfer &t) {
-  return (t.issued == t.size || t.status != GASPI_SUCCESS) &&
-         std::all_of(t.pieces.begin(), t.pieces.end(), [](const RemoteTransfer::Piece &p) { return p.n == 0; });
+  return (all_started(t) || t.status != GASPI_SUCCESS) &&
+         std::all_of(t.pieces.begin(), t.pieces.end(), [](const RemoteTransfer::Piece &p) { return !p.busy; });
 }
 
 // Moves the queue on until its head is still in flight (the caller holds staging().lock).
@@ -361,6 +370,8 @@ bool serve_device_requests() {
     } else if (!mpi::device_notification_inside(q, seg->notification_num)) {
       log::error("rank %u asked for notification %u of device segment %u, which has %u",
                  r.peers.global(call.from).print(), q.notify_id, q.segment, seg->notification_num);
+    } else if (q.staging == 0 && q.size == 0) { // a notification alone
+      rc = GASPI_SUCCESS;
     } else if (q.staging == 0) { // inline: the message's bytes, or the reply's
       rc = q.put != 0 ? device_copy(seg->data + q.offset, call.bytes, q.size, seg->device)
                       : device_copy(call.bytes, seg->data + q.offset, q.size, seg->device);

@@ -3,6 +3,7 @@
 #include "bridge/target.hpp"
 
 #include "bridge/device_rma.hpp"
+#include "bridge/fast_views.hpp"
 #include "bridge/runtime.hpp"
 
 namespace hygaspi::engine {
@@ -74,6 +75,10 @@ gaspi_return_t get(void *dst, const Target &from, std::uint64_t offset, std::uin
 }
 
 gaspi_return_t notify(const Target &to, std::uint32_t id, std::uint32_t value, std::uint32_t queue) {
+  // Into another node's device segment while the queue carries device transfers: the owner sets
+  // it after them (device_put_notify of no bytes), so the call need not wait for them.
+  if (to.device() && !to.peer().on_node() && queue_has_copies(queue)) [[unlikely]]
+    return device_put_notify(to, 0, nullptr, 0, id, value, queue, nullptr);
   HYGASPI_TRY(settle_queue(queue)); // after the device copies the queue carried before it
   return on_transport(to, [&](auto &tx, auto rank, const auto &seg) { return tx.notify(rank, seg, id, value, queue); });
 }

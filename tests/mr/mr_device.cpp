@@ -389,7 +389,8 @@ void cannot() {
 // gaspi_write_notify into the device segment (staged, inline), after a write into the host
 // segment, likewise: the partner, back, waits for the second notification alone, and finds the
 // data of all three (spec 8.3.2: a notification comes after the writes the queue carried before
-// it to that rank).
+// it to that rank). Last a staged gaspi_write and a gaspi_notify after it, which does not wait
+// for it either.
 void async_transfers() {
   MR_CHECK(g_n % 2 == 0);
   const gaspi_rank_t half = static_cast<gaspi_rank_t>(g_n / 2);
@@ -398,7 +399,8 @@ void async_transfers() {
   constexpr gaspi_size_t kStaged = 3 * (gaspi_size_t{1} << 18) + 4099, kInline = 100;
   // Regions of the device segment.
   constexpr gaspi_size_t kOut = 0, kIn = kStaged + 64, kSmall = 2 * kIn, kNotified = kSmall + 2 * kInline,
-                         kSmallNotified = kNotified + kStaged, kBytes = kSmallNotified + kInline;
+                         kSmallNotified = kNotified + kStaged, kPlain = kSmallNotified + kInline,
+                         kBytes = kPlain + kStaged;
   char *dev = g_cuda.allocate(kBytes);
   MR_OK(gaspi_segment_use(kDev, dev, kBytes, GASPI_GROUP_ALL, GASPI_BLOCK, HYGASPI_MEMORY_CUDA(0)));
   g_cuda.to_device(dev + kOut, bytes(g_me, 1, kStaged).data(), kStaged);
@@ -416,6 +418,8 @@ void async_transfers() {
     MR_OK(gaspi_write(kHost, kSource, partner, kHost, kIn2, kChunk, kQ, GASPI_BLOCK));
     MR_OK(gaspi_write_notify(kDev, kOut, partner, kDev, kNotified, kStaged, 0, 7, kQ, GASPI_BLOCK));
     MR_OK(gaspi_write_notify(kDev, kSmall, partner, kDev, kSmallNotified, kInline, 1, 9, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_write(kDev, kOut, partner, kDev, kPlain, kStaged, kQ, GASPI_BLOCK));
+    MR_OK(gaspi_notify(kDev, partner, 2, 11, kQ, GASPI_BLOCK));
     MR_CHECK(MPI_Send(&token, 1, MPI_INT, partner, 7, MPI_COMM_WORLD) == MPI_SUCCESS);
     wait_queue();
     EXPECT_DEV(dev + kIn, kStaged, partner, 1);
@@ -428,6 +432,8 @@ void async_transfers() {
     EXPECT_DEV(dev + kNotified, kStaged, partner, 1);
     EXPECT_HOST(seg_ptr(kHost) + kIn2, kChunk, partner, 3);
     wait_notification(kDev, 0, 7);
+    wait_notification(kDev, 2, 11);
+    EXPECT_DEV(dev + kPlain, kStaged, partner, 1);
   }
   barrier();
   if (!initiator) {
