@@ -50,6 +50,18 @@ struct RemoteTransfer {
   gaspi_return_t status = GASPI_SUCCESS;     // final once `done`
   std::atomic<bool> done{false};
 
+  RemoteTransfer() = default;
+  RemoteTransfer(const RemoteTransfer &) = delete;
+  RemoteTransfer &operator=(const RemoteTransfer &) = delete;
+  // Let go of while a piece is still in flight (its Completion dropped at a thread's or the
+  // process's end: only an inline transfer, since the queue holds a queued one until it ends): the
+  // reply's receive and its buffer go to mpi::Replies, which completes or cancels them.
+  ~RemoteTransfer() {
+    for (Piece &p : pieces)
+      if (p.busy)
+        rt().control.device().abandon(std::move(p.flight));
+  }
+
   [[nodiscard]] bool staged() const noexcept { return size > mpi::kDeviceInline; }
 };
 

@@ -60,9 +60,6 @@ Completion::~Completion() {
   if (!copies_.empty())
     (void)wait_until([this] { return copies_done(); }, Deadline(GASPI_BLOCK), WaitPolicy{}, Step(), Nap{},
                      kAlwaysHealthy);
-  if (!remote_.empty()) // its owner serves it: MPI progress; its staging slots are read or written until then
-    (void)wait_until([this] { return remote_done(); }, Deadline(GASPI_BLOCK), WaitPolicy{}, mpi_progress(), Nap{},
-                     kAlwaysHealthy);
 }
 
 void Completion::add(kinds::CudaDevice &device, const kinds::Copy &copy) { copies_.push_back(InFlight{&device, copy}); }

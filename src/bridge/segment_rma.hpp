@@ -45,7 +45,9 @@ public:
   Completion &operator=(const Completion &) = delete;
   // Waits for the device copies still in flight (a thread that ends with unsynced NBI copies), so
   // that none runs on and each event goes back to its device's pool; MPI tickets need no end, and
-  // an atomic's reply receive is abandoned to mpi::Replies with its flight.
+  // an atomic's reply receive is abandoned to mpi::Replies with its flight, as is an inline
+  // transfer's with another node's device memory (a staged one runs on in its queue). No wait here
+  // needs MPI, which may have ended (a thread's NBI set at the process's exit).
   ~Completion();
   [[nodiscard]] bool empty() const noexcept {
     return pending_.empty() && copies_.empty() && atomics_.empty() && remote_.empty();
