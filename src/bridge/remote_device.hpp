@@ -2,7 +2,8 @@
 // in its progress step, copying with the driver on its side (mpi_rma/device_requests.hpp has the
 // messages).
 //   - Up to mpi::kDeviceInline bytes travel inside the request (put) or its reply (get). The
-//     request leaves when the transfer starts.
+//     request leaves when the transfer starts, or, for a put that carries a notification (even
+//     one of no bytes: a notification alone), when its turn in the queue below comes.
 //   - More go in pieces of mpi::kDevicePiece through this process's staging buffer: pinned host
 //     memory in the MPI window, kStagingSlots pieces in flight, which the owner reads (put) or
 //     writes (get) with MPI RMA. One transfer holds the buffer at a time; the others wait their
