@@ -113,16 +113,22 @@ gaspi_return_t start_copy(Completion &copying, void *dst, const void *src, std::
   return GASPI_SUCCESS;
 }
 
+// What `start(Completion &)` starts, left in flight on GASPI queue `queue` (< kMaxQueues): its bit
+// of g_queues_with_copies stays set until settle_queue has completed it.
+template <class Start> gaspi_return_t onto_queue(std::uint32_t queue, Start &&start) {
+  QueueCopies &q = queue_copies(queue);
+  std::lock_guard hold(q.lock);
+  HYGASPI_TRY(start(q.copies));
+  g_queues_with_copies.fetch_or(1u << queue, std::memory_order_release);
+  return GASPI_SUCCESS;
+}
+
 // A copy between two addresses this process reaches, left in flight on `queue` (a value that
 // names no GASPI queue: complete at return).
 gaspi_return_t queued_copy(std::uint32_t queue, void *dst, const void *src, std::uint64_t n, int ordinal) {
   if (queue >= limits::kMaxQueues)
     return device_copy(dst, src, n, ordinal);
-  QueueCopies &q = queue_copies(queue);
-  std::lock_guard hold(q.lock);
-  HYGASPI_TRY(start_copy(q.copies, dst, src, n, ordinal));
-  g_queues_with_copies.fetch_or(1u << queue, std::memory_order_release);
-  return GASPI_SUCCESS;
+  return onto_queue(queue, [&](Completion &c) { return start_copy(c, dst, src, n, ordinal); });
 }
 
 // Device memory of `ordinal` to host memory that `cross(done, n, slot)` reaches, a piece at a time
@@ -171,18 +177,17 @@ template <class Cross> gaspi_return_t bounce_get(char *to, std::uint64_t size, i
 // `queue` (a value that names no GASPI queue: complete at return).
 gaspi_return_t remote_device(const Peer &peer, const mpi::RemoteSegment &seg, std::uint64_t offset, char *local,
                              std::uint64_t size, bool put, int ordinal, std::uint32_t queue, Completion *pending) {
+  auto start = [&](Completion &c) {
+    return start_remote_device(peer, seg.segment, offset, local, size, put, ordinal, c);
+  };
   if (pending != nullptr)
-    return start_remote_device(peer, seg.segment, offset, local, size, put, ordinal, *pending);
+    return start(*pending);
   if (queue >= limits::kMaxQueues) {
     Completion done;
-    HYGASPI_TRY(start_remote_device(peer, seg.segment, offset, local, size, put, ordinal, done));
+    HYGASPI_TRY(start(done));
     return done.settle();
   }
-  QueueCopies &q = queue_copies(queue);
-  std::lock_guard hold(q.lock);
-  HYGASPI_TRY(start_remote_device(peer, seg.segment, offset, local, size, put, ordinal, q.copies));
-  g_queues_with_copies.fetch_or(1u << queue, std::memory_order_release);
-  return GASPI_SUCCESS;
+  return onto_queue(queue, start);
 }
 
 } // namespace
@@ -256,14 +261,11 @@ gaspi_return_t device_put_notify(const Target &to, std::uint64_t offset, const v
   // Another node's device segment: the owner sets the notification once the bytes are in, after
   // those of every MPI transfer to it so far (spec §8.3.2: flushed here) and of every device
   // transfer this process started to it before (remote_device.hpp).
-  Runtime &r = rt();
-  HYGASPI_TRY(r.rma.flush(peer.mpi));
-  QueueCopies &q = queue_copies(queue);
-  std::lock_guard hold(q.lock);
-  HYGASPI_TRY(start_remote_device(peer, to.ref().mpi->segment, offset, static_cast<char *>(const_cast<void *>(src)),
-                                  size, true, ordinal_of(local), q.copies, id, value));
-  g_queues_with_copies.fetch_or(1u << queue, std::memory_order_release);
-  return GASPI_SUCCESS;
+  HYGASPI_TRY(rt().rma.flush(peer.mpi));
+  return onto_queue(queue, [&](Completion &c) {
+    return start_remote_device(peer, to.ref().mpi->segment, offset, static_cast<char *>(const_cast<void *>(src)), size,
+                               true, ordinal_of(local), c, id, value);
+  });
 }
 
 gaspi_return_t device_get(void *dst, const Target &from, std::uint64_t offset, std::uint64_t size, std::uint32_t queue,

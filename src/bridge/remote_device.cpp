@@ -83,7 +83,9 @@ Staging &staging() {
 }
 
 std::atomic<bool> g_stopping{false};
+// Why a transfer was given up.
 constexpr const char *kStopped = "still in flight when the library stopped (never waited for)";
+constexpr const char *kOwnerDied = "its owner died";
 thread_local bool t_driving = false; // this thread moves the queue on: a progress step inside does not
 
 // The buffer, bound if need be (the caller holds staging().lock); nullptr (logged) when it cannot be.
@@ -127,7 +129,7 @@ bool piece_answered(RemoteTransfer &t, RemoteTransfer::Piece &p, gaspi_return_t 
     return false;
   r.control.device().abandon(std::move(p.flight));
   t.abandoned = true;
-  t.given_up = alive ? kStopped : "its owner died";
+  t.given_up = alive ? kStopped : kOwnerDied;
   rc = GASPI_ERROR;
   return true;
 }
@@ -209,7 +211,7 @@ bool step(RemoteTransfer &t) {
       t.given_up = kStopped;
     } else if (!r.alive(*t.peer)) {
       t.status = GASPI_ERROR;
-      t.given_up = "its owner died";
+      t.given_up = kOwnerDied;
     }
   }
   if (!t.staged()) {

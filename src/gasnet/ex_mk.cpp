@@ -108,10 +108,9 @@ namespace {
 // own routes (bridge/device_rma.hpp, bridge/target.hpp): a node peer's host memory by cross-memory
 // attach, another node's host memory through the MPI window (through a host bounce buffer when the
 // local side is device memory), another node's device memory served by its owner. Complete at
-// return, but a transfer with another node's device memory when `pending` is given: it stays in
-// flight there.
+// return, but a transfer with another node's device memory, which stays in flight in `pending`.
 void engine_copy(const char *call, gex_Rank_t jobrank, std::uint32_t slot, std::uint64_t offset, void *local,
-                 std::size_t n, bool put, const kinds::CudaDevice *local_dev, engine::Completion *pending) {
+                 std::size_t n, bool put, const kinds::CudaDevice *local_dev, engine::Completion &pending) {
   engine::Target target;
   if (engine::find(GlobalRank{jobrank}, slot, target) != engine::Found::yes)
     fatal(call, "rank %u's segment (engine segment %u) is not registered with this rank (destroyed?)", jobrank, slot);
@@ -122,13 +121,8 @@ void engine_copy(const char *call, gex_Rank_t jobrank, std::uint32_t slot, std::
   device_side.memory = Memory::cuda;
   device_side.device = local_dev != nullptr ? local_dev->ordinal() : -1;
   const SegmentView *local_view = local_dev != nullptr ? &device_side : nullptr;
-  gaspi_return_t rc = GASPI_SUCCESS;
-  if (pending != nullptr)
-    rc = put ? engine::put(target, offset, local, n, 0, local_view, *pending)
-             : engine::get(local, target, offset, n, 0, local_view, *pending);
-  else
-    rc = put ? engine::put(target, offset, local, n, 0, local_view)
-             : engine::get(local, target, offset, n, 0, local_view);
+  gaspi_return_t rc = put ? engine::put(target, offset, local, n, 0, local_view, pending)
+                          : engine::get(local, target, offset, n, 0, local_view, pending);
   if (rc == GASPI_SUCCESS)
     rc = engine::gets_landed(GlobalRank{jobrank}, 0); // complete at the flush (MPI) or the settle (a device copy)
   if (rc != GASPI_SUCCESS)
@@ -175,9 +169,8 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
   if (route.by_engine || (route.local == nullptr && local_dev != nullptr)) {
     const std::uint32_t slot = tm->pair_remote == 0 ? limits::kGasnetSegment : endpoint_segment(tm->pair_remote);
     engine::Completion pending;
-    engine_copy(call, jobrank, slot, route.offset, local, n, put, local_dev,
-                wait == PairWait::now ? nullptr : &pending);
-    return in_flight(call, pending, put, wait);
+    engine_copy(call, jobrank, slot, route.offset, local, n, put, local_dev, pending);
+    return in_flight(call, pending, put, wait); // a blocking call settles it here, serving AMs
   }
   if (route.local == nullptr) { // another node's primordial segment from host memory: the team path
     if (put)
