@@ -99,7 +99,9 @@ int main() {
   // gaspi_passive_receive(GASPI_BLOCK) stays blocked through term, as with GPI-2: clients treat
   // its error as fatal (the GASPI tutorials' negotiate_remote_offset exits 1), so it must not
   // return; the process ends with main's code, the thread still asleep (checked again below).
-  MR_CHECK(receive.rc.load() == -100 && sleeping(receive.tid.load()));
+  // Term woke it to say so: it may not be back asleep yet (seen under TSan), so wait for that.
+  receive.wait_asleep();
+  MR_CHECK(receive.rc.load() == -100);
   if (barrier.thread.joinable()) {
     barrier.thread.join();
     std::printf("rank %u: barrier -> %s\n", me, gaspi_error_str(static_cast<gaspi_return_t>(barrier.rc.load())));
