@@ -44,7 +44,8 @@ gaspi_return_t Rma::init(Env &env) {
   if (created != GASPI_SUCCESS) {
     // Typical in interop mode on Debian's Open MPI: the system file disables osc/ucx and
     // osc/pt2pt, and osc/rdma cannot serve this job (docs/PLATFORM.md).
-    log::error("no MPI one-sided component can serve this job (OMPI_MCA_osc=%s). Run with "
+    log::error("no MPI one-sided component can serve this job (OMPI_MCA_osc=%s): osc/rdma needs "
+               "CMA between the processes of a host and RDMA between hosts. Run with "
                "OMPI_MCA_osc=sm,rdma,pt2pt and MPI_THREAD_SERIALIZED or lower, or with OMPI_MCA_pml=ucx "
                "OMPI_MCA_osc=ucx where UCX is available",
                env.osc());
