@@ -1,6 +1,8 @@
 // Engine groups by handle (bridge/engine_groups.hpp) over bridge/collectives/.
 #include "bridge/engine_groups.hpp"
 
+#include <cstring>
+
 #include "bridge/collectives/collectives.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
@@ -10,8 +12,20 @@ namespace hygaspi::engine {
 struct Group {
   GroupRecord record;
   std::uint64_t slot_bytes = 0;
-  bool area_named = true; // the reduce area's name exists until the first allreduce completed
+  bool area_named = true;     // the reduce area's name exists until the first allreduce completed
+  BarrierFold fold = nullptr; // barrier_fold's, for its allreduce across nodes (the Combine's ctx)
 };
+
+namespace {
+gaspi_return_t combine_fold(void *ctx, void *acc, const void *other) {
+  std::uint64_t a = 0, b = 0;
+  std::memcpy(&a, acc, sizeof a);
+  std::memcpy(&b, other, sizeof b);
+  a = (*static_cast<const BarrierFold *>(ctx))(a, b);
+  std::memcpy(acc, &a, sizeof a);
+  return GASPI_SUCCESS;
+}
+} // namespace
 
 Group *open_group(std::vector<std::uint32_t> members, std::uint32_t slot, std::uint32_t tag, std::uint64_t slot_bytes) {
   auto *g = new Group;
@@ -42,21 +56,38 @@ gaspi_return_t check_not_broken(const Group &g) { return collectives::check_not_
 
 std::uint32_t group_tag(const Group &g) noexcept { return g.record.tag; }
 
+namespace {
+// After a completed collective every node member has the reduce area mapped: its name can go.
+gaspi_return_t settle_area_name(Group &g, gaspi_return_t rc) noexcept {
+  if (rc == GASPI_SUCCESS && g.area_named) {
+    collectives::forget_area_name(g.record);
+    g.area_named = false;
+  }
+  return rc;
+}
+// What a barrier maps before it arrives (collectives::barrier): the reduce area while it has a name.
+std::uint64_t area_to_map(const Group &g) noexcept { return g.area_named ? g.slot_bytes : 0; }
+} // namespace
+
 gaspi_return_t barrier(Group &g, const Deadline &deadline) {
   rt().node.release_stale_device_mappings(); // before this rank arrives (shm/node.hpp)
-  return collectives::barrier(g.record, deadline);
+  return settle_area_name(g, collectives::barrier(g.record, area_to_map(g), deadline));
 }
 
 gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t bytes, Combine combine, void *ctx,
                          const Deadline &deadline) {
   rt().node.release_stale_device_mappings();
-  const gaspi_return_t rc =
-      collectives::allreduce(g.record, send, receive, bytes, combine, ctx, g.slot_bytes, deadline);
-  if (rc == GASPI_SUCCESS && g.area_named) {
-    collectives::forget_area_name(g.record); // every node member has it mapped now
-    g.area_named = false;
+  return settle_area_name(g,
+                          collectives::allreduce(g.record, send, receive, bytes, combine, ctx, g.slot_bytes, deadline));
+}
+
+gaspi_return_t barrier_fold(Group &g, std::uint64_t &value, BarrierFold fold, const Deadline &deadline) {
+  if (g.record.spans_nodes()) {
+    g.fold = fold;
+    return allreduce(g, &value, &value, sizeof value, combine_fold, &g.fold, deadline);
   }
-  return rc;
+  rt().node.release_stale_device_mappings(); // before this rank arrives, as barrier()
+  return settle_area_name(g, collectives::barrier(g.record, area_to_map(g), deadline, fold, &value));
 }
 
 } // namespace hygaspi::engine

@@ -1,9 +1,11 @@
 // Split-phase barriers with ids [G1 §3.5] on the engine's hierarchical collectives: a notify
-// initiates a collective of the primordial GASNet-EX team (gasnet/ex_coll.hpp), an allreduce of
-// every node's (id, flags) under a fold that every node applies alike, so every node's wait reaches
-// the same verdict: named ids that differ, or any MISMATCH flag, make the result a mismatch;
-// anonymous notifies match anything. The barrier so takes its place among the team's other
-// collectives (gex_Coll_*), in initiation order, and GASNet's poll moves it on.
+// initiates a collective of the primordial GASNet-EX team (gasnet/ex_coll.hpp), a barrier that
+// folds every node's (id, flags) as it goes (engine::barrier_fold), under a fold that every node
+// applies alike, so every node's wait reaches the same verdict: named ids that differ, or any
+// MISMATCH flag, make the result a mismatch; anonymous notifies match anything. On one host the
+// value travels in the barrier's own signals, so an id costs nothing over gex_Coll_BarrierNB. The
+// barrier so takes its place among the team's other collectives (gex_Coll_*), in initiation
+// order, and GASNet's poll moves it on.
 #include <sched.h>
 
 #include <atomic>
@@ -17,23 +19,38 @@ using namespace hygaspi::gasnet;
 
 namespace {
 
+// One node's (id, flags) as the barrier folds it: the id in the high half, then a bit that says
+// some notify named it, and a bit for a mismatch.
 struct Value {
-  std::int32_t named = 0; // 1: some notify carried an id
+  bool named = false; // some notify carried an id
   std::int32_t id = 0;
-  std::int32_t mismatch = 0;
+  bool mismatch = false;
 };
+constexpr std::uint64_t kNamed = 1, kMismatch = 2;
 
-gaspi_return_t fold(void *, void *acc_bytes, const void *other_bytes) {
-  auto &a = *static_cast<Value *>(acc_bytes);
-  const auto &b = *static_cast<const Value *>(other_bytes);
-  if (a.named != 0 && b.named != 0 && a.id != b.id)
-    a.mismatch = 1;
-  a.mismatch |= b.mismatch;
-  if (a.named == 0 && b.named != 0) {
-    a.named = 1;
+std::uint64_t encode(const Value &v) noexcept {
+  return (std::uint64_t{static_cast<std::uint32_t>(v.id)} << 32) | (v.named ? kNamed : 0) |
+         (v.mismatch ? kMismatch : 0);
+}
+Value decode(std::uint64_t bits) noexcept {
+  return Value{(bits & kNamed) != 0, static_cast<std::int32_t>(static_cast<std::uint32_t>(bits >> 32)),
+               (bits & kMismatch) != 0};
+}
+
+// Idempotent, commutative and associative, as engine::barrier_fold needs: folding a node in twice
+// changes nothing, and two named ids that differ give a mismatch whatever the order (the id kept
+// then is one of them; the verdict is the same).
+std::uint64_t fold(std::uint64_t acc_bits, std::uint64_t other_bits) noexcept {
+  Value a = decode(acc_bits);
+  const Value b = decode(other_bits);
+  if (a.named && b.named && a.id != b.id)
+    a.mismatch = true;
+  a.mismatch = a.mismatch || b.mismatch;
+  if (b.named && (!a.named || b.id < a.id)) { // the smaller id, so that any order keeps the same one
+    a.named = true;
     a.id = b.id;
   }
-  return GASPI_SUCCESS;
+  return encode(a);
 }
 
 struct Barrier {
@@ -45,7 +62,7 @@ struct Barrier {
   int notify_id = 0;
   int notify_flags = 0;
   std::uint64_t episode = 0; // barriers completed: tells one barrier's tries from the next one's
-  Value mine, result;        // this node's contribution and the fold of all (the op reads and writes them)
+  Value result;              // the fold of all, once complete
   ex::CollOp *op = nullptr;  // in flight; null once complete, or on one node
   Value last;                // the result of the last completed barrier (gasnet_barrier_result)
 };
@@ -83,11 +100,12 @@ private:
 // The verdict of a completed barrier; the barrier is over.
 int finish(Barrier &b, int id, int flags) {
   if (b.op != nullptr) {
+    b.result = decode(b.op->value);
     ex::release(b.op);
     b.op = nullptr;
   }
   int rc = GASNET_OK;
-  if (b.result.mismatch != 0 || flags != b.notify_flags || (flags == 0 && id != b.notify_id))
+  if (b.result.mismatch || flags != b.notify_flags || (flags == 0 && id != b.notify_id))
     rc = GASNET_ERR_BARRIER_MISMATCH;
   b.last = b.result;
   b.notified = false;
@@ -129,12 +147,11 @@ void gasnet_barrier_notify(int id, int flags) {
   b.notify_id = id;
   b.notify_flags = flags;
   const bool anonymous = (flags & (GASNET_BARRIERFLAG_ANONYMOUS | GASNET_BARRIERFLAG_UNNAMED)) != 0;
-  b.mine = Value{anonymous ? 0 : 1, anonymous ? 0 : id, (flags & GASNET_BARRIERFLAG_MISMATCH) != 0 ? 1 : 0};
-  b.result = b.mine;
+  b.result = Value{!anonymous, anonymous ? 0 : id, (flags & GASNET_BARRIERFLAG_MISMATCH) != 0};
   if (state().nodes == 1)
     return;
-  b.op = ex::custom_op(&b.mine, &b.result, sizeof(Value), fold);
-  (void)ex::start_coll(call, ex::primordial_team(), b.op); // never complete at once: it has bytes to fold
+  b.op = ex::fold_barrier_op(encode(b.result), fold);
+  (void)ex::start_coll(call, ex::primordial_team(), b.op); // a barrier op is never freed by start_coll
 }
 
 int gasnet_barrier_try(int id, int flags) {
@@ -174,7 +191,7 @@ int gasnet_barrier_result(int *id) {
   const Inside inside("gasnet_barrier_result", b);
   if (id != nullptr)
     *id = b.last.id;
-  return b.last.named != 0 ? 0 : GASNET_BARRIERFLAG_ANONYMOUS;
+  return b.last.named ? 0 : GASNET_BARRIERFLAG_ANONYMOUS;
 }
 
 } // extern "C"

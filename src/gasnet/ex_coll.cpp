@@ -141,8 +141,6 @@ constexpr gex_DT_t kBytes = 0; // Combiner::dt of broadcast and gather: OR of by
 // acc = acc (op) other, acc holding the lower ranks' part (bridge/collectives Combine).
 gaspi_return_t combine(void *ctx, void *acc, const void *other) {
   Combiner &c = *static_cast<Combiner *>(ctx);
-  if (c.custom != nullptr)
-    return c.custom(nullptr, acc, other);
   const std::size_t n = c.count;
   if (c.op == GEX_OP_USER) { // [GEX]: y[i] = x[i] (+) y[i], x the left operand: y is a copy of other
     const auto *o = static_cast<const char *>(other);
@@ -184,7 +182,8 @@ gaspi_return_t combine(void *ctx, void *acc, const void *other) {
 bool step(Team &t, CollOp &op) {
   const Deadline test(kTimeoutTest);
   if (op.barrier) {
-    const gaspi_return_t rc = engine::barrier(*t.group, test);
+    const gaspi_return_t rc =
+        op.fold != nullptr ? engine::barrier_fold(*t.group, op.value, op.fold, test) : engine::barrier(*t.group, test);
     if (rc == GASPI_TIMEOUT)
       return false;
     if (rc != GASPI_SUCCESS)
@@ -465,15 +464,11 @@ void primordial_barrier(const char *call) {
   release(op);
 }
 
-CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Combine fold) {
+CollOp *fold_barrier_op(std::uint64_t value, engine::BarrierFold fold) {
   auto *op = new_op();
-  op->total = op->chunk = bytes;
-  op->combiner.custom = fold;
-  op->prepare = [send, receive](CollOp &o, std::size_t, std::size_t b) {
-    o.send = send;
-    o.receive = receive;
-    o.bytes = b;
-  };
+  op->barrier = true;
+  op->fold = fold;
+  op->value = value;
   return op;
 }
 

@@ -25,7 +25,6 @@ struct Combiner {
   std::size_t elem = 1;  // bytes per element
   std::size_t count = 0; // elements in the current chunk
   gex_Coll_ReduceFn_t user_op = nullptr;
-  engine::Combine custom = nullptr; // a front end's own fold of one element (GASNet-1's barrier)
   const void *user_cdata = nullptr;
   std::vector<char> scratch; // the right-hand operand for user_op, which writes into it
 };
@@ -36,6 +35,8 @@ struct Combiner {
 struct CollOp {
   const char *call = nullptr; // the initiating gex_ call, for messages
   bool barrier = false;
+  engine::BarrierFold fold = nullptr; // a barrier that folds `value` (fold_barrier_op)
+  std::uint64_t value = 0;
   std::size_t total = 0; // bytes this rank contributes, over every chunk
   std::size_t chunk = 0; // bytes per chunk (whole elements)
   std::size_t done = 0;  // bytes of the chunks completed
@@ -79,9 +80,10 @@ gex_Event_t start_coll(const char *call, gex_hyg_TM &tm, CollOp *op);
 void wait_op(const char *call, CollOp *op);
 void release(CollOp *op);
 
-// An allreduce of one element of `bytes` by `fold` (acc = acc (op) other), from `send` into
-// `receive`; both stay where they are until the op completes. GASNet-1's barrier is one.
-CollOp *custom_op(const void *send, void *receive, std::size_t bytes, engine::Combine fold);
+// A barrier that folds one 64-bit value of every member (engine::barrier_fold): `value` is this
+// member's, and the op's `value` holds the fold of all once it is complete. GASNet-1's barrier is
+// one (its ids and flags).
+CollOp *fold_barrier_op(std::uint64_t value, engine::BarrierFold fold);
 // One look: true once `op` (an event of start) is complete; release() then recycles it.
 bool test_op(CollOp *op);
 // The primordial team, made ready for collectives (a GASNet-1 client has no gex_Client_Init).

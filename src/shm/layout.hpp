@@ -14,9 +14,9 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    7; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
+    8; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
        // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments;
-       // 7: passive messages in the engine inbox (no passive ring)
+       // 7: passive messages in the engine inbox (no passive ring); 8: barrier rounds carry a value
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -112,12 +112,20 @@ struct alignas(64) SegmentEntry {
 };
 static_assert(sizeof(SegmentEntry) == 64);
 
-// Dissemination-barrier flags of one group (see shm/node_barrier.hpp). Only one peer writes each
-// round's flag, so a plain release store suffices.
-struct alignas(kCacheLine) GroupFlags {
-  std::atomic<std::uint64_t> round[limits::kBarrierRounds]; // (tag << 32) | sequence
+// One round of a group's dissemination barrier (shm/node_barrier.hpp), written by that round's one
+// partner: the value its barrier carries, then the flag that publishes it. The value sits in the
+// flag's cache line, so it crosses with the flag, and there is one per parity of the sequence: a
+// partner may already be one barrier ahead while this rank has yet to read the value of the last.
+struct BarrierRound {
+  std::atomic<std::uint64_t> flag; // (tag << 32) | sequence
+  std::atomic<std::uint64_t> value[2];
+  std::uint64_t reserved;
 };
-static_assert(sizeof(GroupFlags) == kCacheLine);
+static_assert(sizeof(BarrierRound) == 32 && kCacheLine % sizeof(BarrierRound) == 0);
+struct alignas(kCacheLine) GroupFlags {
+  BarrierRound round[limits::kBarrierRounds];
+};
+static_assert(sizeof(GroupFlags) == limits::kBarrierRounds * sizeof(BarrierRound));
 
 struct alignas(kCacheLine) RankHeader {
   std::uint64_t magic;   // kRankMagic

@@ -4,7 +4,7 @@
 
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState &state) noexcept {
+gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState &state, BarrierFold fold) noexcept {
   const auto n = static_cast<std::uint32_t>(group.members.size());
   const std::uint32_t tag = group.tag;
   if (!state.active) {
@@ -14,6 +14,7 @@ gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState 
     state.sent = false;
   }
   const std::uint64_t expect = (std::uint64_t{tag} << 32) | state.seq;
+  const std::uint32_t parity = state.seq % 2;
   GroupFlags &mine = node.my_block().groups[group.slot];
   for (; (1u << state.round) < n; ++state.round, state.sent = false) {
     const std::uint32_t dist = 1u << state.round;
@@ -26,16 +27,22 @@ gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState 
         state.awaited = to;
         return GASPI_TIMEOUT;
       }
-      node.block(group.members[to]).groups[slot].round[state.round].store(expect, std::memory_order_seq_cst);
+      BarrierRound &theirs = node.block(group.members[to]).groups[slot].round[state.round];
+      if (fold != nullptr) // published by the flag's store below
+        theirs.value[parity].store(state.value, std::memory_order_relaxed);
+      theirs.flag.store(expect, std::memory_order_seq_cst);
       node.ring(group.members[to]);
       state.sent = true;
     }
     // A faster partner may already be one barrier ahead: accept any later sequence of this tag.
-    const std::uint64_t v = mine.round[state.round].load(std::memory_order_acquire);
+    const std::uint64_t v = mine.round[state.round].flag.load(std::memory_order_acquire);
     if ((v >> 32) != tag || !seq_reached(static_cast<std::uint32_t>(v), state.seq)) {
       state.awaited = (group.my_index + n - dist) % n;
       return GASPI_TIMEOUT;
     }
+    // A partner one barrier ahead wrote the other parity's value: this one is still ours.
+    if (fold != nullptr)
+      state.value = fold(state.value, mine.round[state.round].value[parity].load(std::memory_order_relaxed));
   }
   state.active = false;
   return GASPI_SUCCESS;

@@ -8,10 +8,18 @@ namespace {
 using BarrierPhase = BarrierMachine::Phase;
 
 // One look: advances through the phases as far as it can without waiting.
-gaspi_return_t barrier_step(GroupRecord &g) {
+gaspi_return_t barrier_step(GroupRecord &g, shm::BarrierFold fold, std::uint64_t area_slot_bytes) {
   BarrierMachine &b = g.barrier;
   if (b.phase == BarrierPhase::node_arrive) {
-    if (gaspi_return_t rc = shm::node_barrier_step(rt().node, g.node, b.node); rc != GASPI_SUCCESS)
+    // While the reduce area has a name, each member maps the area before it arrives, so that a
+    // completed barrier tells the leader that every node member has it mapped and the name can go
+    // (forget_area_name): a group that never reduces leaves nothing in /dev/shm when its processes
+    // are killed.
+    if (area_slot_bytes != 0 && !b.node.active && g.node.members.size() > 1)
+      if (gaspi_return_t rc = shm::reduce_area_attach_step(rt().node, g.node, g.reduce_area, area_slot_bytes);
+          rc != GASPI_SUCCESS)
+        return rc;
+    if (gaspi_return_t rc = shm::node_barrier_step(rt().node, g.node, b.node, fold); rc != GASPI_SUCCESS)
       return rc;
     if (!g.spans_nodes())
       return GASPI_SUCCESS;
@@ -32,7 +40,14 @@ gaspi_return_t barrier_step(GroupRecord &g) {
 }
 } // namespace
 
-gaspi_return_t barrier(GroupRecord &g, const Deadline &deadline) {
+gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline, shm::BarrierFold fold,
+                       std::uint64_t *value) {
+  if (fold != nullptr && g.spans_nodes()) {
+    log::error("a barrier that folds a value runs on one node only");
+    return GASPI_ERROR;
+  }
+  if (fold != nullptr && !g.barrier.node.active)
+    g.barrier.node.value = *value; // the barrier starts at this call
   // A leader's MPI phase needs nothing more of the node; the node phases need the partner that
   // the dissemination's last look waited for.
   auto awaited = [&] {
@@ -40,7 +55,9 @@ gaspi_return_t barrier(GroupRecord &g, const Deadline &deadline) {
                                                     : static_cast<std::int32_t>(g.barrier.node.awaited);
   };
   const gaspi_return_t rc = wait_steps(
-      g, [&] { return barrier_step(g); }, awaited, deadline);
+      g, [&] { return barrier_step(g, fold, area_slot_bytes); }, awaited, deadline);
+  if (rc == GASPI_SUCCESS && fold != nullptr)
+    *value = g.barrier.node.value;
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this barrier
     shm::node_barrier_abandon(g.barrier.node);
     mpi::leader_barrier_abandon(rt().mpi, g.barrier.leaders);

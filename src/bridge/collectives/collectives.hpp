@@ -46,7 +46,12 @@ gaspi_return_t open_group(GroupRecord &g, std::vector<gaspi_rank_t> members, std
 gaspi_return_t check_not_broken(const GroupRecord &g);
 
 // ---- the collectives; the caller holds the group's `collective` (barrier) or `reducing` lock
-gaspi_return_t barrier(GroupRecord &g, const Deadline &deadline);
+// With `fold` (a group on one node only), the barrier also folds *value across the members
+// (shm/node_barrier.hpp): read when the barrier starts, written when it completes. With
+// `area_slot_bytes` (its slot_bytes, see publish), each node member maps the group's reduce area
+// before it arrives; 0 once the area's name is gone.
+gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline,
+                       shm::BarrierFold fold = nullptr, std::uint64_t *value = nullptr);
 // acc = acc (op) other; the same function combines in shm and between leaders.
 using Combine = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
 // `bytes` <= slot_bytes, the size of each member's slot in the reduce area (see publish).
