@@ -13,8 +13,8 @@ gaspi_return_t barrier_step(GroupRecord &g, shm::BarrierFold fold, std::uint64_t
   if (b.phase == BarrierPhase::node_arrive) {
     // While the reduce area has a name, each member maps the area before it arrives, so that a
     // completed barrier tells the leader that every node member has it mapped and the name can go
-    // (forget_area_name): a group that never reduces leaves nothing in /dev/shm when its processes
-    // are killed.
+    // (forget_area_name): a GASNet job that never reduces leaves nothing in /dev/shm when all its
+    // processes are killed.
     if (area_slot_bytes != 0 && !b.node.active && g.node.members.size() > 1)
       if (gaspi_return_t rc = shm::reduce_area_attach_step(rt().node, g.node, g.reduce_area, area_slot_bytes);
           rc != GASPI_SUCCESS)
