@@ -90,8 +90,16 @@ gaspi_return_t delete_segment(std::uint32_t id) { return rt().segments.remove(id
 bool segment_pending(std::uint32_t id) noexcept { return rt().segments.pending_collective(id); }
 void set_segment_pending(std::uint32_t id, bool pending) noexcept { rt().segments.set_pending_collective(id, pending); }
 
-gaspi_return_t open_segment_window(std::uint32_t id) {
-  return rt().segments.open_window(id, rt().knobs.dynamic_window);
+gaspi_return_t open_segment_window(std::uint32_t id, std::span<const GlobalRank> members) {
+  // Every member decides alike: the same knob (set alike on every rank), members and library.
+  const std::int64_t knob = rt().knobs.group_windows;
+  if (members.size() < rt().peers.size() && !(knob < 0 ? mpi::group_windows_safe() : knob == 1))
+    return GASPI_SUCCESS; // the dynamic window serves
+  std::vector<const Peer *> peers;
+  peers.reserve(members.size());
+  for (const GlobalRank r : members)
+    peers.push_back(&rt().peers[r]);
+  return rt().segments.open_window(id, rt().knobs.dynamic_window, peers);
 }
 
 gaspi_return_t register_segment(std::uint32_t id, GlobalRank with) {

@@ -8,6 +8,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <span>
 #include <functional>
 #include <mutex>
 #include <vector>
@@ -80,11 +81,13 @@ gaspi_return_t delete_segment(std::uint32_t id);
 // segment exists and is registered, only the closing barrier is left.
 bool segment_pending(std::uint32_t id) noexcept;
 void set_segment_pending(std::uint32_t id, bool pending) noexcept;
-// Collective over every rank, where each created segment `id` in the same call (GASPI's
-// gaspi_segment_create on GASPI_GROUP_ALL, after its barrier): other nodes reach it through an MPI
-// window of its own, which MPI serves faster than the dynamic window every segment is attached to.
-// Nothing to do on one node. GASPI_ERROR when MPI failed.
-gaspi_return_t open_segment_window(std::uint32_t id);
+// Collective over `members` (global ranks ascending, this rank among them), where each created
+// segment `id` in the same call (GASPI's gaspi_segment_create on a group, after its barrier): the
+// members on other nodes reach it through an MPI window of its own, which MPI serves faster than
+// the dynamic window every segment is attached to. The window lives on a communicator of the
+// group's members, made at its first window. Nothing to do for a group of one node. GASPI_ERROR
+// when MPI failed.
+gaspi_return_t open_segment_window(std::uint32_t id, std::span<const GlobalRank> members);
 // Registers this rank's segment `id` with rank `with`, which may then reach it (GASPI's
 // gaspi_segment_register: a node peer finds it by itself; another node needs its address).
 gaspi_return_t register_segment(std::uint32_t id, GlobalRank with);

@@ -35,6 +35,7 @@ struct Knobs {
   std::int64_t test_die_send{};   // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
   bool numa_socket{};             // GASPI_SET_NUMA_SOCKET (GPI-2's): gaspi_numa_socket answers
   bool dynamic_window{};          // HYGASPI_DYNAMIC_WINDOW: collective segments through a dynamic window
+  std::int64_t group_windows{};   // HYGASPI_GROUP_WINDOWS: -1 auto, 0 off, 1 on (mpi_rma/rma.hpp)
   std::string cuda_library;       // HYGASPI_CUDA_LIBRARY: the CUDA driver that memory kinds load
 
   std::uint64_t from_env = 0; // bit i: the environment set kKnobs[i] (read_knobs, read_knob)
@@ -117,6 +118,12 @@ inline constexpr Knob kKnobs[] = {
                   "jobs across nodes: 1 reaches the segments made collectively (`gasnet_attach`, "
                   "`gaspi_segment_create` on `GASPI_GROUP_ALL`) through a dynamic MPI window, 0 through a regular "
                   "window of their own (`MPI_Win_create`). Set it alike on every rank. For comparison"),
+    knob::integer("HYGASPI_GROUP_WINDOWS", "-1", -1, 1, &Knobs::group_windows,
+                  "jobs across nodes: 1 gives a segment that `gaspi_segment_create` makes on a group smaller than "
+                  "`GASPI_GROUP_ALL` a window of its own, on an MPI communicator of the group's members; 0 reaches "
+                  "it through the dynamic window. -1: 1, except under Open MPI before 5.0, whose osc/rdma names "
+                  "its shared-memory file after the communicator's id alone, which two disjoint groups on one "
+                  "host can share: windows they make at the same time then fail. Set it alike on every rank"),
     knob::path("HYGASPI_CUDA_LIBRARY", "libcuda.so.1", &Knobs::cuda_library,
                "the CUDA driver library that CUDA memory kinds load (`dlopen`) at their first use: a file name "
                "searched as the dynamic loader does, or a path"),

@@ -71,12 +71,15 @@ gaspi_return_t collective(gaspi_segment_id_t seg, gaspi_size_t size, void *user_
   gaspi_return_t rc = group_barrier(group, timeout);
   if (rc != GASPI_TIMEOUT)
     engine::set_segment_pending(seg, false);
-  // Every rank has made its segment in this call: a window of its own fits. MPI_Win_create is
-  // collective and blocks, so only once the barrier is passed; a rank whose barrier answered
+  // Every member has made its segment in this call: a window of its own fits. MPI_Win_create is
+  // collective and blocks, so only once the barrier is passed; a member whose barrier answered
   // GASPI_TIMEOUT comes back (the spec asks for the call again) and joins. Client memory keeps
   // the dynamic window (mpi_rma/rma.hpp).
-  if (rc == GASPI_SUCCESS && group == GASPI_GROUP_ALL && user_memory == nullptr && memory.cuda_ordinal < 0)
-    rc = engine::open_segment_window(seg);
+  if (rc == GASPI_SUCCESS && user_memory == nullptr && memory.cuda_ordinal < 0) {
+    const auto &members = gaspi::state().groups.groups[group].members;
+    std::vector<GlobalRank> ranks(members.begin(), members.end());
+    rc = engine::open_segment_window(seg, ranks);
+  }
   return rc;
 }
 

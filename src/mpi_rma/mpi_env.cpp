@@ -73,6 +73,14 @@ std::uint32_t osc_rdma_max_attach() noexcept {
   return cap;
 }
 
+bool group_windows_safe() noexcept {
+#if defined(OPEN_MPI) && OMPI_MAJOR_VERSION < 5
+  return false;
+#else
+  return true;
+#endif
+}
+
 const char *chosen_osc() noexcept {
   const char *user = env_foreign("OMPI_MCA_osc");
   return user != nullptr ? user : "sm,rdma,pt2pt";

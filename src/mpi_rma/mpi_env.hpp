@@ -32,6 +32,12 @@ bool wanted(const Knobs &knobs) noexcept;
 // MPI does not say: where osc/rdma is open its cap is assumed. Takes no lock.
 std::uint32_t osc_rdma_max_attach() noexcept;
 
+// Whether windows of groups smaller than the job serve safely by default (HYGASPI_GROUP_WINDOWS
+// -1): not under Open MPI before 5.0, whose osc/rdma names the shared-memory file of a window
+// after its communicator's id alone. Two disjoint groups on one host may get the same id, and
+// windows they make at the same time then fail (MPI_ERR_WIN) or hang (docs/PLATFORM.md).
+[[nodiscard]] bool group_windows_safe() noexcept;
+
 struct EnvOptions {
   std::int64_t node_size = 0; // HYGASPI_NODE_SIZE: 0 = the real shared-memory node
   bool shm = true;            // HYGASPI_SHM=0 puts every rank on a node of its own

@@ -5,6 +5,7 @@
 
 #include "core/log.hpp"
 #include "mpi_rma/mpi_call.hpp"
+#include "mpi_rma/tags.hpp"
 
 namespace hygaspi::mpi {
 
@@ -62,8 +63,9 @@ gaspi_return_t Rma::init(Env &env) {
 void Rma::term() noexcept {
   if (win_ == MPI_WIN_NULL)
     return;
-  // Every rank reaches gaspi_proc_term, and opened its windows in the same order: close them in
-  // it (each MPI_Win_free waits for every rank).
+  // Every rank reaches gaspi_proc_term, and the members of a window opened it in the same order
+  // relative to the other windows they share (each open is collective and waits for them all):
+  // close them in that order (each MPI_Win_free waits for the window's members).
   for (auto &w : windows_)
     w.store(nullptr, std::memory_order_relaxed);
   for (std::uint32_t i = 0; i < opened_count_.load(std::memory_order_acquire); ++i) {
@@ -72,6 +74,9 @@ void Rma::term() noexcept {
   }
   opened_count_.store(0, std::memory_order_release);
   auto lock = env_->lock();
+  for (GroupComm &g : comms_) // after every window over it
+    (void)HYGASPI_MPI(MPI_Comm_free(&g.comm));
+  comms_.clear();
   // Teardown: a failure is logged and the rest still runs.
   (void)HYGASPI_MPI(MPI_Win_unlock_all(win_));
   // Every rank reaches gaspi_proc_term; MPI_Win_free is collective and waits for all of them.
@@ -178,42 +183,87 @@ void Rma::sync() noexcept {
   (void)HYGASPI_MPI(MPI_Win_sync(win_)); // a hint to the memory model: nothing to propagate
 }
 
-gaspi_return_t Rma::open_window(std::uint32_t seg, Range range, std::uint64_t generation, Window::Kind kind) {
+gaspi_return_t Rma::group_comm(const std::vector<int> &members, MPI_Comm &comm) {
+  if (members.empty()) {
+    comm = env_->comm();
+    return GASPI_SUCCESS;
+  }
+  for (const GroupComm &g : comms_)
+    if (g.members == members) {
+      comm = g.comm;
+      return GASPI_SUCCESS;
+    }
+  auto lock = env_->lock();
+  // Collective over the members alone. On the collective communicator, whose point-to-point
+  // traffic nobody probes for any tag, as the engine's requests are on env.comm().
+  MPI_Group all = MPI_GROUP_NULL, some = MPI_GROUP_NULL;
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_group(env_->collective_comm(), &all)));
+  gaspi_return_t rc = HYGASPI_MPI(MPI_Group_incl(all, static_cast<int>(members.size()), members.data(), &some));
+  MPI_Comm made = MPI_COMM_NULL;
+  if (rc == GASPI_SUCCESS)
+    rc = HYGASPI_MPI(MPI_Comm_create_group(env_->collective_comm(), some, kTagWindowComm, &made));
+  if (some != MPI_GROUP_NULL)
+    (void)HYGASPI_MPI(MPI_Group_free(&some)); // nothing to undo
+  (void)HYGASPI_MPI(MPI_Group_free(&all));
+  HYGASPI_TRY(rc);
+  comms_.push_back(GroupComm{members, made});
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_set_errhandler(made, MPI_ERRORS_RETURN)));
+  comm = made;
+  return GASPI_SUCCESS;
+}
+
+gaspi_return_t Rma::open_window(std::uint32_t seg, Range range, std::uint64_t generation, Window::Kind kind,
+                                const std::vector<MpiRank> &members) {
   std::lock_guard guard(open_mutex_);
+  std::vector<int> ranks; // env.comm() ranks of the window's group; empty: every rank
+  if (members.size() != static_cast<std::size_t>(env_->size()))
+    for (const MpiRank r : members)
+      ranks.push_back(r.value());
+  MPI_Comm comm = MPI_COMM_NULL;
+  HYGASPI_TRY(group_comm(ranks, comm));
+  const std::size_t size = ranks.empty() ? static_cast<std::size_t>(env_->size()) : ranks.size();
+  auto rank_of = [&](std::size_t i) { return ranks.empty() ? static_cast<int>(i) : ranks[i]; };
+  const std::uint32_t n = opened_count_.load(std::memory_order_relaxed);
+  const bool room = n < kMaxSegmentWindows && seg < windows_.size();
   std::vector<std::uint64_t> generations;
   if (generation != 0) {
-    // [2i]: rank i's segment id (kNoWindow: it offers none), [2i + 1]: its generation. Every rank
-    // sees the same table and so makes the same choice.
-    std::vector<std::uint64_t> all(2 * static_cast<std::size_t>(env_->size()));
-    const std::uint64_t mine[2] = {seg, generation};
+    // [3i]: member i's segment id (kNoWindow: it offers none), [3i + 1]: its generation, [3i + 2]:
+    // 1 when it can open one more window (members of different groups have opened different
+    // numbers). Every member sees the same table and so makes the same choice.
+    std::vector<std::uint64_t> all(3 * size);
+    const std::uint64_t mine[3] = {seg, generation, room ? 1u : 0u};
     {
       auto lock = env_->lock();
-      HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(mine, 2, MPI_UINT64_T, all.data(), 2, MPI_UINT64_T, env_->comm())));
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(mine, 3, MPI_UINT64_T, all.data(), 3, MPI_UINT64_T, comm)));
     }
-    for (std::size_t i = 0; i < all.size(); i += 2) {
-      if (all[i] != seg || seg == kNoWindow) {
-        log::debug("segment %u: rank %zu created segment %lu in the same call; reached through the dynamic window", seg,
-                   i / 2, static_cast<unsigned long>(all[i]));
+    generations.assign(static_cast<std::size_t>(env_->size()), 0); // 0: outside the group, never a generation
+    for (std::size_t i = 0; i < size; ++i) {
+      if (all[3 * i] != seg || seg == kNoWindow) {
+        log::debug("segment %u: rank %d created segment %lu in the same call; reached through the dynamic window", seg,
+                   rank_of(i), static_cast<unsigned long>(all[3 * i]));
         return GASPI_SUCCESS;
       }
-      generations.push_back(all[i + 1]);
+      if (all[3 * i + 2] == 0) {
+        log::debug("segment %u: rank %d has %u windows open already; reached through the dynamic window", seg,
+                   rank_of(i), kMaxSegmentWindows);
+        return GASPI_SUCCESS;
+      }
+      generations[static_cast<std::size_t>(rank_of(i))] = all[3 * i + 1];
     }
-  }
-  const std::uint32_t n = opened_count_.load(std::memory_order_relaxed);
-  if (n == kMaxSegmentWindows || seg >= windows_.size()) {
-    log::debug("segment %u: %u windows are open already; reached through the dynamic window", seg, n);
-    return generation != 0 ? GASPI_SUCCESS : GASPI_ERROR;
+  } else if (!room) {
+    log::debug("segment %u: %u windows are open already", seg, n);
+    return GASPI_ERROR;
   }
   auto w = std::make_unique<SegmentWindow>();
-  const gaspi_return_t rc = w->window.open(*env_, kind, const_cast<void *>(range.base), range.size);
+  const gaspi_return_t rc = w->window.open(*env_, kind, const_cast<void *>(range.base), range.size, comm, ranks);
   w->generation = std::move(generations);
   SegmentWindow *opened = w.get();
-  // Kept even when open failed half way: term closes it, as every rank does.
+  // Kept even when open failed half way: term closes it, as every member does.
   opened_[n] = std::move(w);
   opened_count_.store(n + 1, std::memory_order_release);
   if (rc == GASPI_SUCCESS) {
     windows_[seg].store(opened, std::memory_order_release);
-    log::debug("segment %u: reached through a window of its own (%u open)", seg, n + 1);
+    log::debug("segment %u: reached through a window of its own (%u open, %zu members)", seg, n + 1, size);
   }
   return rc;
 }
@@ -323,20 +373,26 @@ gaspi_return_t Rma::flush_all() {
 
 namespace hygaspi::mpi {
 
-gaspi_return_t Window::open(Env &env, Kind kind, void *base, std::uint64_t size) {
+gaspi_return_t Window::open(Env &env, Kind kind, void *base, std::uint64_t size, MPI_Comm comm,
+                            const std::vector<int> &members) {
   env_ = &env;
   auto lock = env.lock();
   bases_.assign(static_cast<std::size_t>(env.size()), 0);
   tickets_.reset(static_cast<std::size_t>(env.size()));
+  in_comm_.clear();
+  if (!members.empty()) {
+    in_comm_.assign(static_cast<std::size_t>(env.size()), -1);
+    for (std::size_t i = 0; i < members.size(); ++i)
+      in_comm_[static_cast<std::size_t>(members[i])] = static_cast<int>(i);
+  }
   MPI_Info info;
   HYGASPI_TRY(HYGASPI_MPI(MPI_Info_create(&info)));
   // Only puts and gets: let the component skip accumulate ordering (as Rma::init).
   gaspi_return_t rc = HYGASPI_MPI(MPI_Info_set(info, "accumulate_ordering", "none"));
   if (rc == GASPI_SUCCESS && kind == Kind::regular)
-    rc = HYGASPI_MPI(
-        MPI_Win_create(size == 0 ? nullptr : base, static_cast<MPI_Aint>(size), 1, info, env.comm(), &win_));
+    rc = HYGASPI_MPI(MPI_Win_create(size == 0 ? nullptr : base, static_cast<MPI_Aint>(size), 1, info, comm, &win_));
   else if (rc == GASPI_SUCCESS)
-    rc = HYGASPI_MPI(MPI_Win_create_dynamic(info, env.comm(), &win_));
+    rc = HYGASPI_MPI(MPI_Win_create_dynamic(info, comm, &win_));
   (void)HYGASPI_MPI(MPI_Info_free(&info));
   HYGASPI_TRY(rc);
   // A failure from here on leaves the window for close(), which every rank still reaches.
@@ -349,7 +405,10 @@ gaspi_return_t Window::open(Env &env, Kind kind, void *base, std::uint64_t size)
     MPI_Aint mine = 0;
     HYGASPI_TRY(HYGASPI_MPI(MPI_Get_address(base, &mine)));
     const std::uint64_t at = static_cast<std::uint64_t>(mine);
-    HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(&at, 1, MPI_UINT64_T, bases_.data(), 1, MPI_UINT64_T, env.comm())));
+    std::vector<std::uint64_t> bases(members.empty() ? bases_.size() : members.size());
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Allgather(&at, 1, MPI_UINT64_T, bases.data(), 1, MPI_UINT64_T, comm)));
+    for (std::size_t i = 0; i < bases.size(); ++i)
+      bases_[members.empty() ? i : static_cast<std::size_t>(members[i])] = bases[i];
   }
   return HYGASPI_MPI(MPI_Win_lock_all(MPI_MODE_NOCHECK, win_));
 }
@@ -372,13 +431,13 @@ gaspi_return_t Window::put(MpiRank rank, std::uint64_t offset, const void *src, 
   const char *p = static_cast<const char *>(src);
   HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
     return HYGASPI_MPI(
-        MPI_Put(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
+        MPI_Put(p + done, n, MPI_BYTE, target(rank), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
   ticket = tickets_.issue(rank);
   if (complete == Complete::remote)
     return flush_locked(rank);
   if (complete == Complete::local)
-    return HYGASPI_MPI(MPI_Win_flush_local(rank.value(), win_));
+    return HYGASPI_MPI(MPI_Win_flush_local(target(rank), win_));
   return GASPI_SUCCESS;
 }
 
@@ -387,7 +446,7 @@ gaspi_return_t Window::get(void *dst, MpiRank rank, std::uint64_t offset, std::u
   char *p = static_cast<char *>(dst);
   HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
     return HYGASPI_MPI(
-        MPI_Get(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
+        MPI_Get(p + done, n, MPI_BYTE, target(rank), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
   return flush_locked(rank); // also completes the puts before it: count them
 }
@@ -398,7 +457,7 @@ gaspi_return_t Window::get_nb(void *dst, MpiRank rank, std::uint64_t offset, std
   char *p = static_cast<char *>(dst);
   HYGASPI_TRY(in_chunks(size, [&](std::uint64_t done, int n) {
     return HYGASPI_MPI(
-        MPI_Get(p + done, n, MPI_BYTE, rank.value(), displacement(rank, offset + done), n, MPI_BYTE, win_));
+        MPI_Get(p + done, n, MPI_BYTE, target(rank), displacement(rank, offset + done), n, MPI_BYTE, win_));
   }));
   ticket = tickets_.issue(rank);
   return GASPI_SUCCESS;
@@ -420,7 +479,7 @@ gaspi_return_t Window::flush_all() {
 }
 
 gaspi_return_t Window::flush_locked(MpiRank rank) {
-  return tickets_.of(rank).flush([&] { return HYGASPI_MPI(MPI_Win_flush(rank.value(), win_)); });
+  return tickets_.of(rank).flush([&] { return HYGASPI_MPI(MPI_Win_flush(target(rank), win_)); });
 }
 
 } // namespace hygaspi::mpi

@@ -127,8 +127,11 @@ public:
   // the target (flush).
   enum class Complete { none, local, remote };
 
-  // Collective over env.comm(): every rank opens its region (size 0: none).
-  gaspi_return_t open(Env &env, Kind kind, void *base, std::uint64_t size);
+  // Collective over `comm` (env.comm(), or a communicator of some of its ranks): every member
+  // opens its region (size 0: none). `members`: the env.comm() rank of each rank of `comm`, in its
+  // order (empty: comm is env.comm()). Transfers name their target by its env.comm() rank.
+  gaspi_return_t open(Env &env, Kind kind, void *base, std::uint64_t size, MPI_Comm comm,
+                      const std::vector<int> &members);
   // Collective too (MPI_Win_free): only where every rank closes.
   void close() noexcept;
   [[nodiscard]] bool active() const noexcept { return win_ != MPI_WIN_NULL; }
@@ -157,9 +160,14 @@ private:
   MPI_Aint displacement(MpiRank rank, std::uint64_t offset) const noexcept {
     return static_cast<MPI_Aint>(bases_[static_cast<std::size_t>(rank.value())] + offset);
   }
+  // `rank`'s rank in the window's communicator (Rma::reach passes members only).
+  [[nodiscard]] int target(MpiRank rank) const noexcept {
+    return in_comm_.empty() ? rank.value() : in_comm_[static_cast<std::size_t>(rank.value())];
+  }
 
   Env *env_ = nullptr;
   MPI_Win win_ = MPI_WIN_NULL;
+  std::vector<int> in_comm_;         // per env.comm() rank: its rank in the window's comm, or -1 (empty: the same)
   void *attached_ = nullptr;         // dynamic: the region attached
   std::vector<std::uint64_t> bases_; // per rank: 0 (regular) or its region's address (dynamic)
   WindowTickets tickets_;
@@ -211,15 +219,19 @@ public:
   // Our copy of the entry of `rank`'s segment `seg`, or nullptr if it was never registered.
   const RemoteSegment *remote(MpiRank rank, std::uint32_t seg);
 
-  // Windows over one segment of every rank (see the top of this file). Collective over every
-  // rank: opens a window over `range` of local segment `seg`. `generation` != 0 (GASPI): the
-  // segment's generation, and the ranks first agree that each names the same id (a job that
+  // Windows over one segment of every rank of a group (see the top of this file). Collective over
+  // the group: `members`, the MPI ranks of a GASPI group ascending, this rank among them (empty:
+  // every rank), whose windows live on a communicator of their own, made at the group's first
+  // window. Opens a window over `range` of local segment `seg`. `generation` != 0 (GASPI): the
+  // segment's generation, and the members first agree that each names the same id (a job that
   // creates its segments in a different order on each rank, or where some rank cannot offer a
-  // window: seg = kNoWindow); where they do not, or where kMaxSegmentWindows are open, no window
-  // is opened on any rank and GASPI_SUCCESS says the dynamic window serves. `generation` 0
-  // (GASNet's attach): no agreement, and GASPI_ERROR where no window opens.
+  // window: seg = kNoWindow) and that each has room for one more window; where they do not, no
+  // window is opened on any member and GASPI_SUCCESS says the dynamic window serves.
+  // `generation` 0 (GASNet's attach, every rank): no agreement, and GASPI_ERROR where no window
+  // opens.
   static constexpr std::uint32_t kNoWindow = ~std::uint32_t{0};
-  gaspi_return_t open_window(std::uint32_t seg, Range range, std::uint64_t generation, Window::Kind kind);
+  gaspi_return_t open_window(std::uint32_t seg, Range range, std::uint64_t generation, Window::Kind kind,
+                             const std::vector<MpiRank> &members = {});
   // The window opened over segment `seg`, or nullptr.
   [[nodiscard]] Window *window(std::uint32_t seg) const noexcept;
   // Local segment `seg` was deleted: its window serves no more transfers. It stays open until
@@ -243,11 +255,19 @@ public:
 
 private:
   // A window over one segment, and the generation of each rank's segment it was opened over
-  // (empty: GASNet's, which no generation names).
+  // (empty: GASNet's, which no generation names; 0 for a rank outside the window's group).
   struct SegmentWindow {
     Window window;
     std::vector<std::uint64_t> generation;
   };
+  // The communicator of a group's windows (MPI_Comm_create_group, collective over the members
+  // only), made at its first window and freed at term after every window.
+  struct GroupComm {
+    std::vector<int> members; // env.comm() ranks, ascending
+    MPI_Comm comm = MPI_COMM_NULL;
+  };
+  // The communicator for `members` (env.comm() itself when empty), made once. Under open_mutex_.
+  gaspi_return_t group_comm(const std::vector<int> &members, MPI_Comm &comm);
   // The window of `rank`'s segment `seg` while it is the segment the window was opened over.
   [[nodiscard]] SegmentWindow *reach(MpiRank rank, const RemoteSegment &seg) const noexcept;
 
@@ -278,7 +298,8 @@ private:
   std::array<std::atomic<SegmentWindow *>, limits::kSegmentSlots> windows_{};
   std::array<std::unique_ptr<SegmentWindow>, kMaxSegmentWindows> opened_{};
   std::atomic<std::uint32_t> opened_count_{0};
-  std::mutex open_mutex_; // one open at a time (two front ends' threads could both open)
+  std::vector<GroupComm> comms_; // under open_mutex_
+  std::mutex open_mutex_;        // one open at a time (two front ends' threads could both open)
 };
 
 } // namespace hygaspi::mpi

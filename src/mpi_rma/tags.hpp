@@ -19,6 +19,9 @@ enum Tag : int {
   kTagReply = 100,       // + request number % kReplyTags
   kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride, on Env::collective_comm() (leaders.cpp)
 };
+// On Env::collective_comm() below kTagGroup: MPI_Comm_create_group of a group's window
+// communicator (Rma::group_comm), which opens one at a time.
+inline constexpr int kTagWindowComm = 1;
 // Per group bucket: [0, 16) leader barrier rounds, 16 leader allreduce, 17 abort notice.
 inline constexpr int kGroupTagStride = 32;
 inline constexpr int kReplyTags = 8192;
