@@ -1,8 +1,6 @@
 // Engine groups by handle (bridge/engine_groups.hpp) over bridge/collectives/.
 #include "bridge/engine_groups.hpp"
 
-#include <cstring>
-
 #include "bridge/collectives/collectives.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
@@ -12,20 +10,8 @@ namespace hygaspi::engine {
 struct Group {
   GroupRecord record;
   std::uint64_t slot_bytes = 0;
-  bool area_named = true;     // the reduce area's name exists until the first allreduce completed
-  BarrierFold fold = nullptr; // barrier_fold's, for its allreduce across nodes (the Combine's ctx)
+  bool area_named = true; // the reduce area's name exists until the first barrier or allreduce completed
 };
-
-namespace {
-gaspi_return_t combine_fold(void *ctx, void *acc, const void *other) {
-  std::uint64_t a = 0, b = 0;
-  std::memcpy(&a, acc, sizeof a);
-  std::memcpy(&b, other, sizeof b);
-  a = (*static_cast<const BarrierFold *>(ctx))(a, b);
-  std::memcpy(acc, &a, sizeof a);
-  return GASPI_SUCCESS;
-}
-} // namespace
 
 Group *open_group(std::vector<std::uint32_t> members, std::uint32_t slot, std::uint32_t tag, std::uint64_t slot_bytes) {
   auto *g = new Group;
@@ -82,10 +68,6 @@ gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t 
 }
 
 gaspi_return_t barrier_fold(Group &g, std::uint64_t &value, BarrierFold fold, const Deadline &deadline) {
-  if (g.record.spans_nodes()) {
-    g.fold = fold;
-    return allreduce(g, &value, &value, sizeof value, combine_fold, &g.fold, deadline);
-  }
   rt().node.release_stale_device_mappings(); // before this rank arrives, as barrier()
   return settle_area_name(g, collectives::barrier(g.record, area_to_map(g), deadline, fold, &value));
 }

@@ -39,9 +39,8 @@ gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t 
                          const Deadline &deadline);
 // A barrier that also folds one 64-bit value of every member: `value` is this member's at the first
 // call, and the fold of all once the barrier returns GASPI_SUCCESS. `fold` must be idempotent as
-// well as commutative and associative (a value may be folded in twice). On one node the value
-// travels in the barrier's own signals (shm/node_barrier.hpp); a group that spans nodes runs an
-// allreduce. A group takes one way or the other for every barrier_fold.
+// well as commutative and associative (a value may be folded in twice). The value travels in the
+// barrier's own signals: the node phases' flags (shm/node_barrier.hpp) and the leaders' messages.
 using BarrierFold = std::uint64_t (*)(std::uint64_t acc, std::uint64_t other) noexcept;
 gaspi_return_t barrier_fold(Group &g, std::uint64_t &value, BarrierFold fold, const Deadline &deadline);
 

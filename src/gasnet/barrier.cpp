@@ -2,8 +2,8 @@
 // initiates a collective of the primordial GASNet-EX team (gasnet/ex_coll.hpp), a barrier that
 // folds every node's (id, flags) as it goes (engine::barrier_fold), under a fold that every node
 // applies alike, so every node's wait reaches the same verdict: named ids that differ, or any
-// MISMATCH flag, make the result a mismatch; anonymous notifies match anything. On one host the
-// value travels in the barrier's own signals, so an id costs nothing over gex_Coll_BarrierNB. The
+// MISMATCH flag, make the result a mismatch; anonymous notifies match anything. The value travels
+// in the barrier's own signals, so an id costs next to nothing over gex_Coll_BarrierNB. The
 // barrier so takes its place among the team's other collectives (gex_Coll_*), in initiation
 // order, and GASNet's poll moves it on.
 #include <sched.h>

@@ -113,7 +113,7 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> le
 }
 
 gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,
-                                   std::uint32_t me, LeaderBarrier &state) {
+                                   std::uint32_t me, LeaderBarrier &state, LeaderFold fold) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   const int base = group_mpi_tag(env, group_tag);
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {
@@ -121,15 +121,18 @@ gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<
     const int tag = base + static_cast<int>(state.round);
     if (!state.posted) {
       auto lock = env.lock();
-      HYGASPI_TRY(HYGASPI_MPI(MPI_Irecv(&state.receive_token, 1, MPI_CHAR, leaders[(me + n - dist) % n].value(), tag,
+      state.sent = state.value;
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Irecv(&state.received, 1, MPI_UINT64_T, leaders[(me + n - dist) % n].value(), tag,
                                         env.collective_comm(), &state.requests[0])));
-      HYGASPI_TRY(HYGASPI_MPI(MPI_Isend(&state.send_token, 1, MPI_CHAR, leaders[(me + dist) % n].value(), tag,
+      HYGASPI_TRY(HYGASPI_MPI(MPI_Isend(&state.sent, 1, MPI_UINT64_T, leaders[(me + dist) % n].value(), tag,
                                         env.collective_comm(), &state.requests[1])));
       state.posted = true;
     }
     HYGASPI_TRY(test_both(env, state.requests));
+    if (fold != nullptr)
+      state.value = fold(state.value, state.received);
   }
-  state = LeaderBarrier{};
+  state = LeaderBarrier{.value = state.value};
   return GASPI_SUCCESS;
 }
 

@@ -24,16 +24,19 @@ gaspi_return_t barrier_step(GroupRecord &g, shm::BarrierFold fold, std::uint64_t
     if (!g.spans_nodes())
       return GASPI_SUCCESS;
     b.phase = BarrierPhase::leaders;
+    b.leaders.value = b.node.value; // the node's fold, which the leader carries to the others
   }
   if (b.phase == BarrierPhase::leaders) {
-    if (g.my_leader_index >= 0)
+    if (g.my_leader_index >= 0) {
       if (gaspi_return_t rc = mpi::leader_barrier_step(rt().mpi, g.tag, g.leaders,
-                                                       static_cast<std::uint32_t>(g.my_leader_index), b.leaders);
+                                                       static_cast<std::uint32_t>(g.my_leader_index), b.leaders, fold);
           rc != GASPI_SUCCESS)
         return rc;
+      b.node.value = b.leaders.value; // every node's: the release spreads it over this node
+    }
     b.phase = BarrierPhase::node_release;
   }
-  if (gaspi_return_t rc = shm::node_barrier_step(rt().node, g.node, b.node); rc != GASPI_SUCCESS)
+  if (gaspi_return_t rc = shm::node_barrier_step(rt().node, g.node, b.node, fold); rc != GASPI_SUCCESS)
     return rc;
   b.phase = BarrierPhase::node_arrive;
   return GASPI_SUCCESS;
@@ -42,10 +45,6 @@ gaspi_return_t barrier_step(GroupRecord &g, shm::BarrierFold fold, std::uint64_t
 
 gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline, shm::BarrierFold fold,
                        std::uint64_t *value) {
-  if (fold != nullptr && g.spans_nodes()) {
-    log::error("a barrier that folds a value runs on one node only");
-    return GASPI_ERROR;
-  }
   if (fold != nullptr && !g.barrier.node.active)
     g.barrier.node.value = *value; // the barrier starts at this call
   // A leader's MPI phase needs nothing more of the node; the node phases need the partner that

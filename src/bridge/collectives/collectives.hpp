@@ -46,7 +46,8 @@ gaspi_return_t open_group(GroupRecord &g, std::vector<gaspi_rank_t> members, std
 gaspi_return_t check_not_broken(const GroupRecord &g);
 
 // ---- the collectives; the caller holds the group's `collective` (barrier) or `reducing` lock
-// With `fold` (a group on one node only), the barrier also folds *value across the members
+// With `fold`, the barrier also folds *value across the members (in the node phases' signals and
+// the leaders' messages)
 // (shm/node_barrier.hpp): read when the barrier starts, written when it completes. With
 // `area_slot_bytes` (its slot_bytes, see publish), each node member maps the group's reduce area
 // before it arrives; 0 once the area's name is gone.
