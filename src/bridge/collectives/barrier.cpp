@@ -45,7 +45,7 @@ gaspi_return_t barrier_step(GroupRecord &g, shm::BarrierFold fold, std::uint64_t
 
 gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline, shm::BarrierFold fold,
                        std::uint64_t *value) {
-  if (fold != nullptr && !g.barrier.node.active)
+  if (fold != nullptr && g.barrier.phase == BarrierPhase::node_arrive && !g.barrier.node.active)
     g.barrier.node.value = *value; // the barrier starts at this call
   // A leader's MPI phase needs nothing more of the node; the node phases need the partner that
   // the dissemination's last look waited for.

@@ -46,11 +46,10 @@ gaspi_return_t open_group(GroupRecord &g, std::vector<gaspi_rank_t> members, std
 gaspi_return_t check_not_broken(const GroupRecord &g);
 
 // ---- the collectives; the caller holds the group's `collective` (barrier) or `reducing` lock
-// With `fold`, the barrier also folds *value across the members (in the node phases' signals and
-// the leaders' messages)
-// (shm/node_barrier.hpp): read when the barrier starts, written when it completes. With
-// `area_slot_bytes` (its slot_bytes, see publish), each node member maps the group's reduce area
-// before it arrives; 0 once the area's name is gone.
+// With `fold`, the barrier also folds *value across the members, in the node phases' signals
+// (shm/node_barrier.hpp) and the leaders' messages: read when the barrier starts, written when it
+// completes. With `area_slot_bytes` (its slot_bytes, see publish), each node member maps the
+// group's reduce area before it arrives; 0 once the area's name is gone.
 gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline,
                        shm::BarrierFold fold = nullptr, std::uint64_t *value = nullptr);
 // acc = acc (op) other; the same function combines in shm and between leaders.
