@@ -95,11 +95,15 @@ gaspi_return_t open_segment_window(std::uint32_t id, std::span<const GlobalRank>
   const std::int64_t knob = rt().knobs.group_windows;
   if (members.size() < rt().peers.size() && !(knob < 0 ? mpi::group_windows_safe() : knob == 1))
     return GASPI_SUCCESS; // the dynamic window serves
-  std::vector<const Peer *> peers;
-  peers.reserve(members.size());
-  for (const GlobalRank r : members)
-    peers.push_back(&rt().peers[r]);
-  return rt().segments.open_window(id, rt().knobs.dynamic_window, peers);
+  std::vector<MpiRank> ranks;
+  ranks.reserve(members.size());
+  bool one_node = true; // a group of one node reaches its members through shm alone
+  for (const GlobalRank r : members) {
+    const Peer &peer = rt().peers[r];
+    one_node = one_node && peer.on_node();
+    ranks.push_back(peer.mpi);
+  }
+  return one_node ? GASPI_SUCCESS : rt().segments.open_window(id, rt().knobs.dynamic_window, ranks);
 }
 
 gaspi_return_t register_segment(std::uint32_t id, GlobalRank with) {

@@ -67,7 +67,7 @@ gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t 
                           collectives::allreduce(g.record, send, receive, bytes, combine, ctx, g.slot_bytes, deadline));
 }
 
-gaspi_return_t barrier_fold(Group &g, std::uint64_t &value, BarrierFold fold, const Deadline &deadline) {
+gaspi_return_t barrier_fold(Group &g, std::uint64_t &value, ValueFold fold, const Deadline &deadline) {
   rt().node.release_stale_device_mappings(); // before this rank arrives, as barrier()
   return settle_area_name(g, collectives::barrier(g.record, area_to_map(g), deadline, fold, &value));
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "core/deadline.hpp"
+#include "core/value_fold.hpp"
 
 namespace hygaspi::engine {
 
@@ -41,7 +42,6 @@ gaspi_return_t allreduce(Group &g, const void *send, void *receive, std::size_t 
 // call, and the fold of all once the barrier returns GASPI_SUCCESS. `fold` must be idempotent as
 // well as commutative and associative (a value may be folded in twice). The value travels in the
 // barrier's own signals: the node phases' flags (shm/node_barrier.hpp) and the leaders' messages.
-using BarrierFold = std::uint64_t (*)(std::uint64_t acc, std::uint64_t other) noexcept;
-gaspi_return_t barrier_fold(Group &g, std::uint64_t &value, BarrierFold fold, const Deadline &deadline);
+gaspi_return_t barrier_fold(Group &g, std::uint64_t &value, ValueFold fold, const Deadline &deadline);
 
 } // namespace hygaspi::engine

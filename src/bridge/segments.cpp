@@ -68,19 +68,14 @@ gaspi_return_t SegmentTable::register_with(std::uint32_t seg, const Peer &peer) 
   return GASPI_SUCCESS;
 }
 
-gaspi_return_t SegmentTable::open_window(std::uint32_t seg, bool dynamic, std::span<const Peer *const> members) {
-  // A group of one node reaches its members through shm alone: every member sees that alike.
-  if (!rma_->active() || std::all_of(members.begin(), members.end(), [](const Peer *p) { return p->on_node(); }))
+gaspi_return_t SegmentTable::open_window(std::uint32_t seg, bool dynamic, const std::vector<MpiRank> &members) {
+  if (!rma_->active())
     return GASPI_SUCCESS;
-  std::vector<MpiRank> ranks;
-  ranks.reserve(members.size());
-  for (const Peer *p : members)
-    ranks.push_back(p->mpi);
   // Every member takes part, one that offers no window too (kNoWindow): then none opens anywhere.
   const shm::MappedSegment *m = node_->local(seg);
   if (m == nullptr || m->kind != shm::SegmentKind::shm || dynamic)
-    return rma_->open_window(mpi::Rma::kNoWindow, {}, 1, mpi::Window::Kind::regular, ranks);
-  return rma_->open_window(seg, attachments(*m)[0], m->generation, mpi::Window::Kind::regular, ranks);
+    return rma_->open_window(mpi::Rma::kNoWindow, {}, 1, mpi::Window::Kind::regular, members);
+  return rma_->open_window(seg, attachments(*m)[0], m->generation, mpi::Window::Kind::regular, members);
 }
 
 gaspi_return_t SegmentTable::remove(std::uint32_t seg) {

@@ -14,7 +14,6 @@
 #include <array>
 #include <atomic>
 #include <cstdint>
-#include <span>
 #include <mutex>
 #include <vector>
 
@@ -43,12 +42,12 @@ public:
   // Makes local segment `seg` known to `peer`: node peers find it in the rank block; a rank of
   // another node gets its description put into its table (mpi_rma/rma.hpp).
   gaspi_return_t register_with(std::uint32_t seg, const Peer &peer);
-  // Collective over `members` (their peers, ascending, this rank among them), each of which made
-  // segment `seg` in the same call (GASPI's gaspi_segment_create on a group): a window of its own,
-  // over its notifications and data, where every member offers one (an allocated host segment),
-  // some member is on another node, and `dynamic` (HYGASPI_DYNAMIC_WINDOW) is off. Else, and
-  // beyond the cap of windows, the dynamic window keeps serving it.
-  gaspi_return_t open_window(std::uint32_t seg, bool dynamic, std::span<const Peer *const> members);
+  // Collective over `members` (their MPI ranks, ascending, this rank among them, not all on this
+  // node), each of which made segment `seg` in the same call (GASPI's gaspi_segment_create on a
+  // group): a window of its own, over its notifications and data, where every member offers one
+  // (an allocated host segment) and `dynamic` (HYGASPI_DYNAMIC_WINDOW) is off. Else, and beyond the
+  // cap of windows, the dynamic window keeps serving it.
+  gaspi_return_t open_window(std::uint32_t seg, bool dynamic, const std::vector<MpiRank> &members);
   // Deletes local segment `seg`: clears the entries of the ranks it is registered with, detaches
   // it, deletes its shm object. GASPI_ERR_INV_SEG if it does not exist.
   gaspi_return_t remove(std::uint32_t seg);

@@ -464,7 +464,7 @@ void primordial_barrier(const char *call) {
   release(op);
 }
 
-CollOp *fold_barrier_op(std::uint64_t value, engine::BarrierFold fold) {
+CollOp *fold_barrier_op(std::uint64_t value, ValueFold fold) {
   auto *op = new_op();
   op->barrier = true;
   op->fold = fold;

@@ -35,7 +35,7 @@ struct Combiner {
 struct CollOp {
   const char *call = nullptr; // the initiating gex_ call, for messages
   bool barrier = false;
-  engine::BarrierFold fold = nullptr; // a barrier that folds `value` (fold_barrier_op)
+  ValueFold fold = nullptr; // a barrier that folds `value` (fold_barrier_op)
   std::uint64_t value = 0;
   std::size_t total = 0; // bytes this rank contributes, over every chunk
   std::size_t chunk = 0; // bytes per chunk (whole elements)
@@ -83,7 +83,7 @@ void release(CollOp *op);
 // A barrier that folds one 64-bit value of every member (engine::barrier_fold): `value` is this
 // member's, and the op's `value` holds the fold of all once it is complete. GASNet-1's barrier is
 // one (its ids and flags).
-CollOp *fold_barrier_op(std::uint64_t value, engine::BarrierFold fold);
+CollOp *fold_barrier_op(std::uint64_t value, ValueFold fold);
 // One look: true once `op` (an event of start) is complete; release() then recycles it.
 bool test_op(CollOp *op);
 // The primordial team, made ready for collectives (a GASNet-1 client has no gex_Client_Init).

@@ -113,7 +113,7 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> le
 }
 
 gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,
-                                   std::uint32_t me, LeaderBarrier &state, LeaderFold fold) {
+                                   std::uint32_t me, LeaderBarrier &state, ValueFold fold) {
   const auto n = static_cast<std::uint32_t>(leaders.size());
   const int base = group_mpi_tag(env, group_tag);
   for (; (1u << state.round) < n; ++state.round, state.posted = false) {

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/ranks.hpp"
+#include "core/value_fold.hpp"
 #include "mpi_rma/mpi_env.hpp"
 
 namespace hygaspi::mpi {
@@ -38,16 +39,11 @@ struct LeaderBarrier {
   std::uint64_t value = 0;              // with a fold: this leader's value, and the fold of all at the end
 };
 
-// What a barrier's value folds with (shm/node_barrier.hpp BarrierFold): idempotent, commutative
-// and associative, since a leader hears from some others twice when their count is not a power
-// of two.
-using LeaderFold = std::uint64_t (*)(std::uint64_t acc, std::uint64_t other) noexcept;
-
 // Dissemination barrier among `leaders`; I am leaders[me]. One message round per step. With
 // `fold`, each message carries what its sender has folded so far and state.value (set before the
 // first step) ends as the fold of every leader's; it stays in `state` when the barrier completes.
 gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,
-                                   std::uint32_t me, LeaderBarrier &state, LeaderFold fold = nullptr);
+                                   std::uint32_t me, LeaderBarrier &state, ValueFold fold = nullptr);
 // Gives up a barrier that failed (its tokens live in `state`, which the runtime keeps for good).
 void leader_barrier_abandon(Env &env, LeaderBarrier &state) noexcept;
 

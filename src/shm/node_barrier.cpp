@@ -4,7 +4,7 @@
 
 namespace hygaspi::shm {
 
-gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState &state, BarrierFold fold) noexcept {
+gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState &state, ValueFold fold) noexcept {
   const auto n = static_cast<std::uint32_t>(group.members.size());
   const std::uint32_t tag = group.tag;
   if (!state.active) {

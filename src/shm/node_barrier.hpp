@@ -17,6 +17,7 @@
 
 #include <cstdint>
 
+#include "core/value_fold.hpp"
 #include "shm/node_group.hpp"
 
 namespace hygaspi::shm {
@@ -28,12 +29,9 @@ struct NodeBarrierState {
   bool sent = false;         // this round's signal was sent
   bool active = false;       // a barrier is in progress
   std::uint32_t awaited = 0; // the member (position in NodeGroup::members) the last look waited for
-  std::uint64_t value =
-      0; // with a fold: this member's value, set before the barrier starts; the fold of all at the end
+  // With a fold: this member's value, set before the barrier starts; the fold of all at the end.
+  std::uint64_t value = 0;
 };
-
-// What a barrier's value folds with: acc (op) other, idempotent, commutative and associative.
-using BarrierFold = std::uint64_t (*)(std::uint64_t acc, std::uint64_t other) noexcept;
 
 // One look (a GASPI_TEST call): starts a barrier when none is active, signals each round's
 // partner once, and passes every round whose partner has arrived. GASPI_SUCCESS when the barrier
@@ -41,7 +39,7 @@ using BarrierFold = std::uint64_t (*)(std::uint64_t acc, std::uint64_t other) no
 // not published the group yet.
 // With `fold`, state.value travels and folds (see above).
 gaspi_return_t node_barrier_step(Node &node, NodeGroup &group, NodeBarrierState &state,
-                                 BarrierFold fold = nullptr) noexcept;
+                                 ValueFold fold = nullptr) noexcept;
 // Gives up the current barrier (an error elsewhere ended the collective).
 inline void node_barrier_abandon(NodeBarrierState &state) noexcept { state.active = false; }
 

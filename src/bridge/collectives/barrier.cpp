@@ -8,7 +8,7 @@ namespace {
 using BarrierPhase = BarrierMachine::Phase;
 
 // One look: advances through the phases as far as it can without waiting.
-gaspi_return_t barrier_step(GroupRecord &g, shm::BarrierFold fold, std::uint64_t area_slot_bytes) {
+gaspi_return_t barrier_step(GroupRecord &g, ValueFold fold, std::uint64_t area_slot_bytes) {
   BarrierMachine &b = g.barrier;
   if (b.phase == BarrierPhase::node_arrive) {
     // While the reduce area has a name, each member maps the area before it arrives, so that a
@@ -43,7 +43,7 @@ gaspi_return_t barrier_step(GroupRecord &g, shm::BarrierFold fold, std::uint64_t
 }
 } // namespace
 
-gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline, shm::BarrierFold fold,
+gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline, ValueFold fold,
                        std::uint64_t *value) {
   if (fold != nullptr && g.barrier.phase == BarrierPhase::node_arrive && !g.barrier.node.active)
     g.barrier.node.value = *value; // the barrier starts at this call

@@ -17,6 +17,7 @@
 
 #include "bridge/collectives/group_record.hpp"
 #include "core/deadline.hpp"
+#include "core/value_fold.hpp"
 
 namespace hygaspi::collectives {
 
@@ -51,7 +52,7 @@ gaspi_return_t check_not_broken(const GroupRecord &g);
 // completes. With `area_slot_bytes` (its slot_bytes, see publish), each node member maps the
 // group's reduce area before it arrives; 0 once the area's name is gone.
 gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Deadline &deadline,
-                       shm::BarrierFold fold = nullptr, std::uint64_t *value = nullptr);
+                       ValueFold fold = nullptr, std::uint64_t *value = nullptr);
 // acc = acc (op) other; the same function combines in shm and between leaders.
 using Combine = gaspi_return_t (*)(void *ctx, void *acc, const void *other);
 // `bytes` <= slot_bytes, the size of each member's slot in the reduce area (see publish).
