@@ -1,5 +1,7 @@
 // Global atomics on a node peer, each beside the raw floor underneath it, measured in the same run:
 //   fetch_add     gaspi_atomic_fetch_add on a word in rank 1's segment     vs  std::atomic fetch_add
+//                 (a C or C++ client built with GCC or Clang applies it inline, GASPI_inline.h; the
+//                 row "through the library" calls pgaspi_atomic_fetch_add, what other clients get)
 //   compare_swap  gaspi_atomic_compare_swap (always succeeding) likewise   vs  compare_exchange_strong
 //   AD fetch_add  gex_AD_OpNB_U64(GEX_OP_FADD) + gex_Event_Wait on a word   vs  std::atomic fetch_add
 //                 of rank 1's GASNet segment (GASNet-EX starts the engine, GASPI joins it)
@@ -15,6 +17,7 @@
 
 #include <GASPI.h>
 #include <GASPI_Ext.h>
+#include <PGASPI.h>
 #include <benchmark/benchmark.h>
 
 #define GASNET_PAR 1
@@ -61,11 +64,15 @@ void BM_raw_fetch_add(benchmark::State &state) {
   set_ns_per_op(state);
 }
 
-void BM_gaspi_fetch_add(benchmark::State &state) {
+// kInline: the client's inline path (GASPI_inline.h); otherwise the library's entry point, which a
+// client gets without it (HYGASPI_NO_INLINE).
+template <bool kInline> void BM_gaspi_fetch_add(benchmark::State &state) {
   std::uint64_t sink = 0;
   for (auto _ : state) {
     gaspi_atomic_value_t old = 0;
-    ok(gaspi_atomic_fetch_add(kSeg, kWord, 1, 1, &old, GASPI_BLOCK), "atomic_fetch_add");
+    ok(kInline ? gaspi_atomic_fetch_add(kSeg, kWord, 1, 1, &old, GASPI_BLOCK)
+               : pgaspi_atomic_fetch_add(kSeg, kWord, 1, 1, &old, GASPI_BLOCK),
+       "atomic_fetch_add");
     sink += old;
   }
   benchmark::DoNotOptimize(sink);
@@ -212,10 +219,13 @@ int main(int argc, char **argv) {
   if (g_rank == 0) {
     benchmark::Initialize(&argc, argv);
     using Fn = void (*)(benchmark::State &);
-    const std::pair<const char *, Fn> runs[] = {
-        {"raw_fetch_add", BM_raw_fetch_add},       {"gaspi_fetch_add", BM_gaspi_fetch_add},
-        {"raw_compare_swap", BM_raw_compare_swap}, {"gaspi_compare_swap", BM_gaspi_compare_swap},
-        {"ad_fetch_add", BM_ad_fetch_add},         {"ad_fetch_add_nbi", BM_ad_fetch_add_nbi}};
+    const std::pair<const char *, Fn> runs[] = {{"raw_fetch_add", BM_raw_fetch_add},
+                                                {"gaspi_fetch_add", BM_gaspi_fetch_add<true>},
+                                                {"library_fetch_add", BM_gaspi_fetch_add<false>},
+                                                {"raw_compare_swap", BM_raw_compare_swap},
+                                                {"gaspi_compare_swap", BM_gaspi_compare_swap},
+                                                {"ad_fetch_add", BM_ad_fetch_add},
+                                                {"ad_fetch_add_nbi", BM_ad_fetch_add_nbi}};
     for (auto [name, fn] : runs)
       bench::median_of_5(benchmark::RegisterBenchmark(name, fn)->MinTime(0.3));
     benchmark::RunSpecifiedBenchmarks(&collector);
@@ -256,6 +266,8 @@ int main(int argc, char **argv) {
     bench::header();
     bench::row("fetch_add, rank 0 alone", c("gaspi_fetch_add"), c("raw_fetch_add"), "ns", 1,
                "<= 1.5 (std::atomic fetch_add)");
+    bench::row("fetch_add through the library, rank 0 alone", c("library_fetch_add"), c("raw_fetch_add"), "ns", 1,
+               "no goal (std::atomic fetch_add)");
     bench::row("AD FADD (OpNB + Event_Wait), rank 0 alone", c("ad_fetch_add"), c("raw_fetch_add"), "ns", 1,
                "<= 1.5 (std::atomic fetch_add)");
     bench::row("AD FADD (OpNBI), rank 0 alone", c("ad_fetch_add_nbi"), c("raw_fetch_add"), "ns", 1,

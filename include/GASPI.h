@@ -243,4 +243,7 @@ HYGASPI_API gaspi_return_t gaspi_pcontrol(gaspi_pointer_t argument);
 }
 #endif
 
+/* The node path of the global atomics, inlined (HYGASPI_NO_INLINE turns it off). */
+#include "GASPI_inline.h"
+
 #endif /* HYGASPI_GASPI_H */

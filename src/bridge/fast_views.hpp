@@ -28,12 +28,11 @@ extern std::atomic<std::uint32_t> g_queues_with_copies;
   return ((g_queues_with_copies.load(std::memory_order_acquire) >> queue) & 1u) != 0;
 }
 
-// A node word that atomics reach without a lookup while its key holds (gaspi/fast_path.hpp). What
-// the lookup checked once stays true while the key holds (the life cycle, the rank, the segment id);
-// what can change is read again on every use: the owner's generation of the segment against the
-// mapping's (a delete or re-create) and the owner's liveness.
+// A node segment that atomics reach without a lookup while the caller's key holds (the life cycle,
+// the rank, the segment id: GASPI_inline.h). What can change is read again on every use: the
+// owner's generation of the segment against the mapping's (a delete or re-create) and the owner's
+// liveness.
 struct AtomicTarget {
-  std::uint64_t key = 0;  // the caller's; 0: empty
   char *data = nullptr;   // the mapping's, which lives as long as its generation
   std::uint64_t last = 0; // the offset of the last word in it
   std::uint64_t mapped_generation = 0;

@@ -8,6 +8,43 @@
 
 using namespace hygaspi;
 
+extern "C" {
+unsigned int gaspi_hyg_atomic_life = 0;
+__thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target __attribute__((tls_model("initial-exec"))) = {};
+}
+static_assert(GASPI_HYG_DEAD_OWNER == engine::kDeadOwner);
+static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t) && sizeof(unsigned int) == sizeof(std::uint32_t));
+
+namespace hygaspi::fast {
+
+void publish_atomic_life() noexcept {
+  const gaspi::State &gs = gaspi::state();
+  const bool inline_path = gs.initialized.load(std::memory_order_acquire) && !stats::active(1);
+  __atomic_store_n(&gaspi_hyg_atomic_life, inline_path ? gs.life.load(std::memory_order_relaxed) : 0u,
+                   __ATOMIC_RELEASE);
+}
+
+void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept {
+  gaspi_hyg_atomic_target_t &t = gaspi_hyg_atomic_target;
+  const gaspi::State &gs = gaspi::state();
+  t.key = 0;
+  engine::AtomicTarget found;
+  if (!gs.initialized.load(std::memory_order_acquire) || seg >= gs.config.segment_max ||
+      !engine::fill_atomic_target(rank, seg, found))
+    return;
+  t.words = reinterpret_cast<gaspi_atomic_value_t *>(found.data);
+  t.last = found.last;
+  t.mapped_generation = found.mapped_generation;
+  // The owner's words, which the client reads with __atomic_load_n: std::atomic of these widths is
+  // the plain integer (lock-free, same size), as GCC and Clang lay it out.
+  static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std::uint32_t>::is_always_lock_free);
+  t.generation = reinterpret_cast<const unsigned long long *>(found.generation);
+  t.state = reinterpret_cast<const unsigned int *>(found.state);
+  t.key = (std::uint64_t{gs.life.load(std::memory_order_relaxed)} << 32) | (std::uint64_t{rank} << 8) | seg;
+}
+
+} // namespace hygaspi::fast
+
 namespace {
 
 // Resolves the peer and its segment once. On a node peer the word is in its mapping (CPU atomics
@@ -33,7 +70,7 @@ gaspi_return_t atomic_done(gaspi_return_t rc, gaspi_segment_id_t seg, gaspi_offs
 }
 
 // The full paths: every check with its message, and the MPI route. Out of line, so that the
-// entry points' fast path (fast::atomic_word) saves no registers and builds no frame.
+// entry points' fast path (gaspi_hyg_atomic_word) saves no registers and builds no frame.
 [[gnu::noinline]] gaspi_return_t fetch_add_full(gaspi_segment_id_t segment_id, gaspi_offset_t offset, gaspi_rank_t rank,
                                                 gaspi_atomic_value_t val_add, gaspi_atomic_value_t *val_old,
                                                 gaspi_timeout_t timeout) noexcept {
@@ -68,8 +105,8 @@ extern "C" {
 gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, const gaspi_offset_t offset,
                                        const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
                                        gaspi_atomic_value_t *const val_old, const gaspi_timeout_t timeout) {
-  // With statistics on, the full path counts the call: no call here, so no frame to build.
-  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
+  // For a client without the inline path (GASPI_inline.h): the same check, no frame to build.
+  if (gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old); word != nullptr)
       [[likely]] {
     *val_old = apply_atomic(word, fetch_add_op(val_add)); // the engine's CPU atomic, folded to one fetch_add
     return GASPI_SUCCESS;
@@ -81,8 +118,8 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
                                           const gaspi_rank_t rank, const gaspi_atomic_value_t comparator,
                                           const gaspi_atomic_value_t val_new, gaspi_atomic_value_t *const val_old,
                                           const gaspi_timeout_t timeout) {
-  // With statistics on, the full path counts the call: no call here, so no frame to build.
-  if (std::uint64_t *word = fast::atomic_word(rank, segment_id, offset, val_old); word != nullptr && !stats::active(1))
+  // For a client without the inline path (GASPI_inline.h): the same check, no frame to build.
+  if (gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old); word != nullptr)
       [[likely]] {
     // The value before the call, whether or not it was swapped (spec §10.3).
     *val_old = apply_atomic(word, compare_swap_op(comparator, val_new));

@@ -6,11 +6,13 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <mutex>
 #include <sched.h>
 #include <string>
 #include <x86intrin.h>
 
 #include "gaspi/checks.hpp"
+#include "gaspi/fast_path.hpp"
 #include "core/statistics.hpp"
 
 using namespace hygaspi;
@@ -220,7 +222,9 @@ gaspi_return_t pgaspi_statistic_counter_info(const gaspi_statistic_counter_t cou
 }
 
 gaspi_return_t pgaspi_statistic_verbosity_level(const gaspi_number_t verbosity_level) {
+  std::lock_guard lock(engine::lifecycle()); // against a gaspi_proc_init publishing the atomics' life
   stats::set_level(verbosity_level);
+  fast::publish_atomic_life(); // counting on: every atomic through the library, which counts it
   return GASPI_SUCCESS;
 }
 

@@ -15,6 +15,7 @@
 #include "bridge/lifecycle.hpp"
 #include "core/statistics.hpp"
 #include "gaspi/checks.hpp"
+#include "gaspi/fast_path.hpp"
 #include "gaspi/group_ops.hpp"
 #include "gaspi/state.hpp"
 
@@ -34,6 +35,7 @@ namespace {
 void teardown() {
   gaspi::State &gs = gaspi::state();
   gs.initialized.store(false, std::memory_order_seq_cst);
+  fast::publish_atomic_life(); // every atomic to the library, which now says GASPI_ERR_NOINIT
   // Other threads may be blocked in this rank's waits: wake them, each returns
   // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
   // counted call (InFlight) has left before anything is torn down.
@@ -123,6 +125,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
     stats::start(engine::size()); // per-rank counter arrays, all counters zero
     gs.life.fetch_add(1, std::memory_order_relaxed);
     gs.initialized.store(true, std::memory_order_release);
+    fast::publish_atomic_life();
     return GASPI_SUCCESS;
   });
 }

@@ -3,8 +3,9 @@
 // all-valid case with no message, and returns nullptr for anything unusual (not initialised, a bad
 // or dead rank, another node, a bad segment or offset, a mapping not cached yet); the entry point
 // then runs its full path, which repeats every check and reports the error exactly as before.
-// What the engine answers (bridge/fast_views.hpp) is one call each; the atomics' cache below is
-// read inline, since an atomic on a node is a few ns and a call was a measurable share of it.
+// What the engine answers (bridge/fast_views.hpp) is one call each; the atomics' cache is read
+// inline, by the client itself (GASPI_inline.h), since an atomic on a node is a few ns and a call
+// was a measurable share of it.
 #pragma once
 #include <atomic>
 #include <cstdint>
@@ -41,40 +42,17 @@ inline const SegmentView *local_segment(std::uint32_t seg, std::uint64_t off, st
   return m;
 }
 
-// The key of a (rank, segment) in this life of GASPI: 0 is never one (life starts at 1).
-inline std::uint64_t atomic_key(const gaspi::State &gs, std::uint32_t rank, std::uint32_t seg) noexcept {
-  return (std::uint64_t{gs.life.load(std::memory_order_relaxed)} << 32) | (std::uint64_t{rank} << 8) | seg;
-}
+// The atomics' cache (GASPI_inline.h): the client reads it inline, and so do the library's own entry
+// points (api_atomic.cpp), with gaspi_hyg_atomic_word.
 
-inline thread_local engine::AtomicTarget t_atomic_target __attribute__((tls_model("initial-exec")));
+// Publishes gaspi_hyg_atomic_life: the life while GASPI is initialised and statistics are off, else
+// 0, which sends every atomic to the library. Called where either changes, under the lifecycle lock.
+void publish_atomic_life() noexcept;
 
-// The lookup behind atomic_word, which the full paths run before they go on: a mapped segment of
-// this rank or a live node peer, addressable here. The next atomic on (rank, seg) then takes the fast path.
-inline void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept {
-  const gaspi::State &gs = gaspi::state();
-  t_atomic_target.key = 0;
-  if (!gs.initialized.load(std::memory_order_acquire) || seg >= gs.config.segment_max)
-    return;
-  if (engine::fill_atomic_target(rank, seg, t_atomic_target))
-    t_atomic_target.key = atomic_key(gs, rank, seg);
-}
-
-// The 8-byte word of a global atomic on a node peer.
-inline std::uint64_t *atomic_word(std::uint32_t rank, std::uint32_t seg, std::uint64_t off,
-                                  const void *val_old) noexcept {
-  const gaspi::State &gs = gaspi::state();
-  if (val_old == nullptr || off % sizeof(std::uint64_t) != 0 || !gs.initialized.load(std::memory_order_acquire))
-    return nullptr;
-  engine::AtomicTarget &t = t_atomic_target;
-  if (t.key != atomic_key(gs, rank, seg)) [[unlikely]]
-    return nullptr; // the full path looks it up (remember_atomic_target): no call, no frame here
-  if (t.generation->load(std::memory_order_acquire) != t.mapped_generation ||
-      t.state->load(std::memory_order_acquire) == engine::kDeadOwner || off > t.last) [[unlikely]] {
-    t.key = 0; // a changed segment or a dead owner: the full path decides, and the next call looks up
-    return nullptr;
-  }
-  return reinterpret_cast<std::uint64_t *>(t.data + off);
-}
+// The lookup behind gaspi_hyg_atomic_word, which the full paths run before they go on: a mapped
+// segment of this rank or a live node peer, addressable here. The next atomic on (rank, seg) then
+// takes the fast path.
+void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept;
 
 } // namespace fast
 

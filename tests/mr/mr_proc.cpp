@@ -411,6 +411,15 @@ void ring_check(unsigned tag) {
 }
 
 void second_life() {
+  // An atomic on a segment that term leaves to tear down: the thread's cached target of it (the
+  // inline path of GASPI_inline.h) must not outlive the life, whose mappings term removes.
+  constexpr gaspi_segment_id_t kKept = 1;
+  const gaspi_rank_t next = static_cast<gaspi_rank_t>((g_me + 1) % g_n);
+  MR_OK(gaspi_segment_create(kKept, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
+  gaspi_atomic_value_t old = 1;
+  for (int i = 0; i < 2; ++i) // the first looks the target up, the second takes the cached one
+    MR_OK(gaspi_atomic_fetch_add(kKept, 8, next, 1, &old, GASPI_BLOCK));
+  MR_CHECK(old == 1);
   MR_OK(gaspi_segment_delete(kSeg));
   MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
   MR_OK(gaspi_proc_term(GASPI_BLOCK));
@@ -420,6 +429,8 @@ void second_life() {
   gaspi_rank_t r = 0;
   MR_EXPECT(GASPI_ERR_NOINIT, gaspi_proc_rank(&r));
   MR_EXPECT(GASPI_ERR_NOINIT, gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  MR_EXPECT(GASPI_ERR_NOINIT, gaspi_atomic_fetch_add(kKept, 8, next, 1, &old, GASPI_BLOCK));
+  MR_EXPECT(GASPI_ERR_NOINIT, gaspi_atomic_compare_swap(kKept, 8, next, 2, 3, &old, GASPI_BLOCK));
 
   gaspi_rank_t n = 0;
   MR_OK(gaspi_proc_init(GASPI_BLOCK));
