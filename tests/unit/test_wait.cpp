@@ -209,6 +209,65 @@ TEST_CASE("Backoff: spins, yields, then naps that double up to kLongestNap; a se
   CHECK(naps.back() == kFirstNap);
 }
 
+TEST_CASE("a rank that served a request lately naps at most kBusyNap, one served nothing for long kLongestNap") {
+  std::atomic<std::int64_t> served_at{0};
+  const WaitPolicy policy{0, 0, &served_at};
+  // Never served: the naps grow to kLongestNap, as without a record.
+  CHECK(longest_nap(policy) == kLongestNap);
+  CHECK(longest_nap(WaitPolicy{}) == kLongestNap);
+  Counter progress;
+  CountingSleep sleep;
+  int looks = 0;
+  auto after_naps = [&] { return ++looks > 40; };
+  Step step(progress);
+  CHECK(wait_until(after_naps, Deadline(kTimeoutBlock), policy, step, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
+  CHECK(sleep.longest == kLongestNap);
+
+  // A wait that served something: this wait and the next ones, within kBusyWindow, nap shorter.
+  progress.serve = true;
+  looks = 0;
+  auto served_once = [&] {
+    progress.serve = false; // the first step served, then nothing more
+    return ++looks > 40;
+  };
+  sleep = CountingSleep{};
+  CHECK(wait_until(served_once, Deadline(kTimeoutBlock), policy, step, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
+  CHECK(served_at.load() != 0);
+  CHECK(longest_nap(policy) == kBusyNap);
+  CHECK(sleep.longest == kBusyNap);
+  looks = 0;
+  sleep = CountingSleep{};
+  CHECK(wait_until(after_naps, Deadline(kTimeoutBlock), policy, step, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
+  CHECK(sleep.longest == kBusyNap);
+
+  // Backoff notes a served look in the same record, and naps under the same rule.
+  served_at = 0;
+  Backoff backoff;
+  std::chrono::nanoseconds longest{0};
+  auto nap = [&](std::chrono::nanoseconds ns) { longest = std::max(longest, ns); };
+  backoff.pause(policy, true, nap);
+  CHECK(served_at.load() != 0);
+  for (int look = 0; look < 20; ++look)
+    backoff.pause(policy, false, nap);
+  CHECK(longest == kBusyNap);
+
+  // Past the window, the longest nap again.
+  served_at = (std::chrono::steady_clock::now() - kBusyWindow - 1ms).time_since_epoch().count();
+  CHECK(longest_nap(policy) == kLongestNap);
+}
+
+TEST_CASE("a nap runs with a tight timer slack and leaves the thread's own as it was") {
+  const long before = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  REQUIRE(before > std::chrono::nanoseconds(kNapSlack).count()); // Linux's default: 50 us
+  long during = -1;
+  {
+    NapSlack on_time;
+    during = prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+  }
+  CHECK(during == std::chrono::nanoseconds(kNapSlack).count());
+  CHECK(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) == before);
+}
+
 TEST_CASE("a doorbell sleeper is woken by a ring from another thread") {
   shm::Doorbell bell{};
   std::atomic<bool> flag{false};
