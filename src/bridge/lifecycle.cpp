@@ -131,7 +131,7 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline,
   r.peers.build(GlobalRank{r.rank}, r.nranks, members, false);
   r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   shm::NodeOptions options{
-      knobs.job, r.rank, r.nranks,          {effective_spin(knobs, r.nranks), knobs.yields, &r.served_at},
+      knobs.job, r.rank, r.nranks,          {effective_spin(knobs, r.nranks), knobs.yields, &r.served},
       members,   true,   knobs.cuda_library};
   HYGASPI_TRY(r.node.init(options, deadline));
   return am::open_inbox(passive_max);
@@ -185,7 +185,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   }
   HYGASPI_TRY(agree(r, rc)); // the job blocks exist
   shm::NodeOptions options{r.mpi.node_job,    static_cast<std::uint32_t>(r.mpi.local_rank),
-                           node_size,         {effective_spin(knobs, node_size), knobs.yields, &r.served_at},
+                           node_size,         {effective_spin(knobs, node_size), knobs.yields, &r.served},
                            members,           false,
                            knobs.cuda_library};
   rc = r.node.init(options, deadline);
@@ -195,7 +195,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   r.bootstrap_job.reset();
   // Before MPI RMA and the progress thread, which a failed start would leave running.
   HYGASPI_TRY(agree(r, am::open_inbox(passive_max)));
-  r.control.init(r.mpi, WaitPolicy{effective_spin(knobs, node_size), knobs.yields, &r.served_at});
+  r.control.init(r.mpi, WaitPolicy{effective_spin(knobs, node_size), knobs.yields, &r.served});
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
   if (r.peers.spans_nodes()) {
     HYGASPI_TRY(r.rma.init(r.mpi)); // from here on, waits drive progress() (bridge/progress.hpp)

@@ -48,7 +48,7 @@ struct Runtime {
   std::vector<std::atomic<bool>> known_dead;
   // When a wait of this rank last served a request (WaitPolicy::served_at; its waits nap shorter
   // for a while after one).
-  std::atomic<std::int64_t> served_at{0};
+  ServedRecord served;
 
   // What this rank knows of a peer's life: a node peer's state is in the job block; of a rank on
   // another node it knows only what it has seen itself.

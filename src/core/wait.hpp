@@ -74,31 +74,39 @@ inline constexpr std::chrono::microseconds kLongestNap{200};
 inline constexpr std::chrono::microseconds kBusyNap{50};
 inline constexpr std::chrono::milliseconds kBusyWindow{100};
 
+// When a rank's waits last served a request, for the rule of kBusyNap: one record for all of the
+// rank's waits, owned by the engine. A step that serves only raises `since_nap` (no clock: on a
+// node a step serves an active message every ~100 ns); the next nap reads the clock and keeps it
+// in `at` (steady clock, ns since its epoch), a few microseconds of spinning after the serve.
+struct ServedRecord {
+  std::atomic<bool> since_nap{false};
+  std::atomic<std::int64_t> at{0};
+};
+
 // HYGASPI_SPIN, HYGASPI_YIELDS (core/knobs.hpp).
 struct WaitPolicy {
-  std::int64_t spin = 2000; // looks with a pause between them, before the first yield
-  std::int64_t yields = 50; // looks with a sched_yield between them, before the first sleep
-  // When a wait of this rank last served a request (steady clock, ns since its epoch), one record
-  // for all of the rank's waits, owned by the engine; nullptr: none kept, naps up to kLongestNap.
-  std::atomic<std::int64_t> *served_at = nullptr;
+  std::int64_t spin = 2000;       // looks with a pause between them, before the first yield
+  std::int64_t yields = 50;       // looks with a sched_yield between them, before the first sleep
+  ServedRecord *served = nullptr; // nullptr: none kept, naps up to kLongestNap
 };
 
 inline constexpr std::int64_t kSpinsPerProgress = 8;
 inline constexpr std::chrono::milliseconds kHealthEvery{10};
 inline void cpu_relax() noexcept { __builtin_ia32_pause(); }
 
-// A step served a request: noted for the rule of kBusyNap (a clock read; a serving step costs
-// microseconds).
+// A step served a request: noted for the rule of kBusyNap (one load, and a store once per nap).
 inline void note_served(const WaitPolicy &policy) noexcept {
-  if (policy.served_at != nullptr)
-    policy.served_at->store(std::chrono::steady_clock::now().time_since_epoch().count(), std::memory_order_relaxed);
+  if (policy.served != nullptr && !policy.served->since_nap.load(std::memory_order_relaxed))
+    policy.served->since_nap.store(true, std::memory_order_relaxed);
 }
-// The longest nap now, under the rule of kBusyNap.
+// The longest nap now, under the rule of kBusyNap. Called as a nap begins.
 [[nodiscard]] inline std::chrono::nanoseconds longest_nap(const WaitPolicy &policy) noexcept {
-  if (policy.served_at == nullptr)
+  if (policy.served == nullptr)
     return kLongestNap;
-  const auto since = std::chrono::steady_clock::now().time_since_epoch() -
-                     std::chrono::steady_clock::duration(policy.served_at->load(std::memory_order_relaxed));
+  const std::int64_t now = std::chrono::steady_clock::now().time_since_epoch().count();
+  if (policy.served->since_nap.exchange(false, std::memory_order_relaxed))
+    policy.served->at.store(now, std::memory_order_relaxed);
+  const auto since = std::chrono::steady_clock::duration(now - policy.served->at.load(std::memory_order_relaxed));
   return since < kBusyWindow ? std::chrono::nanoseconds(kBusyNap) : std::chrono::nanoseconds(kLongestNap);
 }
 

@@ -210,8 +210,8 @@ TEST_CASE("Backoff: spins, yields, then naps that double up to kLongestNap; a se
 }
 
 TEST_CASE("a rank that served a request lately naps at most kBusyNap, one served nothing for long kLongestNap") {
-  std::atomic<std::int64_t> served_at{0};
-  const WaitPolicy policy{0, 0, &served_at};
+  ServedRecord record;
+  const WaitPolicy policy{0, 0, &record};
   // Never served: the naps grow to kLongestNap, as without a record.
   CHECK(longest_nap(policy) == kLongestNap);
   CHECK(longest_nap(WaitPolicy{}) == kLongestNap);
@@ -232,7 +232,7 @@ TEST_CASE("a rank that served a request lately naps at most kBusyNap, one served
   };
   sleep = CountingSleep{};
   CHECK(wait_until(served_once, Deadline(kTimeoutBlock), policy, step, sleep, kAlwaysHealthy) == GASPI_SUCCESS);
-  CHECK(served_at.load() != 0);
+  CHECK(record.at.load() != 0);
   CHECK(longest_nap(policy) == kBusyNap);
   CHECK(sleep.longest == kBusyNap);
   looks = 0;
@@ -241,18 +241,20 @@ TEST_CASE("a rank that served a request lately naps at most kBusyNap, one served
   CHECK(sleep.longest == kBusyNap);
 
   // Backoff notes a served look in the same record, and naps under the same rule.
-  served_at = 0;
+  record.at = 0;
   Backoff backoff;
   std::chrono::nanoseconds longest{0};
   auto nap = [&](std::chrono::nanoseconds ns) { longest = std::max(longest, ns); };
   backoff.pause(policy, true, nap);
-  CHECK(served_at.load() != 0);
+  CHECK(record.since_nap.load()); // no clock yet: the first nap reads it
+  CHECK(record.at.load() == 0);
   for (int look = 0; look < 20; ++look)
     backoff.pause(policy, false, nap);
+  CHECK(record.at.load() != 0);
   CHECK(longest == kBusyNap);
 
   // Past the window, the longest nap again.
-  served_at = (std::chrono::steady_clock::now() - kBusyWindow - 1ms).time_since_epoch().count();
+  record.at = (std::chrono::steady_clock::now() - kBusyWindow - 1ms).time_since_epoch().count();
   CHECK(longest_nap(policy) == kLongestNap);
 }
 
