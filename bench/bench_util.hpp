@@ -116,11 +116,14 @@ inline void header(bool with_target = true) {
               with_target ? " target" : "");
 }
 
+// `ratio`: ours / floor unless given (a figure timed by turns: the median of its turns' ratios).
 inline void row(const char *figure, double ours, double floor, const char *unit, int decimals,
-                const char *target = nullptr) {
+                const char *target = nullptr, double ratio = 0) {
   const int width = 11 - static_cast<int>(std::strlen(unit));
+  if (ratio == 0 && floor > 0)
+    ratio = ours / floor;
   std::printf("%-44s %*.*f %s %*.*f %s %8.2f%s%s\n", figure, width, decimals, ours, unit, width, decimals, floor, unit,
-              floor > 0 ? ours / floor : 0.0, target ? " " : "", target ? target : "");
+              ratio, target ? " " : "", target ? target : "");
 }
 
 } // namespace bench
