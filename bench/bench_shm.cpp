@@ -44,7 +44,9 @@ struct alignas(128) RawFlags {
 RawFlags *g_raw = nullptr;
 
 void echo_raw() {
-  std::uint64_t seen = g_raw->ping.load(std::memory_order_acquire);
+  // What it echoed last (rank 0 counts on from it too): reading `ping` instead could already see
+  // this turn's first ping, which would then never be echoed.
+  std::uint64_t seen = g_raw->pong.load(std::memory_order_acquire);
   while (g_raw->stop.load(std::memory_order_acquire) == 0) {
     std::uint64_t v = g_raw->ping.load(std::memory_order_acquire);
     if (v != seen) {
