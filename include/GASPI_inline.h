@@ -52,7 +52,9 @@ typedef struct {
 /* The life of GASPI (1 at the first gaspi_proc_init) while the inline path may run: GASPI is
  * initialised and statistics are off. 0 otherwise. */
 extern unsigned int gaspi_hyg_atomic_life;
-extern __thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target;
+/* initial-exec: the library holds it in the static TLS block, so a client built as a shared
+ * library (-fPIC) reads it as an executable does, without a __tls_get_addr call. */
+extern __thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target __attribute__((tls_model("initial-exec")));
 
 #pragma GCC visibility pop
 

@@ -32,7 +32,9 @@ typedef struct {
 } gasnet_hyg_segment_t;
 extern gasnet_hyg_segment_t *gasnet_hyg_segments; /* NULL before attach and once exiting */
 extern gasnet_node_t gasnet_hyg_nnodes;           /* entries, set before the table is published */
-extern __thread unsigned gasnet_hyg_busy;         /* in a handler, an NIS, or holding an HSL */
+/* In a handler, an NIS, or holding an HSL. initial-exec: the library holds it in the static TLS
+ * block, so a client built as a shared library reads it without a __tls_get_addr call. */
+extern __thread unsigned gasnet_hyg_busy __attribute__((tls_model("initial-exec")));
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
