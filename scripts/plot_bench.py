@@ -69,7 +69,7 @@ def mpi_table(lines):
         if line.startswith("figure (median of 5)"):
             inside = True
             continue
-        if not inside or not line.strip():
+        if not inside or not line.strip() or line.startswith("("):
             continue
         cols = re.split(r"\s{2,}", line.strip())
         if len(cols) < 3:
