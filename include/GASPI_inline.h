@@ -38,7 +38,8 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* A thread's cached atomic target. Not an interface: its layout may change with the library's
- * version. */
+ * version, and the exported names below carry the layout's number (_v1), so that a client built
+ * against another layout fails to load instead of misreading it. */
 typedef struct {
   unsigned long long key;               /* (life << 32) | (rank << 8) | segment; 0: empty */
   gaspi_atomic_value_t *words;          /* where this process maps the segment's data */
@@ -51,18 +52,18 @@ typedef struct {
 
 /* The life of GASPI (1 at the first gaspi_proc_init) while the inline path may run: GASPI is
  * initialised and statistics are off. 0 otherwise. */
-extern unsigned int gaspi_hyg_atomic_life;
+extern unsigned int gaspi_hyg_atomic_life_v1;
 /* initial-exec: the library holds it in the static TLS block, so a client built as a shared
  * library (-fPIC) reads it as an executable does, without a __tls_get_addr call. */
-extern __thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target __attribute__((tls_model("initial-exec")));
+extern __thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target_v1 __attribute__((tls_model("initial-exec")));
 
 #pragma GCC visibility pop
 
 /* The mapped 8-byte word of an atomic on (rank, segment_id, offset), or NULL: go to the library. */
 static __inline__ gaspi_atomic_value_t *gaspi_hyg_atomic_word(gaspi_segment_id_t segment_id, gaspi_offset_t offset,
                                                               gaspi_rank_t rank, const gaspi_atomic_value_t *val_old) {
-  const gaspi_hyg_atomic_target_t *t = &gaspi_hyg_atomic_target;
-  const unsigned long long life = __atomic_load_n(&gaspi_hyg_atomic_life, __ATOMIC_ACQUIRE);
+  const gaspi_hyg_atomic_target_t *t = &gaspi_hyg_atomic_target_v1;
+  const unsigned long long life = __atomic_load_n(&gaspi_hyg_atomic_life_v1, __ATOMIC_ACQUIRE);
   if (life == 0 || val_old == NULL || (offset & 7u) != 0 ||
       t->key != ((life << 32) | (rank * 256ull) | (segment_id + 0ull)) || offset > t->last ||
       __atomic_load_n(t->generation, __ATOMIC_ACQUIRE) != t->mapped_generation ||

@@ -9,8 +9,8 @@
 using namespace hygaspi;
 
 extern "C" {
-unsigned int gaspi_hyg_atomic_life = 0;
-__thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target __attribute__((tls_model("initial-exec"))) = {};
+unsigned int gaspi_hyg_atomic_life_v1 = 0;
+__thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target_v1 __attribute__((tls_model("initial-exec"))) = {};
 }
 static_assert(GASPI_HYG_DEAD_OWNER == engine::kDeadOwner);
 static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t) && sizeof(unsigned int) == sizeof(std::uint32_t));
@@ -20,12 +20,12 @@ namespace hygaspi::fast {
 void publish_atomic_life() noexcept {
   const gaspi::State &gs = gaspi::state();
   const bool inline_path = gs.initialized.load(std::memory_order_acquire) && !stats::active(1);
-  __atomic_store_n(&gaspi_hyg_atomic_life, inline_path ? gs.life.load(std::memory_order_relaxed) : 0u,
+  __atomic_store_n(&gaspi_hyg_atomic_life_v1, inline_path ? gs.life.load(std::memory_order_relaxed) : 0u,
                    __ATOMIC_RELEASE);
 }
 
 void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept {
-  gaspi_hyg_atomic_target_t &t = gaspi_hyg_atomic_target;
+  gaspi_hyg_atomic_target_t &t = gaspi_hyg_atomic_target_v1;
   const gaspi::State &gs = gaspi::state();
   t.key = 0;
   engine::AtomicTarget found;

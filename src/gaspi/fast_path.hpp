@@ -45,7 +45,7 @@ inline const SegmentView *local_segment(std::uint32_t seg, std::uint64_t off, st
 // The atomics' cache (GASPI_inline.h): the client reads it inline, and so do the library's own entry
 // points (api_atomic.cpp), with gaspi_hyg_atomic_word.
 
-// Publishes gaspi_hyg_atomic_life: the life while GASPI is initialised and statistics are off, else
+// Publishes gaspi_hyg_atomic_life_v1: the life while GASPI is initialised and statistics are off, else
 // 0, which sends every atomic to the library. Called where either changes, under the lifecycle lock.
 void publish_atomic_life() noexcept;
 
