@@ -24,14 +24,15 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* One entry per node, published by gasnet_attach. Not an interface: its layout may change with
- * the library's version. */
+ * the library's version, and the table's exported name carries the layout's number (_v1), so that
+ * a client built against another layout fails to load instead of misreading it. */
 typedef struct {
   char *mapped;   /* where this process maps the node's segment; NULL: reached over MPI */
   uintptr_t addr; /* the segment's address on its node (gasnet_getSegmentInfo) */
   uintptr_t size;
 } gasnet_hyg_segment_t;
-extern gasnet_hyg_segment_t *gasnet_hyg_segments; /* NULL before attach and once exiting */
-extern gasnet_node_t gasnet_hyg_nnodes;           /* entries, set before the table is published */
+extern gasnet_hyg_segment_t *gasnet_hyg_segments_v1; /* NULL before attach and once exiting */
+extern gasnet_node_t gasnet_hyg_nnodes;              /* entries, set before the table is published */
 /* In a handler, an NIS, or holding an HSL. initial-exec: the library holds it in the static TLS
  * block, so a client built as a shared library reads it without a __tls_get_addr call. */
 extern __thread unsigned gasnet_hyg_busy __attribute__((tls_model("initial-exec")));
@@ -45,7 +46,7 @@ extern __thread unsigned gasnet_hyg_busy __attribute__((tls_model("initial-exec"
 
 /* The mapped address of [addr, addr + nbytes) of node's segment, or NULL: go to the library. */
 static __inline__ char *gasnet_hyg_mapped(gasnet_node_t node, const void *addr, size_t nbytes) {
-  const gasnet_hyg_segment_t *t = __atomic_load_n(&gasnet_hyg_segments, __ATOMIC_ACQUIRE);
+  const gasnet_hyg_segment_t *t = __atomic_load_n(&gasnet_hyg_segments_v1, __ATOMIC_ACQUIRE);
   uintptr_t offset;
   if (t == NULL || node >= gasnet_hyg_nnodes || t[node].mapped == NULL || gasnet_hyg_busy != 0 || nbytes == 0)
     return NULL;

@@ -47,7 +47,7 @@ ThreadContext &context() noexcept {
 // The inline node path's view (gasnet_inline.h): the table gasnet_attach publishes, and the
 // thread's rule state, which ThreadContext::publish keeps.
 extern "C" {
-gasnet_hyg_segment_t *gasnet_hyg_segments = nullptr;
+gasnet_hyg_segment_t *gasnet_hyg_segments_v1 = nullptr;
 gasnet_node_t gasnet_hyg_nnodes = 0;
 HYG_FAST_TLS __thread unsigned gasnet_hyg_busy = 0;
 }
@@ -266,7 +266,7 @@ static void leave_job(int code) noexcept {
     wait_for_process_end(); // another thread of this node is exiting: it ends the process
   t_exiting = true;
   s.exit_code.store(code);
-  __atomic_store_n(&gasnet_hyg_segments, nullptr, __ATOMIC_RELEASE); // every put and get to the library
+  __atomic_store_n(&gasnet_hyg_segments_v1, nullptr, __ATOMIC_RELEASE); // every put and get to the library
   context() = ThreadContext{};
   context().publish();
   if (!s.inited.load())

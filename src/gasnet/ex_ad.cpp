@@ -144,7 +144,7 @@ gex_hyg_AD &domain(const char *call, gex_AD_t ad) {
 template <class T>
 [[gnu::always_inline]] inline bool node_op(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode,
                                            T op1, T op2, gex_Flags_t flags) noexcept {
-  const gasnet_hyg_segment_t *table = __atomic_load_n(&gasnet_hyg_segments, __ATOMIC_ACQUIRE);
+  const gasnet_hyg_segment_t *table = __atomic_load_n(&gasnet_hyg_segments_v1, __ATOMIC_ACQUIRE);
   if (ad == nullptr || table == nullptr || gasnet_hyg_busy != 0 || ad->head.magic != kLive ||
       ad->head.dt != Dt<T>::dt || (opcode & (opcode - 1)) != 0 || (opcode & ad->ops) == 0 ||
       (flags & ~kFastFlags) != 0 || ad->head.identity == 0 || rank >= gasnet_hyg_nnodes)

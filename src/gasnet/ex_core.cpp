@@ -86,7 +86,7 @@ int attach_primordial(const char *call, uintptr_t size, const std::function<int(
     s.inline_table[n] = gasnet_hyg_segment_t{s.segments[n].mapped, s.segments[n].addr, s.segments[n].size};
   // Through the exported names, which reach a client's copies of them (core.cpp).
   gasnet_hyg_nnodes = s.nodes;
-  __atomic_store_n(&gasnet_hyg_segments, s.inline_table.data(), __ATOMIC_RELEASE);
+  __atomic_store_n(&gasnet_hyg_segments_v1, s.inline_table.data(), __ATOMIC_RELEASE);
   s.attach_done.store(true, std::memory_order_release);
   // The primordial segment object, bound to the primordial endpoint, once RMA may use it.
   if (size != 0) {

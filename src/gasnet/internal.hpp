@@ -119,7 +119,7 @@ struct State {
   std::vector<gasnet_node_t> supernode;
   std::array<void (*)(), 256> handlers{};
   std::vector<NodeSegment> segments;              // per node (sized at init; filled by attach)
-  std::vector<gasnet_hyg_segment_t> inline_table; // what gasnet_hyg_segments points to once attached
+  std::vector<gasnet_hyg_segment_t> inline_table; // what gasnet_hyg_segments_v1 points to once attached
   std::atomic<std::uint32_t> seginfo_got{0};
   std::atomic<bool> exiting{false};
   std::atomic<int> exit_code{0};

@@ -915,8 +915,8 @@ int main(int argc, char **argv) {
 #ifndef GASNET_HYG_NO_INLINE
   /* The inline node path is open: the table this program reads (perhaps a copy of the library's
    * variable in the executable) is published, one entry per node. */
-  GN_CHECK(gasnet_hyg_segments != NULL && gasnet_hyg_nnodes == gasnet_nodes());
-  GN_CHECK(gasnet_hyg_segments[gasnet_mynode()].mapped != NULL);
+  GN_CHECK(gasnet_hyg_segments_v1 != NULL && gasnet_hyg_nnodes == gasnet_nodes());
+  GN_CHECK(gasnet_hyg_segments_v1[gasnet_mynode()].mapped != NULL);
 #endif
 
   /* Segment table: every node's segment, page-aligned, as large as asked; entries past the count

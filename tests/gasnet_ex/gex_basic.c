@@ -251,7 +251,7 @@ static void test_segment(void) {
 #ifndef GASNET_HYG_NO_INLINE
   /* The inline node path is open where this program reads it (its copies of the library's
    * variables, if the executable holds any). */
-  CHECK(gex_hyg_tm0 == tm && gasnet_hyg_segments != NULL && gasnet_hyg_nnodes == gex_TM_QuerySize(tm));
+  CHECK(gex_hyg_tm0 == tm && gasnet_hyg_segments_v1 != NULL && gasnet_hyg_nnodes == gex_TM_QuerySize(tm));
 #endif
   CHECK(gex_Segment_Attach(&seg, tm, SEG_SIZE) == GASNET_ERR_RESOURCE);
   CHECK(seg != GEX_SEGMENT_INVALID && gex_EP_QuerySegment(ep) == seg && gex_Segment_QueryClient(seg) == client);
