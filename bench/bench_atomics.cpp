@@ -14,6 +14,7 @@
 // runtime's own software overhead per call (argument checks, segment lookup, error guard).
 // Run as 2 ranks: hygaspi-run -n 2 -- bench_atomics.
 #include "bench_util.hpp"
+#include "bench_median.hpp"
 
 #include <GASPI.h>
 #include <GASPI_Ext.h>
@@ -32,6 +33,8 @@
 #include <vector>
 
 namespace {
+
+using bench::median;
 
 using bench::ok;
 
@@ -188,11 +191,6 @@ Interleaved interleaved() {
   }
   benchmark::DoNotOptimize(sink);
   return best;
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 } // namespace

@@ -19,6 +19,8 @@
 //   put_bulk / get_bulk 64 KiB, 2 MiB bandwidth  vs memcpy (node) / MPI_Put or MPI_Get + flush (mpi)
 //   barrier (both ranks)             vs MPI_Barrier
 #define GASNET_PAR
+#include "bench_median.hpp"
+
 #include <gasnet.h>
 #include <gasnetex.h>
 #include <mpi.h>
@@ -36,6 +38,8 @@
 
 namespace {
 
+using bench::median;
+
 using Clock = std::chrono::steady_clock;
 constexpr int kReps = 5;
 constexpr std::size_t kBulk = 2u << 20;
@@ -46,11 +50,6 @@ bool g_node = true; // both ranks share a node
 void h_ping_short(gasnet_token_t t) { gasnet_AMReplyShort0(t, 210); }
 void h_ping_payload(gasnet_token_t t, void *, size_t) { gasnet_AMReplyShort0(t, 210); }
 void h_pong(gasnet_token_t) { g_pongs = g_pongs + 1; }
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 // Runs `body(count)` kReps times on both ranks (rank 0's clock), after a warm-up; returns the
 // median time per iteration in microseconds.

@@ -21,6 +21,8 @@
 // ("MPI alloc"). Every figure runs a fixed count on every rank (warm-up: a tenth of it), 5 repetitions
 // with the three variants interleaved; the table shows each column's median.
 // Run: bench_mpi [all|p2p|coll] [scale]   (scale < 1 shortens every count)
+#include "bench_median.hpp"
+
 #include <GASPI.h>
 #include <GASPI_Ext.h>
 #include <mpi.h>
@@ -213,14 +215,8 @@ std::vector<double> measure(long count, std::vector<Variant> &variants,
   if (reps != nullptr)
     *reps = runs;
   std::vector<double> medians;
-  for (auto &r : runs) {
-    if (r.empty()) {
-      medians.push_back(-1);
-      continue;
-    }
-    std::sort(r.begin(), r.end());
-    medians.push_back(r[r.size() / 2]);
-  }
+  for (auto &r : runs)
+    medians.push_back(r.empty() ? -1 : bench::median(r));
   return medians;
 }
 
@@ -492,9 +488,8 @@ void atomic_figures(RawWin &dyn, RawWin &alloc) {
   std::vector<double> ratios;
   for (std::size_t r = 0; r < reps[0].size() && r < reps[3].size(); ++r)
     ratios.push_back(reps[3][r] / reps[0][r]);
-  std::sort(ratios.begin(), ratios.end());
   if (g_rank == 0 && !ratios.empty()) {
-    const double ratio = ratios[ratios.size() / 2];
+    const double ratio = bench::median(ratios);
     std::printf("(fetch_add, target long in waitsome / in barrier, the median of the repetitions' ratios: %.2f; "
                 "target <= 2 %s)\n",
                 ratio, ratio <= 2 ? "met" : "MISSED");

@@ -9,6 +9,8 @@
 //               ratio, for the first request of a burst and for the requests that follow it.
 //   mpirun -np 2 -x HYGASPI_NODE_SIZE=1 bench_progress [computing|waitsome]
 //   (4 ranks as 2 nodes: -np 4 -x HYGASPI_NODE_SIZE=2; rank 0 targets rank 2, on the other node)
+#include "bench_median.hpp"
+
 #include <GASPI.h>
 #include <GASPI_Ext.h>
 
@@ -21,6 +23,8 @@
 #include <vector>
 
 namespace {
+
+using bench::median;
 void ok(gaspi_return_t rc, const char *what) {
   if (rc != GASPI_SUCCESS) {
     std::fprintf(stderr, "bench_progress: %s failed: %s\n", what, gaspi_error_str(rc));
@@ -29,10 +33,6 @@ void ok(gaspi_return_t rc, const char *what) {
 }
 using Clock = std::chrono::steady_clock;
 double us_since(Clock::time_point t0) { return std::chrono::duration<double, std::micro>(Clock::now() - t0).count(); }
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
 
 void computing(gaspi_rank_t me) {
   constexpr int kRounds = 10;

@@ -8,6 +8,7 @@
 // kTurns turns times kPingPongs raw round trips and then as many GASPI ones; the row shows the
 // medians and the median of the turns' ratios. The bandwidths are Google Benchmark's medians of 5.
 #include "bench_util.hpp"
+#include "bench_median.hpp"
 
 #include <GASPI.h>
 #include <GASPI_Ext.h>
@@ -22,6 +23,8 @@
 #include <vector>
 
 namespace {
+
+using bench::median;
 
 using bench::ok;
 
@@ -108,11 +111,6 @@ double gaspi_pingpongs() {
     ok(gaspi_notify_reset(kSeg, kPong, &val), "reset");
   }
   return one_way_ns(t0, kPingPongs);
-}
-
-double median(std::vector<double> v) {
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
 }
 
 // The latency turns, both ranks: rank 1 echoes the raw flag until told to stop, then GASPI
