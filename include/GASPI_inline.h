@@ -59,14 +59,19 @@ extern __thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target_v1 __attribute
 
 #pragma GCC visibility pop
 
+/* The cache key of (rank, segment_id) in GASPI's life `life` (never 0: lives start at 1). */
+static __inline__ unsigned long long gaspi_hyg_atomic_key(unsigned long long life, gaspi_rank_t rank,
+                                                          gaspi_segment_id_t segment_id) {
+  return (life << 32) | (rank * 256ull) | (segment_id + 0ull);
+}
+
 /* The mapped 8-byte word of an atomic on (rank, segment_id, offset), or NULL: go to the library. */
 static __inline__ gaspi_atomic_value_t *gaspi_hyg_atomic_word(gaspi_segment_id_t segment_id, gaspi_offset_t offset,
                                                               gaspi_rank_t rank, const gaspi_atomic_value_t *val_old) {
   const gaspi_hyg_atomic_target_t *t = &gaspi_hyg_atomic_target_v1;
   const unsigned long long life = __atomic_load_n(&gaspi_hyg_atomic_life_v1, __ATOMIC_ACQUIRE);
-  if (life == 0 || val_old == NULL || (offset & 7u) != 0 ||
-      t->key != ((life << 32) | (rank * 256ull) | (segment_id + 0ull)) || offset > t->last ||
-      __atomic_load_n(t->generation, __ATOMIC_ACQUIRE) != t->mapped_generation ||
+  if (life == 0 || val_old == NULL || (offset & 7u) != 0 || t->key != gaspi_hyg_atomic_key(life, rank, segment_id) ||
+      offset > t->last || __atomic_load_n(t->generation, __ATOMIC_ACQUIRE) != t->mapped_generation ||
       __atomic_load_n(t->state, __ATOMIC_ACQUIRE) == GASPI_HYG_DEAD_OWNER)
     return NULL;
   return t->words + offset / 8; /* no cast, so that a C++ client's -Wold-style-cast stays quiet */

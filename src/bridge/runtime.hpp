@@ -46,8 +46,8 @@ struct Runtime {
 
   // Ranks of other nodes that this rank knows to be dead (it killed them: gaspi_proc_kill).
   std::vector<std::atomic<bool>> known_dead;
-  // When a wait of this rank last served a request (WaitPolicy::served_at; its waits nap shorter
-  // for a while after one).
+  // When a wait of this rank last served a request (WaitPolicy::served; its waits nap shorter for
+  // a while after one).
   ServedRecord served;
 
   // What this rank knows of a peer's life: a node peer's state is in the job block; of a rank on

@@ -113,16 +113,17 @@ inline void note_served(const WaitPolicy &policy) noexcept {
 // A nap while MPI is polled ends where a request that came meanwhile is served, so its end should
 // be on time. Linux lets a timed sleep end late by the thread's timer slack, 50 us by default, a
 // quarter of the longest nap; during a nap the thread's slack is kNapSlack, and then what it was.
-// (Three prctl calls, well under a microsecond, per nap of 20 us or more.)
+// (Three prctl calls, well under a microsecond, per nap of 20 us or more.) `tighten` false: a
+// sleep that something rings, or none at all, keeps the thread's slack.
 inline constexpr std::chrono::microseconds kNapSlack{1};
 class NapSlack {
 public:
-  NapSlack() noexcept : old_(prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0)) {
+  explicit NapSlack(bool tighten = true) noexcept : old_(tighten ? prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0) : -1) {
     constexpr auto slack = std::chrono::nanoseconds(kNapSlack).count();
     if (old_ > slack)
       (void)prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0);
     else
-      old_ = -1; // already as tight (a real-time thread has none): nothing to restore
+      old_ = -1; // not asked, or already as tight (a real-time thread has none): nothing to restore
   }
   ~NapSlack() {
     if (old_ > 0)
@@ -285,13 +286,9 @@ gaspi_return_t wait_until(Ready &&ready, const Deadline &deadline, const WaitPol
         nap = std::min(nap, longest_nap(policy));
       const auto cap = polls ? nap : std::chrono::nanoseconds(kHealthEvery);
       const auto left = deadline.remaining(cap);
-      if (left.count() <= 0) {
-        done = ready();
-      } else if (polls) {
-        NapSlack on_time;
-        done = sleep(ready, left);
-      } else {
-        done = sleep(ready, left);
+      {
+        NapSlack on_time(polls && left.count() > 0); // a nap that nothing can cut short
+        done = left.count() > 0 ? sleep(ready, left) : ready();
       }
       slept = true;
       nap = std::min<std::chrono::nanoseconds>(nap * 2, kLongestNap);

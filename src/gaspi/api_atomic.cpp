@@ -24,7 +24,7 @@ void publish_atomic_life() noexcept {
                    __ATOMIC_RELEASE);
 }
 
-void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept {
+void remember_atomic_target(gaspi_rank_t rank, gaspi_segment_id_t seg) noexcept {
   gaspi_hyg_atomic_target_t &t = gaspi_hyg_atomic_target_v1;
   const gaspi::State &gs = gaspi::state();
   t.key = 0;
@@ -40,7 +40,7 @@ void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept {
   static_assert(std::atomic<std::uint64_t>::is_always_lock_free && std::atomic<std::uint32_t>::is_always_lock_free);
   t.generation = reinterpret_cast<const unsigned long long *>(found.generation);
   t.state = reinterpret_cast<const unsigned int *>(found.state);
-  t.key = (std::uint64_t{gs.life.load(std::memory_order_relaxed)} << 32) | (std::uint64_t{rank} << 8) | seg;
+  t.key = gaspi_hyg_atomic_key(gs.life.load(std::memory_order_relaxed), rank, seg);
 }
 
 } // namespace hygaspi::fast

@@ -52,7 +52,7 @@ void publish_atomic_life() noexcept;
 // The lookup behind gaspi_hyg_atomic_word, which the full paths run before they go on: a mapped
 // segment of this rank or a live node peer, addressable here. The next atomic on (rank, seg) then
 // takes the fast path.
-void remember_atomic_target(std::uint32_t rank, std::uint32_t seg) noexcept;
+void remember_atomic_target(gaspi_rank_t rank, gaspi_segment_id_t seg) noexcept;
 
 } // namespace fast
 
