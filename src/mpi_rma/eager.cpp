@@ -181,13 +181,12 @@ bool EagerReceives::test() {
   for (unsigned round = 0; round < kAll; ++round) {
     std::array<MPI_Request, kLanes * kLook> look;
     std::array<unsigned, kLanes * kLook> index;
-    std::array<unsigned, kLanes> tested{}, completed{};
+    std::array<unsigned, kLanes> completed{};
     unsigned n = 0;
     for (unsigned lane = 0; lane < kLanes; ++lane)
       for (unsigned k = 0; k < std::min(kLook, started_[lane].count); ++k, ++n) {
         index[n] = lane * kSlots + started_[lane].slot[k];
         look[n] = requests_[index[n]];
-        ++tested[lane];
       }
     if (n == 0)
       break;
@@ -227,7 +226,7 @@ bool EagerReceives::test() {
     }
     bool again = false;
     for (unsigned lane = 0; lane < kLanes; ++lane)
-      again |= tested[lane] == kLook && completed[lane] == kLook;
+      again |= completed[lane] == kLook; // both of its tested receives
     if (!again)
       break;
   }
