@@ -1,6 +1,7 @@
 #include "mpi_rma/eager.hpp"
 
 #include <algorithm>
+#include <bit>
 #include <utility>
 
 #include "core/log.hpp"
@@ -16,6 +17,7 @@ bool EagerReceives::open(Env &env, const std::array<Tags, kLanes> &tags) {
     return true;
   env_ = &env;
   tags_ = tags;
+  given_back_.store(0, std::memory_order_relaxed);
   if (!buffers_)
     buffers_ = std::make_unique<Buffer[]>(kAll);
   auto lock = env.lock();
@@ -42,9 +44,9 @@ void EagerReceives::close_locked() noexcept {
   open_.store(false, std::memory_order_release);
   for (auto &q : arrived_)
     q.clear();
-  queued_.store(0, std::memory_order_relaxed);
-  given_back_.fill(false);
-  any_given_back_.store(false, std::memory_order_relaxed);
+  for (auto &n : queued_)
+    n.store(0, std::memory_order_relaxed);
+  given_back_.store(0, std::memory_order_relaxed);
   if (env_ == nullptr)
     return;
   auto lock = env_->lock();
@@ -87,11 +89,8 @@ void EagerReceives::finished(unsigned i) noexcept {
 }
 
 void EagerReceives::arrived(unsigned lane, Arrived a) {
-  auto &q = arrived_[lane];
-  const auto at =
-      std::upper_bound(q.begin(), q.end(), a.seq, [](std::uint64_t seq, const Arrived &x) { return seq < x.seq; });
-  q.insert(at, std::move(a));
-  queued_.fetch_add(1, std::memory_order_release);
+  arrived_[lane].insert(std::move(a));
+  queued_[lane].fetch_add(1, std::memory_order_release);
 }
 
 bool EagerReceives::take_large(unsigned lane, int from, std::vector<char> &body) {
@@ -144,7 +143,7 @@ void EagerReceives::take_announced(unsigned lane) {
       return; // that receive's message may announce an earlier one of the same sender
     if (!take_large(lane, it->from, it->body)) {
       it = q.erase(it); // logged; nothing to deliver
-      queued_.fetch_sub(1, std::memory_order_relaxed);
+      queued_[lane].fetch_sub(1, std::memory_order_relaxed);
       continue;
     }
     it->announced = false;
@@ -160,12 +159,8 @@ bool EagerReceives::test() {
   if (!open_.load(std::memory_order_relaxed))
     return false;
   auto lock = env_->lock();
-  if (any_given_back_.load(std::memory_order_relaxed)) {
-    any_given_back_.store(false, std::memory_order_relaxed);
-    for (unsigned i = 0; i < kAll; ++i)
-      if (std::exchange(given_back_[i], false))
-        (void)start(i); // in index order; each takes the next sequence number
-  }
+  for (std::uint32_t back = given_back_.exchange(0, std::memory_order_acquire); back != 0; back &= back - 1)
+    (void)start(static_cast<unsigned>(std::countr_zero(back))); // each takes the next sequence number
   // Only the oldest receives of each lane are tested: every receive of a lane matches the same
   // messages (any source, the lane's eager tag), and MPI matches a message to the earliest posted
   // receive that matches it [MPI-3.1 section 3.5, "Order"], so a later receive of the lane holds
@@ -239,7 +234,7 @@ bool EagerReceives::test() {
 }
 
 bool EagerReceives::take(unsigned lane, Held &out) {
-  if (queued_.load(std::memory_order_acquire) == 0)
+  if (queued_[lane].load(std::memory_order_acquire) == 0)
     return false;
   std::lock_guard guard(mutex_);
   auto &q = arrived_[lane];
@@ -254,18 +249,15 @@ bool EagerReceives::take(unsigned lane, Held &out) {
   out.body = std::move(a.body);
   out.data = a.slot >= 0 ? buffers_[lane * kSlots + static_cast<unsigned>(a.slot)].bytes : out.body.data();
   q.pop_front();
-  queued_.fetch_sub(1, std::memory_order_relaxed);
+  queued_[lane].fetch_sub(1, std::memory_order_relaxed);
   return true;
 }
 
 void EagerReceives::give_back(unsigned lane, const Held &held) {
-  if (held.slot < 0)
-    return;
-  std::lock_guard guard(mutex_);
-  if (!open_.load(std::memory_order_relaxed))
+  if (held.slot < 0 || !open_.load(std::memory_order_acquire))
     return; // closed while the handler ran: close() freed the request
-  given_back_[lane * kSlots + static_cast<unsigned>(held.slot)] = true;
-  any_given_back_.store(true, std::memory_order_relaxed);
+  given_back_.fetch_or(std::uint32_t{1} << (lane * kSlots + static_cast<unsigned>(held.slot)),
+                       std::memory_order_release);
 }
 
 } // namespace hygaspi::mpi

@@ -31,10 +31,11 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <vector>
+
+#include "mpi_rma/arrival_queue.hpp"
 
 namespace hygaspi::mpi {
 
@@ -105,8 +106,14 @@ private:
   Env *env_ = nullptr;
   std::array<Tags, kLanes> tags_{};
   std::atomic<bool> open_{false};
-  std::atomic<unsigned> queued_{0}; // lets take() skip the lock when nothing has arrived
-  std::mutex mutex_;                // all below; taken before the MPI lock, never inside it
+  // Messages queued per lane: take() skips the lock when its lane's is 0.
+  std::array<std::atomic<unsigned>, kLanes> queued_{};
+  // Bit i: receive i was handed out and given back, and test() restarts it. Not under mutex_, so
+  // that a handler's return takes no lock; open() clears what a give_back() racing with close()
+  // left.
+  std::atomic<std::uint32_t> given_back_{0};
+  static_assert(kAll <= 32);
+  std::mutex mutex_; // all below; taken before the MPI lock, never inside it
   std::uint64_t next_seq_ = 0;
   std::array<MPI_Request, kAll> requests_{};
   // A lane's active receives (started, not yet seen complete), in the order they were started:
@@ -116,11 +123,9 @@ private:
     unsigned count = 0;
   };
   std::array<Started, kLanes> started_{};
-  std::array<bool, kAll> given_back_{}; // handed out and given back: test() restarts it
-  std::atomic<bool> any_given_back_{false};
   std::array<std::uint64_t, kAll> seq_{};
-  std::array<std::deque<Arrived>, kLanes> arrived_; // by sequence number
-  std::unique_ptr<Buffer[]> buffers_;               // kAll of them; kept across close() and open()
+  std::array<ArrivalQueue<Arrived>, kLanes> arrived_;
+  std::unique_ptr<Buffer[]> buffers_; // kAll of them; kept across close() and open()
 };
 
 } // namespace hygaspi::mpi

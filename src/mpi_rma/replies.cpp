@@ -28,6 +28,7 @@ void Replies::cancel(MPI_Request &receive) {
 void Replies::abandon(Reply &&reply) {
   std::lock_guard lock(mutex_);
   abandoned_.push_back(std::move(reply));
+  abandoned_count_.store(abandoned_.size(), std::memory_order_release);
 }
 
 void Replies::complete_abandoned() {
@@ -40,6 +41,7 @@ void Replies::complete_abandoned() {
     // A failed test is logged, and the reply is dropped: MPI will not complete it any more.
     return HYGASPI_MPI(MPI_Test(&a.request, &done, MPI_STATUS_IGNORE)) != GASPI_SUCCESS || done != 0;
   });
+  abandoned_count_.store(abandoned_.size(), std::memory_order_release);
 }
 
 void Replies::term() noexcept {
@@ -47,6 +49,7 @@ void Replies::term() noexcept {
   {
     std::lock_guard abandon(mutex_);
     left.swap(abandoned_);
+    abandoned_count_.store(0, std::memory_order_release);
   }
   auto lock = env_->lock();
   for (auto &a : left) {

@@ -52,10 +52,7 @@ public:
   void cancel(MPI_Request &receive);
   // A reply whose wait ended before it came: drained by complete_abandoned(), cancelled at term.
   void abandon(Reply &&reply);
-  [[nodiscard]] bool abandoned() {
-    std::lock_guard lock(mutex_);
-    return !abandoned_.empty();
-  }
+  [[nodiscard]] bool abandoned() const noexcept { return abandoned_count_.load(std::memory_order_acquire) != 0; }
   // Completes the abandoned replies that came (part of the progress step).
   void complete_abandoned();
   // Cancels every abandoned reply (gaspi_proc_term).
@@ -69,6 +66,8 @@ private:
   static_assert(kTagsPerKind * kReplyKinds <= kReplyTags);
   std::mutex mutex_;
   std::vector<Reply> abandoned_;
+  // abandoned_.size(), written under mutex_: every progress step reads it, and takes no lock.
+  std::atomic<std::size_t> abandoned_count_{0};
 };
 
 } // namespace hygaspi::mpi
