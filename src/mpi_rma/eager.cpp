@@ -172,7 +172,7 @@ bool EagerReceives::test() {
   // 2.09x (medians of 5 alternating runs). The oldest two of each lane: when both completed, a
   // burst may hold more, and the lane is tested again.
   constexpr unsigned kLook = 2;
-  bool took = false;
+  bool took = false, looked_again = false;
   for (unsigned round = 0; round < kAll; ++round) {
     std::array<MPI_Request, kLanes * kLook> look;
     std::array<unsigned, kLanes * kLook> index;
@@ -195,6 +195,15 @@ bool EagerReceives::test() {
     if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) {
       (void)fail("MPI_Testsome", rc);
       return took;
+    }
+    if (count == 0 && !looked_again) {
+      // Open MPI's MPI_Testsome looks at the requests first, and runs its progress engine only
+      // when none had completed, after the look: a message that this progress matched would wait
+      // for the next look of the whole poll (the front end's lanes, its barrier, the probe for
+      // control traffic). One more call sees it now. Measured, EX AM Short round trip over MPI:
+      // 0.87 against 0.90 us (medians of 6 alternating runs; 5 of the 6 pairs in its favour).
+      looked_again = true;
+      continue;
     }
     if (count == MPI_UNDEFINED || count == 0)
       break;
