@@ -196,13 +196,16 @@ bool EagerReceives::test() {
       (void)fail("MPI_Testsome", rc);
       return took;
     }
-    if (count == 0 && !looked_again) {
+    if (count == 0 && !looked_again && lively_ != 0) {
       // Open MPI's MPI_Testsome looks at the requests first, and runs its progress engine only
       // when none had completed, after the look: a message that this progress matched would wait
       // for the next look of the whole poll (the front end's lanes, its barrier, the probe for
       // control traffic). One more call sees it now. Measured, EX AM Short round trip over MPI:
       // 0.87 against 0.90 us (medians of 6 alternating runs; 5 of the 6 pairs in its favour).
+      // Only while messages come: the extra call lengthens every look, and made a GASNet barrier
+      // over MPI, whose own test comes once per look, 5% slower (0.50 against 0.48 us).
       looked_again = true;
+      --lively_;
       continue;
     }
     if (count == MPI_UNDEFINED || count == 0)
@@ -227,6 +230,7 @@ bool EagerReceives::test() {
       }
       arrived(lane, std::move(a));
       took = true;
+      lively_ = kLivelyLooks;
     }
     bool again = false;
     for (unsigned lane = 0; lane < kLanes; ++lane)

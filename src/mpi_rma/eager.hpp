@@ -115,6 +115,9 @@ private:
   static_assert(kAll <= 32);
   std::mutex mutex_; // all below; taken before the MPI lock, never inside it
   std::uint64_t next_seq_ = 0;
+  // Empty looks left that test twice (test()): kLivelyLooks after a message arrived.
+  static constexpr unsigned kLivelyLooks = 64;
+  unsigned lively_ = 0;
   std::array<MPI_Request, kAll> requests_{};
   // A lane's active receives (started, not yet seen complete), in the order they were started:
   // the order in which MPI matches messages to them. Their slot numbers within the lane.
