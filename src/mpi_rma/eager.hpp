@@ -2,11 +2,12 @@
 //
 // A message of at most kEagerBytes travels on its lane's eager tag, where a set of persistent
 // receives waits for it (MPI_Recv_init once, MPI_Start to give a buffer back). The progress step
-// tests the oldest of each lane (the next to match) with one MPI_Testsome; the front end runs its
-// handler on the buffer in place, then restarts the receive. Before, every message cost a probe
-// for any tag, a matched probe for its own, a count, an allocation, a matched receive and a
-// mailbox push and pop (measured, bench_gasnet MPI path: AM round trip 3.9 us against 2.4 us for a
-// raw MPI_Send/MPI_Recv ping-pong). GASNet's mpi-conduit (AMMPI) preposts its buffers the same way.
+// tests the oldest of each lane (the next to match) with MPI_Testsome; the front end runs its
+// handler on the buffer in place, and the next test restarts the receive. Before, every message
+// cost a probe for any tag, a matched probe for its own, a count, an allocation, a matched receive
+// and a mailbox push and pop (measured, bench_gasnet MPI path: AM round trip 3.9 us against 2.4 us
+// for a raw MPI_Send/MPI_Recv ping-pong). GASNet's mpi-conduit (AMMPI) preposts its buffers the
+// same way.
 //
 // Order. GASNet promises none among active messages, but the node rings keep each sender's order,
 // and clients come to rely on it (data in Mediums, then a Short that says "done"). So this path
@@ -56,9 +57,9 @@ public:
   void close() noexcept;
   [[nodiscard]] bool is_open() const noexcept { return open_.load(std::memory_order_acquire); }
 
-  // One MPI_Testsome over each lane's oldest receives (more while they complete), and the
-  // unmatched messages of a lane whose receives are all busy: queues what arrived for take(). True
-  // if anything did.
+  // MPI_Testsome over each lane's oldest receives (again while they complete, and once more after
+  // an empty look while messages come), and the unmatched messages of a lane whose receives are
+  // all busy: queues what arrived for take(). True if anything did.
   bool test();
 
   // The next message of `lane` in order, now the caller's until give_back().

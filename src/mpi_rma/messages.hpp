@@ -49,7 +49,7 @@ public:
   bool take_passive(Message &out);
   // Starts the receives of active messages (gasnet_attach); until then they wait in MPI.
   void open_am_boxes();
-  // Looks at the eager receives (one MPI_Testsome): part of every progress step once the boxes
+  // Looks at the eager receives (EagerReceives::test): part of every progress step once the boxes
   // are open, since a probe does not see a message that a posted receive has matched.
   bool test_eager() { return eager_.test(); }
   // Runs fn(from, data, size) on the next active message of `box` (am_request or am_reply), in
