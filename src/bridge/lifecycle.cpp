@@ -203,7 +203,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     // on its own memory would otherwise never serve its peers (measured: a deadlock across hosts).
     if (knobs.progress_thread != 0) {
       if (r.mpi.progress_thread_allowed())
-        start_progress_thread();
+        start_progress_thread(std::chrono::microseconds(knobs.progress_nap_us));
       else if (knobs.progress_thread == 1)
         log::warn("HYGASPI_PROGRESS_THREAD=1 ignored: the application started MPI without MPI_THREAD_MULTIPLE");
     }

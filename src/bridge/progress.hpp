@@ -10,6 +10,8 @@
 //  - other nodes' transfers with this rank's device segments, and this rank's own transfers with
 //    theirs (bridge/remote_device.hpp), which move on a piece at each step.
 #pragma once
+#include <chrono>
+
 #include "core/wait.hpp"
 
 namespace hygaspi {
@@ -28,9 +30,11 @@ bool progress_step();
 // outside GASPI, so that a target-side atomic or a passive-target put does not wait for the
 // target's next GASPI call. Started only across nodes, and only where it may call MPI beside the
 // application: when the library started MPI itself (every MPI call then goes through its lock),
-// or when MPI granted MPI_THREAD_MULTIPLE (mpi::Env::progress_thread_allowed). Naps 50 us between
-// steps, 500 us while waiters drive the step themselves.
-void start_progress_thread();
+// or when MPI granted MPI_THREAD_MULTIPLE (mpi::Env::progress_thread_allowed). Named
+// "hyg-progress". Naps 500 us while waiters drive the step themselves; otherwise 50 us after a
+// step that served something, and twice the last nap after one that served nothing, up to
+// `longest_nap` (HYGASPI_PROGRESS_NAP_US).
+void start_progress_thread(std::chrono::microseconds longest_nap);
 void stop_progress_thread() noexcept;
 
 } // namespace hygaspi

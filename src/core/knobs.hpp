@@ -31,6 +31,7 @@ struct Knobs {
   std::int64_t node_size{};       // HYGASPI_NODE_SIZE: virtual nodes of k ranks (MPI jobs); 0 = real nodes
   bool shm{};                     // HYGASPI_SHM: false sends everything through MPI
   std::int64_t progress_thread{}; // HYGASPI_PROGRESS_THREAD: -1 auto, 0 off, 1 on
+  std::int64_t progress_nap_us{}; // HYGASPI_PROGRESS_NAP_US: the idle progress thread's longest nap
   std::int64_t threads_pin{};     // HYGASPI_THREADS_PIN: gaspi_threads_run binding, -1 auto, 0 off, 1 on
   std::int64_t test_die_send{};   // HYGASPI_TEST_DIE_IN_PASSIVE_SEND: this rank dies in a send
   bool numa_socket{};             // GASPI_SET_NUMA_SOCKET (GPI-2's): gaspi_numa_socket answers
@@ -103,6 +104,12 @@ inline constexpr Knob kKnobs[] = {
                   "MPI jobs: a thread that drives MPI progress, so that operations aimed at a rank that computes "
                   "(or spins on local memory) complete: -1 on when the job spans nodes, 0 off, 1 on. Never "
                   "beside an application's own MPI calls unless MPI grants `MPI_THREAD_MULTIPLE`"),
+    knob::integer("HYGASPI_PROGRESS_NAP_US", "1000", 50, 1000000, &Knobs::progress_nap_us,
+                  "MPI jobs: the longest nap of the progress thread, in microseconds. It naps 50 us after a step "
+                  "that served a request, and each step that served none doubles the nap up to this. Lower: an "
+                  "operation aimed at a rank that computes, or a put through Open MPI's osc/pt2pt to a rank "
+                  "that spins on its memory, completes sooner after a quiet spell; higher: the thread wakes "
+                  "less often, and takes less CPU time and MPI from the application"),
     knob::integer("HYGASPI_THREADS_PIN", "-1", -1, 1, &Knobs::threads_pin,
                   "`gaspi_threads_run`: bind each started thread to a core of the process's CPU set; -1 only "
                   "when a launcher narrowed that set and it has a core per thread, 0 never, 1 always. Read "

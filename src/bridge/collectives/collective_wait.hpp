@@ -16,9 +16,10 @@
 //    spinning 1.3-2.3x, yielding 3.3-5x;
 //  - in the wait engine, a progress step at the wait's first look too: 3.5-7.8x (nodes of 1) and
 //    2.8-6.8x (nodes of 2); without it 1.7-1.9x and 1.2-2.0x, as the loop above;
-//  - what is left on nodes of 1 is mostly the MPI progress thread (HYGASPI_PROGRESS_THREAD: four
-//    threads waking every 50 us on 2 cores): without it 0.93-1.23x (MPI_Barrier 6 us instead of
-//    12). Skipping a look while that thread holds the MPI lock (try_lock) did not help (3-6x).
+//  - what is left on nodes of 1 was mostly the MPI progress thread (HYGASPI_PROGRESS_THREAD: four
+//    threads waking every 50 us on 2 cores, as it did then): without it 0.93-1.23x (MPI_Barrier
+//    6 us instead of 12). Skipping a look while that thread holds the MPI lock (try_lock) did not
+//    help (3-6x). Its nap now grows while it finds nothing to serve (bridge/progress.hpp).
 #pragma once
 #include <GASPI.h>
 
