@@ -212,6 +212,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
 }
 
 void teardown(Runtime &r) noexcept {
+  r.node.leaving(); // node peers stop waiting for this rank's part in their collectives
   // A transfer with another node's device memory still in flight now (never waited for) is given
   // up: its owner may be in the collective end of MPI RMA below already, and serves no more.
   engine::stop_remote_device(true);

@@ -290,6 +290,13 @@ gaspi_return_t Node::create_job_block(const std::string &job, std::uint32_t nran
 
 void Node::term() noexcept { release(RankState::terminated); }
 
+void Node::leaving() noexcept {
+  if (job_block_ == nullptr || solo_)
+    return;
+  job_block_->slot(rank_).state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
+  shm::futex_wake_all(job_block_->bell);
+}
+
 void Node::abandon() noexcept {
   resumable_ = false;
   if (job_block_ != nullptr && !solo_) {

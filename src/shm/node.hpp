@@ -82,6 +82,11 @@ public:
   // True after init() returned GASPI_TIMEOUT in a way the next init() can resume.
   [[nodiscard]] bool resumable() const noexcept { return resumable_; }
   void term() noexcept;
+  // The end of the session has begun: node peers see this rank terminated from now on, and a
+  // collective that waits for its part fails instead of waiting (shm/node_group.hpp gone_members).
+  // Across nodes the rest of the end waits for every rank (MPI_Win_free is collective), so a peer
+  // that waited for this rank's part while this rank waited for it would wait for ever.
+  void leaving() noexcept;
   // gaspi_proc_init failed: marks this rank dead with kSlotInitFailed, so that node peers fail
   // their init at once and the launcher reports the failure, then releases all.
   void abandon() noexcept;

@@ -50,12 +50,20 @@ bool is_broken(Node &node, const NodeGroup &g) noexcept {
   return node.my_block().group_slots[g.slot].broken.load(std::memory_order_acquire) == g.tag;
 }
 
-std::string dead_members(Node &node, const NodeGroup &g, std::int32_t awaited) {
-  std::string dead;
-  for (std::uint32_t i = 0; i < g.members.size(); ++i)
-    if ((awaited == kAllMembers || awaited == static_cast<std::int32_t>(i)) && !node.alive(g.members[i]))
-      dead += (dead.empty() ? "node rank " : ", ") + std::to_string(g.members[i].value());
-  return dead.empty() ? dead : dead + " of the group died";
+std::string gone_members(Node &node, const NodeGroup &g, std::int32_t awaited) {
+  std::string dead, left;
+  for (std::uint32_t i = 0; i < g.members.size(); ++i) {
+    if (awaited != kAllMembers && awaited != static_cast<std::int32_t>(i))
+      continue;
+    const auto state = static_cast<RankState>(node.state_word(g.members[i]).load(std::memory_order_acquire));
+    std::string *list = state == RankState::dead ? &dead : state == RankState::terminated ? &left : nullptr;
+    if (list != nullptr)
+      *list += (list->empty() ? "node rank " : ", ") + std::to_string(g.members[i].value());
+  }
+  if (!dead.empty())
+    return dead + " of the group died";
+  return left.empty() ? left
+                      : left + " of the group ended its session (gaspi_proc_term) without joining this collective";
 }
 
 } // namespace hygaspi::shm

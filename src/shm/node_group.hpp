@@ -49,7 +49,9 @@ void mark_broken(Node &node, NodeGroup &g) noexcept;
 inline constexpr std::int32_t kAllMembers = -1;
 inline constexpr std::int32_t kNoMember = -2;
 
-// "node rank a, b of the group died" for the dead among the `awaited` members, or empty.
-[[nodiscard]] std::string dead_members(Node &node, const NodeGroup &g, std::int32_t awaited);
+// Why the `awaited` members will never take their part: "node rank a, b of the group died", or
+// that they ended their session with gaspi_proc_term (which leaves every group: a rank that
+// starts again commits its groups anew), or empty.
+[[nodiscard]] std::string gone_members(Node &node, const NodeGroup &g, std::int32_t awaited);
 
 } // namespace hygaspi::shm

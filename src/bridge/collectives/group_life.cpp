@@ -77,7 +77,7 @@ std::string failure(GroupRecord &g, std::int32_t awaited) {
   if (node.stopping())
     return kTermWhileWaiting;
   node.refresh_liveness(); // rate-limited
-  if (std::string dead = shm::dead_members(node, g.node, awaited); !dead.empty())
+  if (std::string dead = shm::gone_members(node, g.node, awaited); !dead.empty())
     return dead;
   if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag)))
     return "another member left this collective with an error";
