@@ -2,6 +2,7 @@
 #include "bridge/engine.hpp"
 #include "bridge/fast_views.hpp"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -30,6 +31,10 @@ std::uint32_t node_rank() noexcept { return rt().peers.self_node().value(); }
 const Knobs &knobs() noexcept { return rt().knobs; }
 bool spans_nodes() noexcept { return rt().peers.spans_nodes(); }
 std::uint32_t node_size() noexcept { return rt().peers.node_size(); }
+std::uint32_t host_ranks() noexcept {
+  const Runtime &r = rt();
+  return r.mpi.active() ? static_cast<std::uint32_t>(std::max(1, r.mpi.host_ranks)) : r.peers.node_size();
+}
 bool mpi_job() noexcept { return rt().mpi.active(); }
 bool alive(GlobalRank r) noexcept { return rt().alive(r); }
 const WaitPolicy &wait_policy() noexcept { return rt().node.wait_policy(); }

@@ -31,6 +31,9 @@ const Knobs &knobs() noexcept;
 bool spans_nodes() noexcept;
 // The ranks of this rank's node (1 where every rank is a node of its own).
 std::uint32_t node_size() noexcept;
+// The ranks on this rank's host, which share its memory: the node's, or more where virtual nodes
+// (HYGASPI_NODE_SIZE) split the host.
+std::uint32_t host_ranks() noexcept;
 // MPI runs (the job was started by mpirun, or the program started MPI itself).
 bool mpi_job() noexcept;
 // For every rank, its node, named by the node's lowest rank: all 0 on one node.

@@ -356,18 +356,23 @@ std::vector<std::string> snapshot_environment() {
 
 } // namespace
 
-uintptr_t hygaspi::gasnet::max_local_segment() {
-  // The segment is a shm object: what /dev/shm can back, shared by the node's ranks.
-  struct statvfs fs {};
-  if (statvfs("/dev/shm", &fs) != 0)
-    return 0;
-  const std::uint64_t free_bytes = static_cast<std::uint64_t>(fs.f_bavail) * fs.f_frsize;
-  const std::uint32_t share = std::max<std::uint32_t>(1, engine::node_size());
-  const std::uint64_t mine = std::min<std::uint64_t>(free_bytes / share, limits::kMaxObjectBytes);
-  return static_cast<uintptr_t>(mine / GASNET_PAGESIZE * GASNET_PAGESIZE);
-}
-
 namespace {
+
+// The largest segment a rank of this host may attach. GASNet's default (GASNET_MAX_SEGSIZE
+// "0.85/H"): 85% of the host's physical memory over the ranks of the host, as segments are
+// backed at once (posix_fallocate in /dev/shm) and a client often attaches the largest it is
+// offered; and no more than the size of /dev/shm, where the segment lives, over those ranks. Sizes
+// rather than free space: every rank of the host gets the same answer at whatever moment it asks.
+// An attach that finds /dev/shm too full for it then fails with a message.
+std::uint64_t segment_limit() {
+  const auto page = static_cast<std::uint64_t>(sysconf(_SC_PAGESIZE));
+  std::uint64_t bytes = static_cast<std::uint64_t>(sysconf(_SC_PHYS_PAGES)) / 100 * 85 * page;
+  struct statvfs fs {};
+  if (statvfs("/dev/shm", &fs) == 0)
+    bytes = std::min<std::uint64_t>(bytes, static_cast<std::uint64_t>(fs.f_blocks) * fs.f_frsize);
+  const std::uint64_t mine = std::min<std::uint64_t>(bytes / engine::host_ranks(), limits::kMaxObjectBytes);
+  return mine / GASNET_PAGESIZE * GASNET_PAGESIZE;
+}
 
 int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   (void)argc;
@@ -396,6 +401,11 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
   }
   s.mynode = engine::rank();
   s.nodes = engine::size();
+  s.max_local = s.max_global = segment_limit();
+  if (engine_min(s.max_global) != GASPI_SUCCESS) { // collective, as gasnet_init is
+    engine_abandon(kFrontGasnet, GASPI_ERROR);
+    return error("gasnet_init", GASNET_ERR_RESOURCE, "the nodes' largest segments could not be compared");
+  }
   s.environment = snapshot_environment();
   // Every node's supernode: the first rank of its engine node (mpirun's node map, virtual nodes of
   // HYGASPI_NODE_SIZE included; under hygaspi-run, or alone, all ranks are one node).
@@ -471,10 +481,7 @@ uintptr_t gasnet_getMaxLocalSegmentSize(void) {
 
 uintptr_t gasnet_getMaxGlobalSegmentSize(void) {
   require_inited("gasnet_getMaxGlobalSegmentSize");
-  std::uint64_t v = max_local_segment();
-  if (engine_min(v) != GASPI_SUCCESS)
-    fatal("gasnet_getMaxGlobalSegmentSize", "the minimum over the nodes could not be computed");
-  return static_cast<uintptr_t>(v);
+  return static_cast<uintptr_t>(state().max_global);
 }
 
 int gasnet_getSegmentInfo(gasnet_seginfo_t *seginfo_table, int numentries) {

@@ -117,6 +117,9 @@ struct State {
   // Per node, from gasnet_init on: the first node of its engine node (whose ranks share memory),
   // which gasnet_getNodeInfo reports as its supernode and host.
   std::vector<gasnet_node_t> supernode;
+  // gasnet_getMaxLocalSegmentSize and gasnet_getMaxGlobalSegmentSize, fixed at gasnet_init
+  // (segment_limit in core.cpp): queries that any node may make at any time, the same answer each.
+  std::uint64_t max_local = 0, max_global = 0;
   std::array<void (*)(), 256> handlers{};
   std::vector<NodeSegment> segments;              // per node (sized at init; filled by attach)
   std::vector<gasnet_hyg_segment_t> inline_table; // what gasnet_hyg_segments_v1 points to once attached
@@ -162,9 +165,8 @@ void require_messaging(const char *call) noexcept;
 // then goes, so that a crash leaves nothing in /dev/shm). Client messages run once `serving`.
 int open_messaging(const char *call);
 void require_may_communicate(const char *call) noexcept;
-// The largest segment this rank may attach: what /dev/shm can back, shared by the node's ranks, in
-// whole pages (gasnet_getMaxLocalSegmentSize).
-uintptr_t max_local_segment();
+// The largest segment this rank may attach (gasnet_getMaxLocalSegmentSize), fixed at gasnet_init.
+inline uintptr_t max_local_segment() noexcept { return static_cast<uintptr_t>(state().max_local); }
 
 // Polls both lanes and the barrier; runs handlers. `replies_only`: inside a request handler's
 // reply, only the reply lane may run [G1 §2.4.1]. True when something ran.

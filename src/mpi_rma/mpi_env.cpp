@@ -158,6 +158,8 @@ gaspi_return_t Env::init(const EnvOptions &options) {
   gaspi_return_t rc = HYGASPI_MPI(MPI_Allreduce(&rank_, &first, 1, MPI_INT, MPI_MIN, shared));
   if (rc == GASPI_SUCCESS)
     rc = HYGASPI_MPI(MPI_Comm_rank(shared, &shared_rank));
+  if (rc == GASPI_SUCCESS)
+    rc = HYGASPI_MPI(MPI_Comm_size(shared, &host_ranks));
   (void)HYGASPI_MPI(MPI_Comm_free(&shared));
   HYGASPI_TRY(rc);
   int node = first;

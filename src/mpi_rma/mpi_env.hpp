@@ -88,6 +88,7 @@ public:
   std::vector<int> node_of;
   std::vector<int> node_ranks;
   int local_rank = 0;
+  int host_ranks = 1;   // the ranks of this host (MPI_COMM_TYPE_SHARED), whatever the virtual nodes
   std::string node_job; // shared shm job id of my node (32 hex digits)
 
   // The process exits while the job runs on (no term was called): MPI is left as it is. Our

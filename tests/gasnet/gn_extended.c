@@ -1,7 +1,9 @@
 /* Extended API [G1 §3] and the job queries around it [G1 §2.2]:
  * - after attach, the inline node path's table is published where this program reads it;
  * - before attach: gasnet_getMaxLocalSegmentSize / gasnet_getMaxGlobalSegmentSize (nonzero, page
- *   multiples, global <= local), gasnet_getenv (PATH as the spawner has it, unset names give NULL,
+ *   multiples, global <= local; node 0 asks once more than the others, which must not block it;
+ *   the ranks of the host together get no more than 85% of its memory; every node gets the same
+ *   global figure, checked after attach as a named barrier), gasnet_getenv (PATH as the spawner has it, unset names give NULL,
  *   a prefix of a name is not the name), gasnet_ErrorName / gasnet_ErrorDesc; gasnet_attach with
  *   a segsize that is no page multiple gives GASNET_ERR_BAD_ARG and may then be retried;
  * - gasnet_getSegmentInfo and gasnet_getNodeInfo (every node of my supernode is read through
@@ -886,13 +888,17 @@ int main(int argc, char **argv) {
     GN_CHECK(GASNET_ERR_NOT_INIT != GASNET_OK && GASNET_ERR_RESOURCE != GASNET_ERR_BAD_ARG);
   }
 
-  /* Between init and attach: the segment limits (gasnet_getMaxGlobalSegmentSize is collective in
-   * effect: every node calls it) and the environment. */
+  /* Between init and attach: the segment limits, which are queries [G1 §2.1.4] (any node, any
+   * number of times), and the environment. The test's ranks all run on one host. */
   const uintptr_t local_max = gasnet_getMaxLocalSegmentSize();
   const uintptr_t global_max = gasnet_getMaxGlobalSegmentSize();
+  if (me == 0)
+    GN_CHECK(gasnet_getMaxGlobalSegmentSize() == global_max);
   GN_CHECK(local_max > 0 && global_max > 0);
   GN_CHECK(local_max % GASNET_PAGESIZE == 0 && global_max % GASNET_PAGESIZE == 0);
   GN_CHECK(global_max <= local_max);
+  const unsigned long long host_bytes = (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
+  GN_CHECK((unsigned long long)local_max / 85 * nn <= host_bytes / 100);
   const uintptr_t segsize = (uintptr_t)(nn + 2) * SLOT;
   GN_CHECK(segsize <= global_max);
 
@@ -911,6 +917,8 @@ int main(int argc, char **argv) {
   GN_CHECK(gasnet_attach(table, 1, segsize + 1, 0) == GASNET_ERR_BAD_ARG);
   GN_CHECK(gasnet_attach(table, 1, segsize - GASNET_PAGESIZE / 2, 0) == GASNET_ERR_BAD_ARG);
   GN_OK(gasnet_attach(table, 1, segsize, 0));
+  gasnet_barrier_notify((int)(global_max / GASNET_PAGESIZE), 0); /* a mismatch if any node's differs */
+  GN_OK(gasnet_barrier_wait((int)(global_max / GASNET_PAGESIZE), 0));
   GN_CHECK(table[0].index == 128);
 #ifndef GASNET_HYG_NO_INLINE
   /* The inline node path is open: the table this program reads (perhaps a copy of the library's
