@@ -95,6 +95,7 @@ void require_array(const char *call, const gex_Event_t *events, std::size_t n) {
 namespace hygaspi::gasnet::ex {
 
 void settle(const char *call, Completion &p) {
+  follow_remote_exit();            // a loop of transfers and syncs may never poll
   if (!p.ready()) {                // the front end's wait, which serves AMs while device copies and atomics run
     require_may_communicate(call); // its own message (block_until's names GASNET_BLOCKUNTIL)
     block_until([&p] { return p.ready(); });
@@ -131,6 +132,7 @@ Completion &nbi_set(gex_EC_t category) {
 }
 
 bool event_test(const char *call, gex_Event_t e, bool block) {
+  follow_remote_exit(); // a loop of transfers and syncs may never poll
   if (e == GEX_EVENT_INVALID)
     return true;
   if (e == GEX_EVENT_NO_OP)

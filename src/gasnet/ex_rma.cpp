@@ -44,6 +44,7 @@ bool start(const char *call, gex_TM_t tm, gex_Rank_t &rank, gex_Flags_t flags, s
   require_segment(call);
   require_flags(call, flags, kRmaFlags);
   require_may_communicate(call);
+  follow_remote_exit(); // a loop of transfers and syncs may never poll
   return nbytes > 0;
 }
 

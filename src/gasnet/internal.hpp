@@ -226,7 +226,8 @@ inline std::uint64_t segment_offset(const char *call, gasnet_node_t node, const 
 [[noreturn]] void exit_job(int code) noexcept;
 void exit_at_process_exit(int status) noexcept; // registered with engine_on_exit
 // Follows another node's gasnet_exit once its grace has passed, and ends the job when a node died
-// without one; called by poll outside handlers.
+// without one; called outside handlers by poll, and by the syncs and event tests and waits (a
+// loop of transfers and syncs may never poll).
 void follow_remote_exit() noexcept;
 
 // The waits of this front end: polls until ready(), yielding once it has looked a while.

@@ -6,6 +6,7 @@
  *   amwait    the others wait in GASNET_BLOCKUNTIL for the victim's reply to that request
  *   handler   as amwait, but the victim dies inside the request handler of the last of them
  *   compute   the others compute and call gasnet_AMPoll now and then
+ *   transfer  the others move data to and from the victim's segment and sync, and never poll
  *   attach    the victim dies right after gasnet_init, while the others make their segments and
  *             wait for its in gasnet_attach (their objects in /dev/shm still have names then)
  *   launcher  nobody crashes: every node waits in GASNET_BLOCKUNTIL, and run_crash.sh SIGKILLs
@@ -159,6 +160,16 @@ int main(int argc, char **argv) {
     gasnet_barrier(1, 0);
   } else if (strcmp(scene, "amwait") == 0 || g_die_in_handler) {
     GASNET_BLOCKUNTIL(atomic_load(&g_replied) != 0);
+  } else if (strcmp(scene, "transfer") == 0) {
+    gasnet_seginfo_t seginfo[64];
+    GN_CHECK(n <= 64);
+    GN_OK(gasnet_getSegmentInfo(seginfo, (int)n));
+    static char buf[4096];
+    for (;;) {
+      gasnet_put_nbi_bulk(victim, seginfo[victim].addr, buf, sizeof buf);
+      gasnet_wait_syncnbi_all();
+      gasnet_wait_syncnb(gasnet_get_nb_bulk(buf, victim, seginfo[victim].addr, sizeof buf));
+    }
   } else if (strcmp(scene, "compute") == 0) {
     volatile double x = 1.0;
     for (;;) {
