@@ -95,9 +95,9 @@ void start_progress_thread(std::chrono::microseconds longest_nap) {
     // core runs a rank, as on a cluster node, each wake-up takes a core from a rank; and under
     // MPI_THREAD_MULTIPLE the step's MPI calls contend with the application's. Measured, Open MPI
     // 4.1 ob1/vader, 2 ranks on 2 cores, the application's own MPI_Send/MPI_Recv ping-pong while
-    // the library was started: 0.61-0.83 us with a 50 us nap, 0.33-0.35 us with the nap that grows to
-    // 1 ms, 0.33-0.44 us without the thread (alternating runs). A step that serves something is likely followed by
-    // more, so the nap falls back to the shortest.
+    // the library was started: 0.61-0.83 us with a 50 us nap, 0.33-0.35 us with the nap that
+    // grows to 1 ms, 0.33-0.44 us without the thread (alternating runs). A step that serves
+    // something is likely followed by more, so the nap falls back to the shortest.
     constexpr std::chrono::microseconds kShortest{50}, kDriven{500};
     std::chrono::microseconds idle = kShortest;
     std::uint64_t seen = g_driven.load(std::memory_order_relaxed);
