@@ -313,6 +313,24 @@ gaspi_return_t engine_min(std::uint64_t &value) {
   return HYGASPI_MPI(MPI_Allreduce(MPI_IN_PLACE, &value, 1, MPI_UINT64_T, MPI_MIN, r.mpi.comm()));
 }
 
+bool engine_all_arrive(std::chrono::milliseconds within) noexcept {
+  Runtime &r = rt();
+  if (!r.mpi.active())
+    return false;
+  MPI_Request request = MPI_REQUEST_NULL;
+  {
+    auto lock = r.mpi.lock();
+    if (HYGASPI_MPI(MPI_Ibarrier(r.mpi.collective_comm(), &request)) != GASPI_SUCCESS)
+      return false;
+  }
+  bool failed = false;
+  auto arrived = [&] { return r.mpi.test(request, failed); };
+  // A request still open at the deadline stays with MPI: the caller then ends the job.
+  return wait_until(arrived, Deadline(static_cast<std::uint64_t>(within.count())), r.node.wait_policy(), NoProgress{},
+                    Nap{}, kAlwaysHealthy) == GASPI_SUCCESS &&
+         !failed;
+}
+
 void engine_abort(int code) noexcept {
   Runtime &r = rt();
   if (r.mpi.active())

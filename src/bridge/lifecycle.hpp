@@ -7,6 +7,7 @@
 #pragma once
 #include <GASPI.h>
 
+#include <chrono>
 #include <cstdint>
 #include <vector>
 
@@ -46,6 +47,10 @@ gaspi_return_t engine_min(std::uint64_t &value);
 
 // Ends the whole MPI job at once with `code` (MPI_Abort); returns only without MPI.
 void engine_abort(int code) noexcept;
+// Whether every rank of the MPI job arrives here within `within` (a non-blocking barrier on the
+// collectives' communicator, whose only collective it is): an exit that the whole job makes
+// together can then end cleanly, without MPI_Abort. False without MPI.
+bool engine_all_arrive(std::chrono::milliseconds within) noexcept;
 
 // MPI_Finalize before the front ends' term: each registers what it must do
 // (GASPI: tear itself down and remember it). Run at the start of MPI_Finalize.

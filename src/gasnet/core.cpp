@@ -299,6 +299,11 @@ static void leave_job(int code) noexcept {
     collective = wait_until(
                      all_joined, Deadline(kExitJoinMs), engine::wait_policy(), [] { return poll(); }, Nap{},
                      kAlwaysHealthy) == GASPI_SUCCESS;
+  } else if (!collective) {
+    // No inbox yet (GASNet-1 before attach): no notice reaches the others. Where every node ends
+    // now (gasnet_init, then gasnet_exit or a return from main), all arrive here, and the job ends
+    // cleanly rather than by MPI_Abort, whose report reads like a crash.
+    collective = engine_all_arrive(std::chrono::milliseconds(kExitJoinMs));
   }
   if (collective) {
     // Every node exits: a clean end. Nothing is torn down: other threads of this node may still be

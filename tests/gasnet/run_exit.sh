@@ -13,6 +13,12 @@ echo "$out"
 echo "run_exit: exit code $rc (expected $expected), ${elapsed_ms} ms"
 [ "$rc" -eq "$expected" ] || { echo "run_exit: wrong exit code"; exit 1; }
 [ "$elapsed_ms" -le $((max * 1000)) ] || { echo "run_exit: took longer than ${max} s"; exit 1; }
+# Where every node ends together, before attach too, the job ends cleanly: no abort report.
+case "${@: -2:1}" in
+allpre | collective | return)
+  ! grep -q "MPI_ABORT" <<<"$out" || { echo "run_exit: the job ended by MPI_Abort"; exit 1; }
+  ;;
+esac
 # The peers that gasnet_exit kills are part of the job's end: no report of a gaspi_proc_kill.
 ! grep -q "gaspi_proc_kill" <<<"$out" || { echo "run_exit: the launcher reported a gaspi_proc_kill"; exit 1; }
 n=$(grep -c "^bye from" <<<"$out")
