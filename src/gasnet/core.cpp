@@ -81,7 +81,19 @@ struct RankLabel {
 
 } // namespace
 
+// The thread that runs gasnet_exit; any other thread that enters a call once the exit began waits
+// there until the process ends [G1 §2.1.5: the job terminates], touching nothing.
+HYG_FAST_TLS thread_local bool t_exiting = false;
+
+static void park_if_exiting() noexcept {
+  if (__builtin_expect(state().exiting.load(std::memory_order_acquire), 0) && !t_exiting)
+    wait_for_process_end();
+}
+
 void fatal(const char *call, const char *fmt, ...) noexcept {
+  // Once this node's exit began, what another thread finds wrong (a collective whose members
+  // left with the job's end, say) is moot: the exit's code ends the job, not SIGABRT.
+  park_if_exiting();
   char message[512];
   std::va_list args;
   va_start(args, fmt);
@@ -101,15 +113,6 @@ int error(const char *call, int code, const char *fmt, ...) noexcept {
   va_end(args);
   std::fprintf(stderr, "[%s] %s: %s: %s\n", RankLabel().text, call, gasnet_ErrorName(code), message);
   return code;
-}
-
-// The thread that runs gasnet_exit; any other thread that enters a call once the exit began waits
-// there until the process ends [G1 §2.1.5: the job terminates], touching nothing.
-HYG_FAST_TLS thread_local bool t_exiting = false;
-
-static void park_if_exiting() noexcept {
-  if (__builtin_expect(state().exiting.load(std::memory_order_acquire), 0) && !t_exiting)
-    wait_for_process_end();
 }
 
 void require_inited(const char *call) noexcept {

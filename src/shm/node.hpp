@@ -109,6 +109,11 @@ public:
     return job_block_->slot(rank.value()).state.load(std::memory_order_acquire) !=
            static_cast<std::uint32_t>(RankState::dead);
   }
+  // Whether `rank` ends the whole job (end_job: gasnet_exit), which its peers follow by the job's
+  // own protocol rather than as a rank that left.
+  [[nodiscard]] bool ends_job(NodeIndex rank) const noexcept {
+    return (job_block_->slot(rank.value()).flags.load(std::memory_order_acquire) & kSlotEndedJob) != 0;
+  }
   // The word alive() reads, for a cache that reads it again on every use (gaspi/fast_path.hpp).
   [[nodiscard]] const std::atomic<std::uint32_t> &state_word(NodeIndex rank) const noexcept {
     return job_block_->slot(rank.value()).state;

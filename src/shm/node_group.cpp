@@ -56,7 +56,10 @@ std::string gone_members(Node &node, const NodeGroup &g, std::int32_t awaited) {
     if (awaited != kAllMembers && awaited != static_cast<std::int32_t>(i))
       continue;
     const auto state = static_cast<RankState>(node.state_word(g.members[i]).load(std::memory_order_acquire));
-    std::string *list = state == RankState::dead ? &dead : state == RankState::terminated ? &left : nullptr;
+    // A member that ends the whole job (gasnet_exit) is no member that left: the job's end reaches
+    // this rank by its own protocol, with that member's exit code.
+    const bool left_session = state == RankState::terminated && !node.ends_job(g.members[i]);
+    std::string *list = state == RankState::dead ? &dead : left_session ? &left : nullptr;
     if (list != nullptr)
       *list += (list->empty() ? "node rank " : ", ") + std::to_string(g.members[i].value());
   }
