@@ -3,8 +3,8 @@
  * - before attach: gasnet_getMaxLocalSegmentSize / gasnet_getMaxGlobalSegmentSize (nonzero, page
  *   multiples, global <= local; node 0 asks once more than the others, which must not block it;
  *   the ranks of the host together get no more than 85% of its memory; every node gets the same
- *   global figure, checked after attach as a named barrier), gasnet_getenv (PATH as the spawner has it, unset names give NULL,
- *   a prefix of a name is not the name), gasnet_ErrorName / gasnet_ErrorDesc; gasnet_attach with
+ *   global figure, checked after attach as a named barrier), gasnet_getenv (PATH as the spawner
+ *   has it, unset names give NULL, a prefix of a name is not the name), gasnet_ErrorName / gasnet_ErrorDesc; gasnet_attach with
  *   a segsize that is no page multiple gives GASNET_ERR_BAD_ARG and may then be retried;
  * - gasnet_getSegmentInfo and gasnet_getNodeInfo (every node of my supernode is read through
  *   addr + offset; every node sees the same table);
@@ -897,7 +897,8 @@ int main(int argc, char **argv) {
   GN_CHECK(local_max > 0 && global_max > 0);
   GN_CHECK(local_max % GASNET_PAGESIZE == 0 && global_max % GASNET_PAGESIZE == 0);
   GN_CHECK(global_max <= local_max);
-  const unsigned long long host_bytes = (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
+  const unsigned long long host_bytes =
+      (unsigned long long)sysconf(_SC_PHYS_PAGES) * (unsigned long long)sysconf(_SC_PAGESIZE);
   GN_CHECK((unsigned long long)local_max / 85 * nn <= host_bytes / 100);
   const uintptr_t segsize = (uintptr_t)(nn + 2) * SLOT;
   GN_CHECK(segsize <= global_max);

@@ -51,9 +51,9 @@ namespace hygaspi::collectives {
 inline constexpr WaitPolicy kSpanningPolicy{4096, 100000};
 
 // Why the collective can no longer complete, or empty: gaspi_proc_term in another thread, a dead
-// or terminated member among the `awaited` (shm/node_group.hpp), the group marked broken by a node member, or
-// (leaders) an abort notice from another node's leader. Not logged here: the wait's last look may
-// still find it complete.
+// or terminated member among the `awaited` (shm/node_group.hpp), the group marked broken by a
+// node member, or (leaders) an abort notice from another node's leader. Not logged here: the
+// wait's last look may still find it complete.
 [[nodiscard]] std::string failure(GroupRecord &g, std::int32_t awaited);
 inline constexpr const char *kTermWhileWaiting = "gaspi_proc_term was called while this call waited";
 
