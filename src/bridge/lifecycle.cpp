@@ -205,7 +205,9 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
       if (r.mpi.progress_thread_allowed())
         start_progress_thread(std::chrono::microseconds(knobs.progress_nap_us));
       else if (knobs.progress_thread == 1)
-        log::warn("HYGASPI_PROGRESS_THREAD=1 ignored: the application started MPI without MPI_THREAD_MULTIPLE");
+        // Said at the level that is printed by default: the user asked for the thread by name.
+        log::error("HYGASPI_PROGRESS_THREAD=1 is not honoured: the application started MPI without "
+                   "MPI_THREAD_MULTIPLE, and the thread's MPI calls would run beside the application's");
     }
   }
   return GASPI_SUCCESS;

@@ -117,6 +117,9 @@ int error(const char *call, int code, const char *fmt, ...) noexcept {
 
 void require_inited(const char *call) noexcept {
   park_if_exiting();
+  if (state().finalized_by_mpi.load(std::memory_order_acquire))
+    fatal(call, "called after the application finalized MPI (MPI_Finalize): only gasnet_exit, or a return from "
+                "main, may follow it");
   if (!state().inited.load(std::memory_order_acquire))
     fatal(call, "called before gasnet_init");
 }
@@ -265,6 +268,8 @@ static void leave_job(int code) noexcept {
   State &s = state();
   std::fflush(stdout);
   std::fflush(stderr);
+  if (s.finalized_by_mpi.load(std::memory_order_acquire))
+    return; // every node left GASNet in MPI_Finalize (finalize_with_mpi): the process just ends
   if (s.exiting.exchange(true))
     wait_for_process_end(); // another thread of this node is exiting: it ends the process
   t_exiting = true;
@@ -366,6 +371,16 @@ std::vector<std::string> snapshot_environment() {
 
 namespace {
 
+// The application calls MPI_Finalize while GASNet is up (a client that started MPI itself, and
+// ends it before gasnet_exit or a return from main). Every rank is inside MPI_Finalize then, so
+// GASNet leaves the engine as a GASPI term would (its windows' free is collective), and the exit
+// that follows only ends the process: MPI can carry nothing more (Open MPI aborts a process that
+// calls it after MPI_Finalize).
+void finalize_with_mpi() {
+  state().finalized_by_mpi.store(true, std::memory_order_release);
+  engine_stop(kFrontGasnet);
+}
+
 // The largest segment a rank of this host may attach. GASNet's default (GASNET_MAX_SEGSIZE
 // "0.85/H"): 85% of the host's physical memory over the ranks of the host, as segments are
 // backed at once (posix_fallocate in /dev/shm) and a client often attaches the largest it is
@@ -407,6 +422,8 @@ int init_mode(int *argc, char ***argv, const char *mode, bool threads) {
     engine_abandon(kFrontGasnet, rc);
     return error("gasnet_init", GASNET_ERR_RESOURCE, "the job could not start (%s mode)", mode);
   }
+  s.finalized_by_mpi.store(false, std::memory_order_relaxed);
+  engine_on_mpi_finalize(kFrontGasnet, finalize_with_mpi);
   s.mynode = engine::rank();
   s.nodes = engine::size();
   s.max_local = s.max_global = segment_limit();

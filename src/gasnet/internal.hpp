@@ -125,6 +125,9 @@ struct State {
   std::vector<gasnet_hyg_segment_t> inline_table; // what gasnet_hyg_segments_v1 points to once attached
   std::atomic<std::uint32_t> seginfo_got{0};
   std::atomic<bool> exiting{false};
+  // The application finalized MPI while GASNet was up (finalize_with_mpi in core.cpp): GASNet left
+  // the engine then, and the process may only end (gasnet_exit, or a return from main).
+  std::atomic<bool> finalized_by_mpi{false};
   std::atomic<int> exit_code{0};
   std::vector<std::atomic<bool>> exiting_ranks;
   // Another node's gasnet_exit: this node follows it once kRemoteExitGrace has passed (a node that

@@ -44,8 +44,13 @@ int g_self_keyval = MPI_KEYVAL_INVALID;
 } // namespace
 
 std::uint32_t osc_rdma_max_attach() noexcept {
-  int provided = 0;
-  if (HYGASPI_MPI(MPI_T_init_thread(MPI_THREAD_SINGLE, &provided)) != GASPI_SUCCESS)
+  // MPI_T_init_thread asks for the thread level MPI granted already. Open MPI 4.1 stores the level
+  // it is given as the process's own: MPI_THREAD_SINGLE here made MPI_Query_thread answer SINGLE
+  // for good, turned off Open MPI's locking for an application that had MPI_THREAD_MULTIPLE, and
+  // kept the next gaspi_proc_init of the same MPI session from starting the progress thread.
+  int level = MPI_THREAD_SINGLE, provided = 0;
+  if (HYGASPI_MPI(MPI_Query_thread(&level)) != GASPI_SUCCESS ||
+      HYGASPI_MPI(MPI_T_init_thread(level, &provided)) != GASPI_SUCCESS)
     return 0;
   std::uint32_t cap = 0;
   int index = -1;
@@ -117,8 +122,14 @@ bool wanted(const Knobs &knobs) noexcept {
 }
 
 gaspi_return_t Env::init(const EnvOptions &options) {
-  int initialised = 0;
+  int initialised = 0, finalized = 0;
   HYGASPI_TRY(HYGASPI_MPI(MPI_Initialized(&initialised)));
+  HYGASPI_TRY(HYGASPI_MPI(MPI_Finalized(&finalized))); // both are callable at any time
+  if (finalized) {
+    // MPI cannot start again in this process, and any other MPI call would abort it.
+    log::error("the application finalized MPI (MPI_Finalize) before this start: MPI cannot serve the job again");
+    return GASPI_ERR_ENV;
+  }
   int provided = MPI_THREAD_SINGLE;
   if (!initialised) {
     choose_osc();

@@ -1,7 +1,9 @@
 /* A GASNet client that started MPI itself (GASNet's testmpi does so): MPI and GASNet side by side,
  * then gasnet_exit(0). gasnet_exit never returns, so the client cannot finalize MPI: the library
  * must, or mpirun reports a process that ended without MPI_Finalize (exit code 1). Every node
- * checks an MPI_Allreduce and a gasnet_put ring, and node 0 prints "SUCCESS gn_mpi". */
+ * checks an MPI_Allreduce and a gasnet_put ring, and node 0 prints "SUCCESS gn_mpi".
+ * With argv[1] "finalize" the client finalizes MPI itself while GASNet is up and returns 0 from
+ * main: GASNet leaves with MPI_Finalize, and the job ends with 0, no MPI call after the finalize. */
 #include <mpi.h>
 
 #include "gn_util.h"
@@ -24,6 +26,10 @@ int main(int argc, char **argv) {
   GN_CHECK(MPI_Barrier(MPI_COMM_WORLD) == MPI_SUCCESS);
   free(seg);
   GN_SUCCESS("gn_mpi");
+  if (argc > 1 && strcmp(argv[1], "finalize") == 0) {
+    GN_CHECK(MPI_Finalize() == MPI_SUCCESS);
+    return 0;
+  }
   gasnet_exit(0);
   return 1; /* never reached */
 }

@@ -46,6 +46,10 @@ int main(int argc, char **argv) {
 
   gaspi_rank_t me = 0, n = 0;
   mr_init(me, n);
+  // The thread level MPI granted stays the program's (an MPI_T_init_thread(MPI_THREAD_SINGLE) of
+  // the library made Open MPI 4.1 report, and act on, SINGLE from then on).
+  int level = -1;
+  MR_CHECK(MPI_Query_thread(&level) == MPI_SUCCESS && level == provided);
   MR_CHECK(me == mpi_rank);
   MR_CHECK(n == mpi_size);
   MR_OK(gaspi_segment_create(0, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
@@ -59,6 +63,8 @@ int main(int argc, char **argv) {
   MPI_Finalized(&finalized);
   MR_CHECK(!finalized);
   MPI_Finalize();
+  // MPI cannot start again: a GASPI start now is refused with an error, not an abort of MPI's.
+  MR_EXPECT(GASPI_ERR_ENV, gaspi_proc_init(GASPI_BLOCK));
   if (mpi_rank == 0)
     std::printf("SUCCESS mr_interop\n");
   return 0;
