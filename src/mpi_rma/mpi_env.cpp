@@ -147,6 +147,13 @@ gaspi_return_t Env::init(const EnvOptions &options) {
     HYGASPI_TRY(HYGASPI_MPI(MPI_Query_thread(&provided)));
   }
   thread_multiple_ = provided == MPI_THREAD_MULTIPLE;
+  provided_ = provided;
+  funneled_ = provided < MPI_THREAD_SERIALIZED;
+  if (funneled_) {
+    int main_thread = 0;
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Is_thread_main(&main_thread)));
+    mpi_thread_ = main_thread != 0 ? std::this_thread::get_id() : std::thread::id();
+  }
   // Our progress thread may call MPI beside the application's threads only if MPI allows that, or
   // if the application never calls MPI itself (we started it).
   progress_thread_allowed_ = we_initialised_ || thread_multiple_;
@@ -251,6 +258,17 @@ int Env::on_finalize(MPI_Comm, int, void *env, void *) noexcept {
   }
   self->hooked_ = false;
   return MPI_SUCCESS;
+}
+
+void Env::check_funneled() noexcept {
+  if (std::this_thread::get_id() == mpi_thread_ || told_funneled_.exchange(true, std::memory_order_relaxed))
+    return;
+  // Said once, and the call goes on as before: it has worked with Open MPI's shared-memory paths,
+  // but MPI promises nothing, and a network transport may not survive it.
+  log::error("MPI granted only %s to the application, and this thread did not start MPI: MPI does not allow it "
+             "to make the MPI calls this library call needs. Start MPI with MPI_Init_thread and "
+             "MPI_THREAD_SERIALIZED or MPI_THREAD_MULTIPLE, or call the library from the thread that started MPI",
+             provided_ == MPI_THREAD_SINGLE ? "MPI_THREAD_SINGLE" : "MPI_THREAD_FUNNELED");
 }
 
 bool Env::test(MPI_Request &request, bool &failed) {

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <mutex>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "core/wait.hpp"
@@ -107,6 +108,8 @@ public:
   std::unique_lock<std::mutex> lock() {
     if (__builtin_expect(closing_.load(std::memory_order_acquire), 0))
       wait_for_process_end();
+    if (__builtin_expect(funneled_, 0))
+      check_funneled();
     return thread_multiple_ ? std::unique_lock<std::mutex>() : std::unique_lock<std::mutex>(mutex_);
   }
 
@@ -121,6 +124,13 @@ private:
   bool we_initialised_ = false;
   bool finalize_registered_ = false; // finalize_at_exit is registered with on_exit
   bool thread_multiple_ = false;
+  // The application started MPI at MPI_THREAD_SINGLE or FUNNELED: only the thread that started it
+  // may call MPI, and our lock serialises calls but cannot make another thread that one.
+  bool funneled_ = false;
+  int provided_ = 0;                       // the level MPI granted
+  std::thread::id mpi_thread_;             // the thread that started MPI, where the start was seen here
+  std::atomic<bool> told_funneled_{false}; // check_funneled speaks once per process
+  void check_funneled() noexcept;
   bool progress_thread_allowed_ = false;
   std::atomic<bool> leave_unfinalized_{false};
   std::atomic<bool> closing_{false}; // MPI_Finalize at exit has begun
