@@ -155,8 +155,8 @@ gaspi_return_t Env::init(const EnvOptions &options) {
     mpi_thread_ = main_thread != 0 ? std::this_thread::get_id() : std::thread::id();
   }
   // Our progress thread may call MPI beside the application's threads only if MPI allows that, or
-  // if the application never calls MPI itself (we started it).
-  progress_thread_allowed_ = we_initialised_ || thread_multiple_;
+  // if the application never calls MPI itself (we started it) and MPI lets threads take turns.
+  progress_thread_allowed_ = (we_initialised_ && !funneled_) || thread_multiple_;
   // From here on a failure leaves comm_ for term() to free (the caller unwinds with term()).
   HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &comm_)));
   HYGASPI_TRY(HYGASPI_MPI(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN)));
