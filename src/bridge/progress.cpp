@@ -55,6 +55,20 @@ bool progress_step() {
   if (!t_progress_thread)
     g_driven.fetch_add(1, std::memory_order_relaxed);
   mpi::Control &control = rt().control;
+  // While active messages come, 7 steps in 8 test only the receive that the next one will
+  // complete (EagerReceives::test_hot), and leave the probe for control traffic and the other
+  // receives to the 8th. MPI_Test looks again after its progress, which MPI_Testsome does not, and
+  // a step is one MPI call instead of two or three. Measured, EX AM Short round trip over MPI (both
+  // sides polling, 4 alternating runs): 0.75-0.77 us against 0.84-0.87 us, with MPI_Send/MPI_Recv
+  // at 0.33-0.35 us; a full look every 4th step: 0.76-0.78 us.
+  thread_local unsigned hot_steps = 0;
+  if ((++hot_steps & 7) != 0) {
+    const int hot = control.messages().test_eager_hot();
+    if (hot >= 0) {
+      const bool device = engine::drive_remote_device();
+      return hot > 0 || device;
+    }
+  }
   // One probe for anything first; then only the tag it saw (mpi::Control::incoming).
   const int tag = control.incoming();
   bool served = control.messages().test_eager();

@@ -211,7 +211,9 @@ public:
     naps_ = 0;
     napped_ = false;
   }
-  template <class Sleep> void pause(const WaitPolicy &policy, bool served, Sleep &&sleep) {
+  // `relax`: a pause between spinning looks. Not needed where each look calls MPI, which takes
+  // longer than the pause and leaves no tight loop on one cache line.
+  template <class Sleep> void pause(const WaitPolicy &policy, bool served, Sleep &&sleep, bool relax = true) {
     if (served) {
       note_served(policy);
       restart();
@@ -219,7 +221,8 @@ public:
     }
     ++idle_;
     if (idle_ <= policy.spin) {
-      cpu_relax();
+      if (relax)
+        cpu_relax();
     } else if (idle_ <= policy.spin + policy.yields) {
       sched_yield();
     } else if (napped_) {

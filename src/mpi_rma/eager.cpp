@@ -152,6 +152,59 @@ void EagerReceives::take_announced(unsigned lane) {
   }
 }
 
+bool EagerReceives::completed_receive(unsigned i, const MPI_Status &status, int error) {
+  const unsigned lane = i / kSlots;
+  finished(i);
+  int bytes = 0;
+  if ((error != MPI_SUCCESS && fail("MPI_Testsome", error) != GASPI_SUCCESS) ||
+      HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &bytes)) != GASPI_SUCCESS || bytes < 0) {
+    (void)start(i); // logged; the message is dropped and the buffer goes back to MPI
+    return false;
+  }
+  Arrived a{seq_[i], static_cast<int>(i % kSlots), status.MPI_SOURCE, static_cast<std::uint32_t>(bytes), {}};
+  if (bytes == 0) { // an announcement: its large message takes its place in the order
+    a.slot = -1;
+    a.announced = true;
+    (void)start(i);
+  }
+  arrived(lane, std::move(a));
+  lively_ = kLivelyLooks;
+  hot_ = lane;
+  return true;
+}
+
+void EagerReceives::restart_given_back() {
+  for (std::uint32_t back = given_back_.exchange(0, std::memory_order_acquire); back != 0; back &= back - 1)
+    (void)start(static_cast<unsigned>(std::countr_zero(back))); // each takes the next sequence number
+}
+
+int EagerReceives::test_hot() {
+  if (!is_open())
+    return -1;
+  std::lock_guard guard(mutex_);
+  if (!open_.load(std::memory_order_relaxed) || lively_ == 0)
+    return -1;
+  auto lock = env_->lock();
+  restart_given_back();
+  const Started &q = started_[hot_];
+  if (q.count == 0)
+    return -1;
+  const unsigned i = hot_ * kSlots + q.slot[0];
+  int done = 0;
+  MPI_Status status;
+  if (HYGASPI_MPI(MPI_Test(&requests_[i], &done, &status)) != GASPI_SUCCESS)
+    return -1;
+  if (done == 0) {
+    --lively_;
+    hot_tested_ = true;
+    return 0;
+  }
+  if (!completed_receive(i, status, MPI_SUCCESS))
+    return 0;
+  take_announced(hot_);
+  return 1;
+}
+
 bool EagerReceives::test() {
   if (!is_open())
     return false;
@@ -159,8 +212,8 @@ bool EagerReceives::test() {
   if (!open_.load(std::memory_order_relaxed))
     return false;
   auto lock = env_->lock();
-  for (std::uint32_t back = given_back_.exchange(0, std::memory_order_acquire); back != 0; back &= back - 1)
-    (void)start(static_cast<unsigned>(std::countr_zero(back))); // each takes the next sequence number
+  restart_given_back();
+  const bool hot_tested = std::exchange(hot_tested_, false);
   // Only the oldest receives of each lane are tested: every receive of a lane matches the same
   // messages (any source, the lane's eager tag), and MPI matches a message to the earliest posted
   // receive that matches it [MPI-3.1 section 3.5, "Order"], so a later receive of the lane holds
@@ -196,7 +249,7 @@ bool EagerReceives::test() {
       (void)fail("MPI_Testsome", rc);
       return took;
     }
-    if (count == 0 && !looked_again && lively_ != 0) {
+    if (count == 0 && !looked_again && !hot_tested && lively_ != 0) {
       // Open MPI's MPI_Testsome looks at the requests first, and runs its progress engine only
       // when none had completed, after the look: a message that this progress matched would wait
       // for the next look of the whole poll (the front end's lanes, its barrier, the probe for
@@ -211,26 +264,10 @@ bool EagerReceives::test() {
     if (count == MPI_UNDEFINED || count == 0)
       break;
     for (int k = 0; k < count; ++k) {
-      const unsigned i = index[static_cast<unsigned>(done[static_cast<unsigned>(k)])], lane = i / kSlots;
+      const unsigned i = index[static_cast<unsigned>(done[static_cast<unsigned>(k)])];
+      ++completed[i / kSlots];
       const MPI_Status &status = statuses[static_cast<unsigned>(k)];
-      finished(i);
-      ++completed[lane];
-      int bytes = 0;
-      if ((rc == MPI_ERR_IN_STATUS && status.MPI_ERROR != MPI_SUCCESS &&
-           fail("MPI_Testsome", status.MPI_ERROR) != GASPI_SUCCESS) ||
-          HYGASPI_MPI(MPI_Get_count(&status, MPI_BYTE, &bytes)) != GASPI_SUCCESS || bytes < 0) {
-        (void)start(i); // logged; the message is dropped and the buffer goes back to MPI
-        continue;
-      }
-      Arrived a{seq_[i], static_cast<int>(i % kSlots), status.MPI_SOURCE, static_cast<std::uint32_t>(bytes), {}};
-      if (bytes == 0) { // an announcement: its large message takes its place in the order
-        a.slot = -1;
-        a.announced = true;
-        (void)start(i);
-      }
-      arrived(lane, std::move(a));
-      took = true;
-      lively_ = kLivelyLooks;
+      took |= completed_receive(i, status, rc == MPI_ERR_IN_STATUS ? status.MPI_ERROR : MPI_SUCCESS);
     }
     bool again = false;
     for (unsigned lane = 0; lane < kLanes; ++lane)

@@ -61,6 +61,10 @@ public:
   // an empty look while messages come), and the unmatched messages of a lane whose receives are
   // all busy: queues what arrived for take(). True if anything did.
   bool test();
+  // While messages come (kLivelyLooks): MPI_Test of the oldest receive of the lane where the last
+  // one arrived, the receive that MPI matches its next message to. 1: a message arrived; 0: none;
+  // -1: not now, test() is the look to take.
+  int test_hot();
 
   // The next message of `lane` in order, now the caller's until give_back().
   struct Held {
@@ -91,7 +95,10 @@ private:
     bool announced = false; // an announcement whose large message is not taken yet
   };
   void close_locked() noexcept;
-  // The next four run under mutex_ and the MPI lock.
+  // The next six run under mutex_ and the MPI lock.
+  // Receive i completed (`error` from its status): queues its message for take().
+  bool completed_receive(unsigned i, const MPI_Status &status, int error);
+  void restart_given_back();
   bool start(unsigned i);             // (re)starts receive i under the next sequence number
   void finished(unsigned i) noexcept; // receive i was seen complete: no longer active
   void arrived(unsigned lane, Arrived a);
@@ -116,9 +123,12 @@ private:
   static_assert(kAll <= 32);
   std::mutex mutex_; // all below; taken before the MPI lock, never inside it
   std::uint64_t next_seq_ = 0;
-  // Empty looks left that test twice (test()): kLivelyLooks after a message arrived.
+  // Empty looks left, kLivelyLooks after a message arrived, in which test_hot() tests the hot lane
+  // and test() looks twice (unless test_hot() looked just before).
   static constexpr unsigned kLivelyLooks = 64;
   unsigned lively_ = 0;
+  unsigned hot_ = 0;        // the lane where the last message arrived
+  bool hot_tested_ = false; // test_hot() found nothing just before
   std::array<MPI_Request, kAll> requests_{};
   // A lane's active receives (started, not yet seen complete), in the order they were started:
   // the order in which MPI matches messages to them. Their slot numbers within the lane.

@@ -52,6 +52,7 @@ public:
   // Looks at the eager receives (EagerReceives::test): part of every progress step once the boxes
   // are open, since a probe does not see a message that a posted receive has matched.
   bool test_eager() { return eager_.test(); }
+  int test_eager_hot() { return eager_.test_hot(); }
   // Runs fn(from, data, size) on the next active message of `box` (am_request or am_reply), in
   // each sender's order; mostly in place, in the buffer of an eager receive. The data (16-byte
   // aligned) lives until fn returns. False when there is none. Does not pull from MPI: the caller
