@@ -34,6 +34,7 @@ void close_group(Group *g) noexcept {
 void drop_group(Group *g) noexcept {
   if (g == nullptr)
     return;
+  collectives::depart(g->record);
   collectives::drop(g->record);
   delete g;
 }

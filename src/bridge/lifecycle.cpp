@@ -18,6 +18,7 @@
 #include "bridge/remote_device.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
+#include "mpi_rma/leaders.hpp"
 #include "mpi_rma/mpi_call.hpp"
 #include "shm/reclaim.hpp"
 
@@ -223,6 +224,7 @@ void teardown(Runtime &r) noexcept {
   if (r.mpi.active()) {
     stop_progress_thread();
     r.control.term();
+    mpi::forget_departures(); // the next session's groups start afresh
     if (r.rma.active())
       r.rma.term(); // collective: waits for every rank's last front end
     r.mpi.term();

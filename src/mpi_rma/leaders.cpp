@@ -1,9 +1,11 @@
 #include "mpi_rma/leaders.hpp"
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <cstring>
 #include <deque>
+#include <map>
 #include <mutex>
 #include <type_traits>
 #include <utility>
@@ -41,6 +43,7 @@ int group_mpi_tag(Env &env, std::uint32_t group_tag) {
 
 constexpr int kReduceOffset = 16; // within the group's tag bucket; [0, 16) are barrier rounds
 constexpr int kAbortOffset = 17;
+constexpr int kDepartOffset = 18;
 
 // Tests both requests (an array of 2) once. GASPI_SUCCESS when both are done.
 gaspi_return_t test_both(Env &env, MPI_Request *requests) {
@@ -110,6 +113,66 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> le
         GASPI_SUCCESS)
       (void)HYGASPI_MPI(MPI_Request_free(&request));
   }
+}
+
+namespace {
+// Departure notices taken for another group of the same tag bucket, by group tag.
+std::mutex g_departures_mutex;
+std::map<std::uint32_t, Departure> g_departures;
+
+void lower(Departure &d, std::uint64_t barriers, std::uint64_t allreduces, int leader) {
+  if (barriers < d.barriers || allreduces < d.allreduces)
+    d.leader = leader;
+  d.barriers = std::min(d.barriers, barriers);
+  d.allreduces = std::min(d.allreduces, allreduces);
+}
+} // namespace
+
+void leader_departs(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders, std::uint32_t me,
+                    std::uint64_t barriers, std::uint64_t allreduces) {
+  // Never waited for, as the abort notices: the buffers stay until the process ends (24 bytes per
+  // group and session end; a deque never moves its elements).
+  static std::mutex mutex;
+  static std::deque<std::array<std::uint64_t, 3>> notices;
+  const int tag = group_mpi_tag(env, group_tag) + kDepartOffset;
+  std::lock_guard keep(mutex);
+  const auto &notice = notices.emplace_back(std::array<std::uint64_t, 3>{group_tag, barriers, allreduces});
+  auto lock = env.lock();
+  for (std::uint32_t i = 0; i < leaders.size(); ++i) {
+    if (i == me)
+      continue;
+    MPI_Request request = MPI_REQUEST_NULL;
+    // Best effort: a leader that does not get it waits as before, up to its deadline.
+    if (HYGASPI_MPI(MPI_Isend(notice.data(), 3, MPI_UINT64_T, leaders[i].value(), tag, env.collective_comm(),
+                              &request)) == GASPI_SUCCESS)
+      (void)HYGASPI_MPI(MPI_Request_free(&request));
+  }
+}
+
+void take_departures(Env &env, std::uint32_t group_tag, Departure &into) {
+  const int tag = group_mpi_tag(env, group_tag) + kDepartOffset;
+  std::lock_guard hold(g_departures_mutex);
+  {
+    auto lock = env.lock();
+    for (;;) {
+      Probed p = env.probe(env.collective_comm(), MPI_ANY_SOURCE, tag);
+      if (p.failed || !p.found)
+        break;
+      std::uint64_t got[3] = {0, 0, 0}; // a matched probe: no other thread can take this message
+      if (HYGASPI_MPI(MPI_Mrecv(got, 3, MPI_UINT64_T, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+        break; // logged
+      lower(g_departures[static_cast<std::uint32_t>(got[0])], got[1], got[2], p.source);
+    }
+  }
+  if (auto it = g_departures.find(group_tag); it != g_departures.end()) {
+    lower(into, it->second.barriers, it->second.allreduces, it->second.leader);
+    g_departures.erase(it);
+  }
+}
+
+void forget_departures() noexcept {
+  std::lock_guard hold(g_departures_mutex);
+  g_departures.clear();
 }
 
 gaspi_return_t leader_barrier_step(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders,

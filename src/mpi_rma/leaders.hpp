@@ -31,6 +31,21 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> le
 // Takes the pending abort notices of the group's tag bucket; true if one was for this group.
 [[nodiscard]] bool abort_notice(Env &env, std::uint32_t group_tag);
 
+// A leader whose rank ends its session (gaspi_proc_term) tells every other leader of each of its
+// groups how many barriers and allreduces of the group it completed (leader_departs): all of its
+// messages for those were sent, and none for a later one will be. A leader that waits in a later
+// collective fails it instead of waiting forever (take_departures, asked with the abort notices).
+struct Departure {
+  std::uint64_t barriers = UINT64_MAX, allreduces = UINT64_MAX; // the fewest of the departed leaders
+  int leader = -1; // the departed leader with the fewest (an MPI rank), -1 when none departed
+};
+void leader_departs(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders, std::uint32_t me,
+                    std::uint64_t barriers, std::uint64_t allreduces);
+// Takes the departure notices that arrived for the group into `into`. Notices of another group that
+// shares the tag bucket are kept for it until the session ends (forget_departures).
+void take_departures(Env &env, std::uint32_t group_tag, Departure &into);
+void forget_departures() noexcept;
+
 struct LeaderBarrier {
   std::uint32_t round = 0;
   bool posted = false;

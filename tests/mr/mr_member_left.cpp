@@ -3,18 +3,32 @@
 // entered before or after it left. A terminated rank never takes part again: a rank that starts
 // anew commits its groups anew.
 //
-// Rank 1 leaves. Every other rank must share its node (shm, or the hybrid path's nodes of 2 with
-// 4 ranks: rank 1 is then not its node's leader, and rank 0, whose node phase waits for rank 1,
-// tells the other node's leader). Across nodes a leaving rank is not noticed: its gaspi_proc_term
-// waits in MPI's collective end of the one-sided windows for the others (docs/DESIGN.md).
+// Which rank leaves: rank 1, or with the argument "half" rank n / 2.
+//  - On one node (shm), the leaver's node peers see it terminated (shm::gone_members).
+//  - Rank 1 on the hybrid path (nodes of 2, 4 ranks) is not its node's leader: rank 0, whose node
+//    phase waits for it, fails and tells the other node's leader (an abort notice).
+//  - Rank n / 2 across nodes (mpi:2, mpi:4, hybrid:4) leads its node: its gaspi_proc_term tells
+//    the other leaders how many collectives it completed (mpi::leader_departs), and theirs fail.
+//    Before, they waited forever, and so did the leaver, in MPI's collective end of the one-sided
+//    windows.
+#include <cstring>
+
 #include "mr_util.hpp"
 
-int main() {
+int main(int argc, char **argv) {
   gaspi_rank_t me = 0, n = 0;
   mr_init(me, n);
   MR_CHECK(n >= 2);
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
-  if (me == 1) {
+  const gaspi_rank_t leaver = argc > 1 && std::strcmp(argv[1], "half") == 0 ? n / 2 : 1;
+  // Two completed collectives of each kind first: the others must not fail those that the leaver
+  // completed.
+  for (int i = 0; i < 2; ++i) {
+    MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+    double one = 1, sum = 0;
+    MR_OK(gaspi_allreduce(&one, &sum, 1, GASPI_OP_SUM, GASPI_TYPE_DOUBLE, GASPI_GROUP_ALL, GASPI_BLOCK));
+    MR_CHECK(sum == n);
+  }
+  if (me == leaver) {
     MR_OK(gaspi_proc_term(GASPI_BLOCK));
     return 0;
   }

@@ -91,7 +91,9 @@ gaspi_return_t allreduce(GroupRecord &g, const void *send, void *receive, std::s
     return m.phase == AllreducePhase::contributed && (m.shared || g.leads_node()) ? shm::kAllMembers : 0;
   };
   const gaspi_return_t rc = wait_steps(
-      g, [&] { return allreduce_step(g, call); }, awaited, deadline);
+      g, Collective::allreduce, [&] { return allreduce_step(g, call); }, awaited, deadline);
+  if (rc == GASPI_SUCCESS)
+    ++g.allreduces_done;
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this allreduce
     mpi::leader_allreduce_abandon(rt().mpi, g.allreduce.leaders);
     g.allreduce.phase = AllreducePhase::idle;

@@ -54,7 +54,9 @@ gaspi_return_t barrier(GroupRecord &g, std::uint64_t area_slot_bytes, const Dead
                                                     : static_cast<std::int32_t>(g.barrier.node.awaited);
   };
   const gaspi_return_t rc = wait_steps(
-      g, [&] { return barrier_step(g, fold, area_slot_bytes); }, awaited, deadline);
+      g, Collective::barrier, [&] { return barrier_step(g, fold, area_slot_bytes); }, awaited, deadline);
+  if (rc == GASPI_SUCCESS)
+    ++g.barriers_done;
   if (rc == GASPI_SUCCESS && fold != nullptr)
     *value = g.barrier.node.value;
   if (rc != GASPI_SUCCESS && rc != GASPI_TIMEOUT) { // an error abandons this barrier

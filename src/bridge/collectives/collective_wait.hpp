@@ -50,11 +50,12 @@ namespace hygaspi::collectives {
 // MPI_Barrier's busy poll does not.
 inline constexpr WaitPolicy kSpanningPolicy{4096, 100000};
 
-// Why the collective can no longer complete, or empty: gaspi_proc_term in another thread, a dead
-// or terminated member among the `awaited` (shm/node_group.hpp), the group marked broken by a
-// node member, or (leaders) an abort notice from another node's leader. Not logged here: the
-// wait's last look may still find it complete.
-[[nodiscard]] std::string failure(GroupRecord &g, std::int32_t awaited);
+// Why the collective `which` can no longer complete, or empty: gaspi_proc_term in another thread,
+// a dead or terminated member among the `awaited` (shm/node_group.hpp), the group marked broken by
+// a node member, or (leaders) an abort notice from another node's leader, or another node's leader
+// that ended its session before this collective (mpi::leader_departs). Not logged here: the wait's
+// last look may still find it complete.
+[[nodiscard]] std::string failure(GroupRecord &g, Collective which, std::int32_t awaited);
 inline constexpr const char *kTermWhileWaiting = "gaspi_proc_term was called while this call waited";
 
 // Ends a collective with `rc`. An error (not a timeout) means the collective can no longer
@@ -67,13 +68,13 @@ gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc);
 // node member(s) the machine's last look waited for (shm::kAllMembers, a member's position), or
 // shm::kNoMember in a leader phase, which waits on MPI.
 template <class Step, class Awaited>
-gaspi_return_t wait_steps(GroupRecord &g, Step &&step, Awaited &&awaited, const Deadline &deadline) {
+gaspi_return_t wait_steps(GroupRecord &g, Collective which, Step &&step, Awaited &&awaited, const Deadline &deadline) {
   gaspi_return_t rc = step();
   if (rc != GASPI_TIMEOUT || deadline.test_only())
     return rc;
   std::string why;
   auto healthy = [&] {
-    why = failure(g, awaited());
+    why = failure(g, which, awaited());
     return why.empty();
   };
   gaspi_return_t waited = GASPI_SUCCESS;

@@ -31,6 +31,9 @@ gaspi_return_t publish(GroupRecord &g, std::uint64_t slot_bytes);
 void withdraw(GroupRecord &g);
 // gaspi_proc_term: drops the reduce area of a committed group.
 void drop(GroupRecord &g) noexcept;
+// gaspi_proc_term, before drop: a leader tells the group's other leaders how many of its
+// collectives it completed (mpi::leader_departs), so that none waits forever for a later one.
+void depart(GroupRecord &g);
 // After an allreduce of the group completed, every node member has mapped its reduce area: the
 // leader removes the area's name (shm::reduce_area_forget_name).
 void forget_area_name(GroupRecord &g) noexcept;

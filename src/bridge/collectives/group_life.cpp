@@ -72,7 +72,7 @@ gaspi_return_t check_not_broken(const GroupRecord &g) {
   return GASPI_ERROR;
 }
 
-std::string failure(GroupRecord &g, std::int32_t awaited) {
+std::string failure(GroupRecord &g, Collective which, std::int32_t awaited) {
   shm::Node &node = rt().node;
   if (node.stopping())
     return kTermWhileWaiting;
@@ -81,7 +81,21 @@ std::string failure(GroupRecord &g, std::int32_t awaited) {
     return dead;
   if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag)))
     return "another member left this collective with an error";
+  if (g.leads_across()) {
+    mpi::take_departures(rt().mpi, g.tag, g.departed);
+    const bool barrier = which == Collective::barrier;
+    if ((barrier ? g.barriers_done : g.allreduces_done) >= (barrier ? g.departed.barriers : g.departed.allreduces))
+      return "rank " + std::to_string(rt().peers.global(MpiRank{g.departed.leader}).value()) +
+             ", another node's leader in this group, ended its session (gaspi_proc_term) before this " +
+             (barrier ? "barrier" : "allreduce");
+  }
   return {};
+}
+
+void depart(GroupRecord &g) {
+  if (g.leads_across())
+    mpi::leader_departs(rt().mpi, g.tag, g.leaders, static_cast<std::uint32_t>(g.my_leader_index), g.barriers_done,
+                        g.allreduces_done);
 }
 
 gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc) {

@@ -39,6 +39,8 @@ struct AllreduceMachine {
   std::vector<char> value; // the node's partial result when this rank is alone on its node; the fold (shared)
 };
 
+enum class Collective : std::uint8_t { barrier, allreduce };
+
 struct GroupRecord {
   // ---- membership
   std::vector<gaspi_rank_t> members; // global ranks, sorted, unique
@@ -56,6 +58,11 @@ struct GroupRecord {
   AllreduceMachine allreduce;
   std::mutex collective; // one barrier caller at a time
   std::mutex reducing;   // one allreduce caller at a time
+
+  // ---- departures (mpi::leader_departs): the collectives this rank completed, and what the other
+  // nodes' leaders that ended their session had completed
+  std::uint64_t barriers_done = 0, allreduces_done = 0;
+  mpi::Departure departed;
 
   [[nodiscard]] bool spans_nodes() const noexcept { return leaders.size() > 1; }
   [[nodiscard]] bool leads_node() const noexcept { return node.my_index == 0; }
