@@ -329,6 +329,9 @@ int gex_Event_TestSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags)
 void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
 void gex_Event_WaitAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags);
+/* The leaf event of one category of a root event. Every operation here is locally complete when
+ * its initiation returns, so the GEX_EC_LC leaf is GEX_EVENT_INVALID ("already happened"). */
+gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category);
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags);
 void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags);
 /* Access regions: GASNet-1's (gasnet_{begin,end}_nbi_accessregion). */

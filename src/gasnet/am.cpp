@@ -89,11 +89,17 @@ void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
       // lands there now, before the handler runs.
       const LongTarget target = long_target(h.to_ep);
       char *seg = target.data;
-      if (seg == nullptr || m.offset > target.size || h.nbytes > target.size - m.offset)
-        fatal(call, "a Long message from node %u lies outside the segment of this rank's endpoint %u", from, h.to_ep);
-      if (m.body_size != 0)
-        std::memcpy(seg + m.offset, m.body, std::min<std::size_t>(m.body_size, h.nbytes));
-      kPayloadCalls[h.nargs](fn, &token, seg + m.offset, h.nbytes, m.args);
+      if (h.nbytes == 0) {
+        // Any address, as the sender gave it: its offset from the segment's base wraps (long_place).
+        const auto at = reinterpret_cast<std::uintptr_t>(seg) + m.offset;
+        kPayloadCalls[h.nargs](fn, &token, reinterpret_cast<void *>(at), 0, m.args);
+      } else {
+        if (seg == nullptr || m.offset > target.size || h.nbytes > target.size - m.offset)
+          fatal(call, "a Long message from node %u lies outside the segment of this rank's endpoint %u", from, h.to_ep);
+        if (m.body_size != 0)
+          std::memcpy(seg + m.offset, m.body, std::min<std::size_t>(m.body_size, h.nbytes));
+        kPayloadCalls[h.nargs](fn, &token, seg + m.offset, h.nbytes, m.args);
+      }
     }
   }
   ctx.handler = outer;

@@ -208,10 +208,10 @@ LongPlace long_place(const char *call, gasnet_node_t node, unsigned ep, const vo
   if (ep == 0) {
     if (n != 0)
       return {limits::kGasnetSegment, segment_offset(call, node, addr, n)};
-    // A Long of 0 bytes may name any address; one inside the segment reaches the handler as given
-    // (GASNet-EX promises it), any other the segment's base.
-    const NodeSegment &seg = state().segments[node];
-    return {limits::kGasnetSegment, a >= seg.addr && a - seg.addr <= seg.size ? a - seg.addr : 0};
+    // A Long of 0 bytes may name any address, and the handler gets it as given ([GEX "Misc
+    // semantic strengthening"]: "even for the degenerate case when nbytes==0"): the offset from the
+    // segment's base wraps, and the target adds it back the same way (run, am.cpp).
+    return {limits::kGasnetSegment, a - state().segments[node].addr};
   }
   Published p;
   if (!published(node, ep, p))
@@ -219,7 +219,7 @@ LongPlace long_place(const char *call, gasnet_node_t node, unsigned ep, const vo
   if (p.device)
     fatal(call, "rank %u's endpoint %u segment is device memory: a Long payload goes to host memory only", node, ep);
   if (n == 0)
-    return {endpoint_segment(ep), a >= p.addr && a - p.addr <= p.size ? a - p.addr : 0};
+    return {endpoint_segment(ep), a - p.addr}; // as for the primordial segment above
   return {endpoint_segment(ep), published_offset(call, node, static_cast<gex_EP_Index_t>(ep), p, addr, n)};
 }
 

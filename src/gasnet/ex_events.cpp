@@ -216,6 +216,22 @@ int gex_Event_Test(gex_Event_t event) {
 }
 void gex_Event_Wait(gex_Event_t event) { event_test("gex_Event_Wait", event, true); }
 
+gex_Event_t gex_Event_QueryLeaf(gex_Event_t root, gex_EC_t event_category) {
+  // [GEX "Events"]: root "is permitted to be GEX_EVENT_INVALID (but not GEX_EVENT_NO_OP)", and the
+  // category "cannot be a bitwise-OR of multiple such values, nor GEX_EC_ALL". For an event that
+  // "has already happened the implementation may return [...] GEX_EVENT_INVALID": local completion
+  // here always has, when the initiation returns (an RMA's lc_opt, an AM's payload). The other
+  // categories name no leaf of any root event.
+  constexpr const char *kCall = "gex_Event_QueryLeaf";
+  if (root == GEX_EVENT_NO_OP)
+    fatal(kCall, "the root is GEX_EVENT_NO_OP, which has no leaves");
+  if (event_category != GEX_EC_LC)
+    fatal(kCall, "event category %#x: the only leaf events are those of GEX_EC_LC", event_category);
+  if (root != GEX_EVENT_INVALID && (reinterpret_cast<std::uint64_t>(root) >> 48) != 0)
+    (void)lookup(kCall, root); // a live event of this thread (fatal otherwise)
+  return GEX_EVENT_INVALID;
+}
+
 int gex_Event_TestAll(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags) {
   require_no_flags("gex_Event_TestAll", flags);
   return events_test_all("gex_Event_TestAll", pevent, numevents, false) ? GASNET_OK : GASNET_ERR_NOT_READY;

@@ -167,9 +167,11 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
 // `endpoints`: every node peer forgets what this rank published of them and closes its mapping
 // (engine::release_mapping), and has answered, before the memory may be freed. Waits, polling.
 void unpublish_device(std::uint64_t endpoints);
-// A host endpoint's buffer [p, +n) (an RMA's local side, an AM's payload) is no device memory of a
-// live segment of this process: fatal naming the call otherwise, before the library's host copy or
-// Open MPI's cross-memory attach reads it. Free while no device segment lives.
+// A host endpoint's buffer [p, +n) (an RMA's local side, an AM's payload) is neither in the first
+// page (null) nor wrapping around the address space, nor device memory of a live segment of this
+// process: fatal naming the call otherwise, before the library's host copy faults or Open MPI's
+// cross-memory attach fails on it (which it reported, and retried, without end). Nearly free while
+// no device segment lives.
 void require_host_memory(const char *call, const void *p, std::size_t n);
 // `segment` is the primordial segment or a live one of gex_Segment_Create; fatal naming the call
 // otherwise.

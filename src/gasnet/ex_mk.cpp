@@ -70,10 +70,16 @@ bool inside(const void *p, std::size_t n, const void *base, std::size_t size) {
 namespace hygaspi::gasnet::ex {
 
 void require_host_memory(const char *call, const void *p, std::size_t n) {
-  Objects &o = objects();
-  if (n == 0 || o.device_segments.load(std::memory_order_acquire) == 0)
+  if (n == 0)
     return;
   const auto a = reinterpret_cast<std::uintptr_t>(p);
+  constexpr std::uintptr_t kFirstPage = 4096; // never mapped: a null pointer, or a small offset from one
+  if (a < kFirstPage || n - 1 > UINTPTR_MAX - a)
+    fatal(call, "the local buffer [%p, +%zu) is not memory of this process (%s)", p, n,
+          a < kFirstPage ? "a null pointer" : "it wraps around the address space");
+  Objects &o = objects();
+  if (o.device_segments.load(std::memory_order_acquire) == 0)
+    return;
   std::lock_guard lock(o.lock);
   for (const auto &seg : o.segments) {
     const auto b = reinterpret_cast<std::uintptr_t>(seg->addr);

@@ -7,7 +7,10 @@
  *
  * With an argument it runs one fatal scene instead (CMakeLists.txt checks the message):
  *   badput: a put that ends past the target's segment;  badam: a Long request before
- *   gex_Segment_Attach (no segment to land in; Short and Medium ones work then: gex_early.c). */
+ *   gex_Segment_Attach (no segment to land in; Short and Medium ones work then: gex_early.c);
+ *   nullput, nullget, wrapget, nullmed, nulllong: a local buffer that is null, or wraps around
+ *   the address space (over MPI, Open MPI's cross-memory attach failed on these and retried
+ *   without end); leafall: gex_Event_QueryLeaf of GEX_EC_ALL. */
 #define GASNET_PAR 1
 #include <gasnetex.h>
 #include <stdio.h>
@@ -60,7 +63,7 @@ static gex_Rank_t source(gex_Token_t t) {
 }
 
 /* ---- handlers. Indices: the table's order, each "don't care" (0), gets 255, 254, ... */
-enum { H_SEGINFO, H_S0, H_S1, H_S8, H_S16, H_S_REP, H_MED, H_MED_REP, H_LONG, H_LONG_REP, H_COUNT };
+enum { H_SEGINFO, H_S0, H_S1, H_S8, H_S16, H_S_REP, H_MED, H_MED_REP, H_LONG, H_LONG_REP, H_LONG0, H_COUNT };
 static gex_AM_Entry_t table[H_COUNT];
 #define IDX(h) (table[h].gex_index)
 
@@ -157,6 +160,16 @@ static void rep_long(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t want)
   __atomic_fetch_add(&got_replies, 1, __ATOMIC_SEQ_CST);
 }
 
+/* A Long of 0 bytes: the handler gets dest_addr as the initiator gave it, even outside the segment
+ * or null ([GEX "Misc semantic strengthening"]); the address travels in the two arguments too. */
+static void req_long0(gex_Token_t t, void *buf, size_t nbytes, gex_AM_Arg_t hi, gex_AM_Arg_t lo) {
+  check_info(t, source(t), 1, 1);
+  CHECK(nbytes == 0);
+  CHECK((uintptr_t)buf == (uintptr_t)(((uint64_t)(uint32_t)hi << 32) | (uint32_t)lo));
+  OK(gex_AM_ReplyShort1(t, IDX(H_S_REP), 0, 0));
+  __atomic_fetch_add(&got_requests, 1, __ATOMIC_SEQ_CST);
+}
+
 static void entry(int h, void (*fn)(), gex_Flags_t flags, unsigned nargs, const char *name) {
   table[h].gex_index = 0;
   table[h].gex_fnptr = (gex_AM_Fn_t)fn;
@@ -225,6 +238,7 @@ static void test_registration(void) {
   entry(H_MED_REP, (void (*)())rep_med, GEX_FLAG_AM_MEDIUM | GEX_FLAG_AM_REPLY, 1, "med_rep");
   entry(H_LONG, (void (*)())req_long, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQREP, 1, "long");
   entry(H_LONG_REP, (void (*)())rep_long, GEX_FLAG_AM_MEDLONG | GEX_FLAG_AM_REPLY, 1, "long_rep");
+  entry(H_LONG0, (void (*)())req_long0, GEX_FLAG_AM_LONG | GEX_FLAG_AM_REQUEST, 2, "long0");
   table[H_SEGINFO].gex_index = 200; /* one fixed index; the rest "don't care" */
   /* Bad tables, refused whole: a reserved index, and flags without Request/Reply. */
   gex_AM_Entry_t bad = table[H_S0];
@@ -343,6 +357,21 @@ static void test_am(void) {
     barrier();
   }
   CHECK(got_requests == 3 * nn);
+  got_replies = got_requests = 0;
+  barrier();
+
+  /* Long of 0 bytes to null, to the first page, and past the end of the target's segment. */
+  for (gex_Rank_t r = 0; r < n; ++r) {
+    char *const where[3] = {NULL, (char *)0x1000, owner_addr[r] + owner_size[r] + 12345};
+    for (int k = 0; k < 3; ++k) {
+      const uint64_t at = (uint64_t)(uintptr_t)where[k];
+      OK(gex_AM_RequestLong2(tm, r, IDX(H_LONG0), out, 0, where[k], GEX_EVENT_NOW, 0, (gex_AM_Arg_t)(at >> 32),
+                             (gex_AM_Arg_t)(uint32_t)at));
+    }
+  }
+  wait_counter(&got_replies, 3 * nn);
+  barrier();
+  CHECK(got_requests == 3 * nn);
   barrier();
 }
 
@@ -403,6 +432,12 @@ static void test_rma(void) {
     pe[1] = gex_RMA_PutNB(tm, r, slot + V_NB_DEFER * 1024, src[V_NB_DEFER], PUT_LEN, GEX_EVENT_DEFER, 0);
     pe[2] = gex_RMA_PutNB(tm, r, slot + V_NB_LC * 1024, src[V_NB_LC], PUT_LEN, &lc, 0);
     gex_Event_Wait(lc);
+    /* The local-completion leaf of a root: here it has always happened (GEX_EVENT_INVALID), and a
+     * query makes nothing, so asking twice gives the same answer. */
+    for (int k = 0; k < 3; ++k)
+      CHECK(gex_Event_QueryLeaf(pe[k], GEX_EC_LC) == GEX_EVENT_INVALID &&
+            gex_Event_QueryLeaf(pe[k], GEX_EC_LC) == GEX_EVENT_INVALID);
+    CHECK(gex_Event_QueryLeaf(GEX_EVENT_INVALID, GEX_EC_LC) == GEX_EVENT_INVALID);
     pe[3] = gex_RMA_PutNBVal(tm, r, slot + VAL_OFF, (gex_RMA_Value_t)0x1122334455667788ull + me, 8, 0);
     OK(gex_RMA_PutNBI(tm, r, slot + V_NBI_NOW * 1024, src[V_NBI_NOW], PUT_LEN, GEX_EVENT_NOW, 0));
     OK(gex_RMA_PutNBI(tm, r, slot + V_NBI_DEFER * 1024, src[V_NBI_DEFER], PUT_LEN, GEX_EVENT_DEFER, 0));
@@ -493,6 +528,21 @@ int main(int argc, char **argv) {
     gex_AM_RequestLong1(tm, n - 1, IDX(H_LONG), word, sizeof word, word, GEX_EVENT_NOW, 0, 0); /* fatal: no segment */
   }
   test_segment();
+  if (me == 0 && n > 1) { /* a null local buffer: fatal before any copy or MPI transfer */
+    static uint64_t x;
+    if (strcmp(scene, "nullput") == 0)
+      gex_RMA_PutBlocking(tm, n - 1, owner_addr[n - 1], NULL, 8, 0);
+    if (strcmp(scene, "nullget") == 0)
+      gex_Event_Wait(gex_RMA_GetNB(tm, NULL, n - 1, owner_addr[n - 1], 8, 0));
+    if (strcmp(scene, "wrapget") == 0)
+      gex_RMA_GetBlocking(tm, (void *)(UINTPTR_MAX - 3), n - 1, owner_addr[n - 1], 8, 0);
+    if (strcmp(scene, "nullmed") == 0)
+      gex_AM_RequestMedium1(tm, n - 1, IDX(H_MED), NULL, 8, GEX_EVENT_NOW, 0, 8);
+    if (strcmp(scene, "nulllong") == 0)
+      gex_AM_RequestLong1(tm, n - 1, IDX(H_LONG), NULL, 8, owner_addr[n - 1], GEX_EVENT_NOW, 0, 8);
+    if (strcmp(scene, "leafall") == 0)
+      (void)gex_Event_QueryLeaf(gex_RMA_PutNB(tm, n - 1, owner_addr[n - 1], &x, 8, GEX_EVENT_DEFER, 0), GEX_EC_ALL);
+  }
   if (strcmp(scene, "badput") == 0) {
     if (me == 0) { /* 8 bytes ending 4 past the end of the last rank's segment: fatal */
       uint64_t x = 0;
