@@ -104,8 +104,18 @@ gaspi_return_t end_collective(GroupRecord &g, gaspi_return_t rc) {
   // Abandon whatever of the two machines this call drove; the other (a barrier beside an
   // allreduce) fails at its next look, as the group is broken from here on.
   shm::mark_broken(rt().node, g.node);
-  if (g.leads_across())
+  if (g.leads_across()) {
     mpi::leader_abort(rt().mpi, g.tag, g.leaders, static_cast<std::uint32_t>(g.my_leader_index));
+  } else if (g.spans_nodes() && !g.leads_node() &&
+             rt().node.state_word(g.node.members[0]).load(std::memory_order_acquire) ==
+                 static_cast<std::uint32_t>(shm::RankState::dead)) {
+    // This node's leader died: the other nodes' leaders wait for its messages, and only its node
+    // members know. Each of them that fails tells them in its place (a notice more is harmless).
+    const MpiRank leader = rt().peers[rt().peers.global(g.node.members[0])].mpi;
+    const auto at = std::find(g.leaders.begin(), g.leaders.end(), leader);
+    if (at != g.leaders.end())
+      mpi::leader_abort(rt().mpi, g.tag, g.leaders, static_cast<std::uint32_t>(at - g.leaders.begin()));
+  }
   return rc;
 }
 
