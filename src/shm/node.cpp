@@ -193,11 +193,28 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
       const RankState s = state();
       return s == RankState::dead || (current && s != RankState::absent);
     };
+    // Any dead peer ends the wait, not only this one: a peer mapped before may have died since, and
+    // its death would otherwise be seen only once every later peer had started (measured under
+    // hygaspi-run --keep-going: 19 s, until a late rank arrived, and the message then named it).
+    auto dead_peer = [&]() -> std::int64_t {
+      for (const NodeIndex p : others_)
+        if (job_block_->slot(p.value()).state.load(std::memory_order_seq_cst) ==
+            static_cast<std::uint32_t>(RankState::dead))
+          return p.value();
+      return -1;
+    };
     const gaspi_return_t w = wait_until(arrived, deadline, wait_, NoProgress{}, DoorbellSleep{job_block_->bell},
-                                        [&] { return state() != RankState::dead; });
+                                        [&] { return dead_peer() < 0; });
     if (w == GASPI_TIMEOUT) {
       log::error("rank %u did not start in time", global_rank(NodeIndex{r}).print());
       return GASPI_TIMEOUT;
+    }
+    if (!arrived()) { // another peer died meanwhile
+      const auto d = static_cast<std::uint32_t>(dead_peer());
+      const bool failed = (job_block_->slot(d).flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;
+      log::error("rank %u %s", global_rank(NodeIndex{d}).print(),
+                 failed ? "failed in gaspi_proc_init" : "died during gaspi_proc_init");
+      return GASPI_ERROR;
     }
     if (state() != RankState::ready) {
       const bool failed = (slot.flags.load(std::memory_order_acquire) & kSlotInitFailed) != 0;

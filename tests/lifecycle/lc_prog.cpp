@@ -6,12 +6,23 @@
 //             inherits HYGASPI_JOB/RANK/NRANKS and must run as a standalone 1-rank job. Then the
 //             job goes on (barrier, term) and rank 0 prints "SUCCESS lc_prog".
 //   solo:     expects a 1-rank job of its own; prints "SOLO_OK".
+//   dieininit DIR: 4 ranks under hygaspi-run --keep-going. Rank 0 is killed inside its
+//             gaspi_proc_init, once its rank block exists (it then waits there for rank 3), while
+//             ranks 1 and 2 wait there for rank 3 too; rank 3 starts its init only after they have
+//             printed "INIT <rank> <return code> <ms>" (a file DIR/init.<rank> each). Ranks 1 and 2
+//             must fail at once, naming rank 0. The delay before the kill only makes it land after
+//             rank 0 is ready (a kill before that fails them too, as a rank that never started).
+#include <dirent.h>
+#include <unistd.h>
+
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <string>
 #include <sys/resource.h>
+#include <thread>
 #include <sys/wait.h>
 #include <vector>
 
@@ -34,6 +45,38 @@ int main(int argc, char **argv) {
     std::printf("INIT %d %d %.1f\n", me, static_cast<int>(rc), ms);
     return 0;
   }
+  if (mode == "dieininit" && argc > 2) {
+    const std::string dir = argv[2];
+    const int me = std::atoi(std::getenv("HYGASPI_RANK") != nullptr ? std::getenv("HYGASPI_RANK") : "0");
+    auto exists = [](const std::string &path) { return std::ifstream(path).good(); };
+    if (me == 0) {
+      std::thread([] {
+        const std::string mine = "-p" + std::to_string(getpid());
+        for (bool found = false; !found; std::this_thread::sleep_for(std::chrono::milliseconds(1))) {
+          DIR *d = opendir("/dev/shm");
+          for (dirent *e = d != nullptr ? readdir(d) : nullptr; e != nullptr && !found; e = readdir(d)) {
+            const std::string name = e->d_name;
+            found = name.rfind("hygaspi-", 0) == 0 && name.size() > mine.size() &&
+                    name.compare(name.size() - mine.size(), mine.size(), mine) == 0;
+          }
+          if (d != nullptr)
+            closedir(d);
+        }
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        std::raise(SIGKILL);
+      }).detach();
+    }
+    if (me == 3) // after ranks 1 and 2 reported, or after 30 s (the check then fails on their times)
+      for (int i = 0; i < 30000 && !(exists(dir + "/init.1") && exists(dir + "/init.2")); ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    const auto t0 = std::chrono::steady_clock::now();
+    const gaspi_return_t rc = gaspi_proc_init(GASPI_BLOCK);
+    const auto ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    std::printf("INIT %d %d %.1f\n", me, static_cast<int>(rc), ms);
+    std::fflush(stdout);
+    std::ofstream(dir + "/init." + std::to_string(me)) << rc << '\n';
+    return 0;
+  }
   if (mode == "solo") {
     gaspi_rank_t me = 0, n = 0;
     mr_init(me, n);
@@ -43,7 +86,7 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (mode != "child") {
-    std::fprintf(stderr, "usage: %s failinit|child|solo\n", argv[0]);
+    std::fprintf(stderr, "usage: %s failinit|child|solo|dieininit DIR\n", argv[0]);
     return 2;
   }
   gaspi_rank_t me = 0, n = 0;

@@ -42,6 +42,17 @@ check "failinit (hygaspi-run): launcher exits non-zero" [ "$rc" != 0 ]
 check "failinit (hygaspi-run): launcher names rank 1" grep -q "rank 1 exited with code 0 after its gaspi_proc_init failed" "$TMP/out"
 check "failinit (hygaspi-run): every peer's init fails within ${FAST_MS} ms" peers_failed_fast "$TMP/out" 4
 
+# --- a rank killed inside its init, after its peers mapped it ------------------------------------
+# Ranks 1 and 2 wait in their init for rank 3, which starts only after they reported: they must
+# fail at once, naming rank 0 (before, they waited for rank 3 and then named it).
+mkdir -p "$TMP/die"
+timeout -k 5 90 "$RUN" --keep-going --timeout 60 -n 4 -- "$PROG" dieininit "$TMP/die" 2>&1 | cat >"$TMP/out"
+grep -v '^INIT' "$TMP/out" | sed 's/^/     | /'
+check "dieininit: ranks 1 and 2 fail within ${FAST_MS} ms" \
+  awk -v fast="$FAST_MS" '$1 == "INIT" && ($2 == 1 || $2 == 2) {n++; if ($3 == 0 || $4 >= fast) bad = 1}
+                          END {exit bad || n != 2}' "$TMP/out"
+check "dieininit: their message names rank 0" grep -q "rank [12]\] gaspi_proc_init: rank 0 died" "$TMP/out"
+
 # --- failed init under mpirun (rank 1 shares a node with rank 0; 2 and 3 on another) --------------
 if command -v mpirun >/dev/null; then
   export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_pml=ob1 OMPI_MCA_btl=self,vader,tcp
