@@ -14,11 +14,13 @@ namespace hygaspi::launcher {
 
 namespace {
 
-// Only for the child between fork and exec: the message goes straight to fd 2.
+// Only for the child between fork and exec: the message goes straight to fd 2. The exit code is
+// the shell's: 127 for a program that is not there, 126 for one that cannot run (not executable, a
+// directory, no valid binary), so that a job script tells the two apart as it does without us.
 [[noreturn]] void child_fail(const char *what, const std::string &prog, int err) {
   std::string msg = std::string("hygaspi-run: ") + what + " " + prog + ": " + std::strerror(err) + "\n";
   (void)!write(STDERR_FILENO, msg.data(), msg.size());
-  _exit(127);
+  _exit(err == ENOENT || err == ENOTDIR ? 127 : 126);
 }
 
 } // namespace

@@ -83,6 +83,10 @@ check "SIGTERM ignored: no sleeps left" no_naps
 rc=$(run_rc "$TMP/out" "$TMP/err" -n 2 -- /nonexistent/hygaspi-prog)
 check "exec failure: exit 127" [ "$rc" = 127 ]
 check "exec failure: message" grep -q "cannot execute /nonexistent/hygaspi-prog" "$TMP/err"
+# A file that is there but not executable: 126, as the shell says.
+printf 'not a program\n' >"$TMP/notexec"
+rc=$(run_rc "$TMP/out" "$TMP/err" -n 2 -- "$TMP/notexec")
+check "exec failure, not executable: exit 126" [ "$rc" = 126 ]
 
 # --- --timeout ------------------------------------------------------------------------------
 t0=$(now_ms)
