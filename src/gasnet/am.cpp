@@ -3,6 +3,7 @@
 #include <sched.h>
 
 #include <cstring>
+#include <string>
 #include <utility>
 
 #include "bridge/am_channel.hpp"
@@ -53,6 +54,33 @@ std::size_t head_size(const AmHead &h) noexcept {
   return round_up(h.category == kLong ? offset_at(h.nargs) + 8 : sizeof(AmHead) + 4 * h.nargs, 16);
 }
 
+// A GASNet-EX handler's registration asserts how it is called: its category, request or reply,
+// and its argument count ([GEX "gex_AM_Entry_t"]: a call that violates them is undefined). Fatal,
+// naming the handler, as a debug build of GASNet-EX reports it; a handler of GASNet-1's table
+// (registered by gasnet_attach, with no flags) asserts nothing.
+void check_registration(const char *call, gasnet_node_t from, const AmHead &h) {
+  const gex_AM_Entry_t &e = h.to_ep == 0 ? ex::ex_state().entries[h.handler] : ex::created(h.to_ep)->entries[h.handler];
+  if (e.gex_flags == 0)
+    return;
+  static constexpr const char *kCategory[] = {"Short", "Medium", "Long"};
+  static constexpr gex_Flags_t kCategoryFlag[] = {GEX_FLAG_AM_SHORT, GEX_FLAG_AM_MEDIUM, GEX_FLAG_AM_LONG};
+  const bool reply = (h.flags & kReply) != 0;
+  if ((e.gex_flags & kCategoryFlag[h.category]) != 0 &&
+      (e.gex_flags & (reply ? GEX_FLAG_AM_REPLY : GEX_FLAG_AM_REQUEST)) != 0 && e.gex_nargs == h.nargs)
+    return;
+  const gex_Flags_t f = e.gex_flags;
+  std::string kinds;
+  for (unsigned c = 0; c < 3; ++c)
+    if ((f & kCategoryFlag[c]) != 0)
+      kinds += (kinds.empty() ? "" : "/") + std::string(kCategory[c]);
+  const char *ways = (f & GEX_FLAG_AM_REQREP) == GEX_FLAG_AM_REQREP ? "requests and replies"
+                     : (f & GEX_FLAG_AM_REQUEST) != 0               ? "requests"
+                                                                    : "replies";
+  fatal(call, "node %u sent a %s %s with %u argument(s) to handler %u (%s), registered for %s %s with %u", from,
+        kCategory[h.category], reply ? "reply" : "request", h.nargs, h.handler,
+        e.gex_name != nullptr ? e.gex_name : "unnamed", kinds.c_str(), ways, e.gex_nargs);
+}
+
 // Runs the handler of the decoded message `m` from `from`; `call` names the call that runs it in
 // messages. `medium` is the Medium payload, which the handler may write to.
 void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
@@ -79,6 +107,7 @@ void run(const char *call, gasnet_node_t from, const Decoded &m, char *medium) {
     if (fn == nullptr)
       fatal(call, "node %u sent a %s to handler %u of endpoint %u, which is not registered", from,
             (h.flags & kReply) != 0 ? "reply" : "request", h.handler, h.to_ep);
+    check_registration(call, from, h);
     if (h.category == kShort) {
       kShortCalls[h.nargs](fn, &token, m.args);
     } else if (h.category == kMedium) {

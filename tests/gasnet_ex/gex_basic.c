@@ -10,7 +10,9 @@
  *   gex_Segment_Attach (no segment to land in; Short and Medium ones work then: gex_early.c);
  *   nullput, nullget, wrapget, nullmed, nulllong: a local buffer that is null, or wraps around
  *   the address space (over MPI, Open MPI's cross-memory attach failed on these and retried
- *   without end); leafall: gex_Event_QueryLeaf of GEX_EC_ALL. */
+ *   without end); leafall: gex_Event_QueryLeaf of GEX_EC_ALL;  badnargs, badcat, reqtoreply: a
+ *   message that breaks its handler's registration (argument count, category, request or
+ *   reply), fatal at its target. */
 #define GASNET_PAR 1
 #include <gasnetex.h>
 #include <stdio.h>
@@ -542,6 +544,20 @@ int main(int argc, char **argv) {
       gex_AM_RequestLong1(tm, n - 1, IDX(H_LONG), NULL, 8, owner_addr[n - 1], GEX_EVENT_NOW, 0, 8);
     if (strcmp(scene, "leafall") == 0)
       (void)gex_Event_QueryLeaf(gex_RMA_PutNB(tm, n - 1, owner_addr[n - 1], &x, 8, GEX_EVENT_DEFER, 0), GEX_EC_ALL);
+  }
+  /* Registration assertions broken by the sender: fatal at the target (rank 0), in its poll. */
+  if (n > 1 && (strcmp(scene, "badnargs") == 0 || strcmp(scene, "badcat") == 0 || strcmp(scene, "reqtoreply") == 0)) {
+    if (me == 1) {
+      static char byte;
+      if (strcmp(scene, "badnargs") == 0) /* H_S1 takes 1 argument */
+        OK(gex_AM_RequestShort2(tm, 0, IDX(H_S1), 0, 1, 2));
+      else if (strcmp(scene, "badcat") == 0) /* H_S1 is a Short handler */
+        OK(gex_AM_RequestMedium1(tm, 0, IDX(H_S1), &byte, 1, GEX_EVENT_NOW, 0, 1));
+      else /* H_S_REP serves replies only */
+        OK(gex_AM_RequestShort1(tm, 0, IDX(H_S_REP), 0, 1));
+    }
+    barrier();
+    return 0;
   }
   if (strcmp(scene, "badput") == 0) {
     if (me == 0) { /* 8 bytes ending 4 past the end of the last rank's segment: fatal */

@@ -21,20 +21,10 @@ constexpr gaspi_notification_id_t kDone = 8;
 } // namespace
 
 int main() {
-  gaspi_rank_t me = 0, n = 0;
-  mr_init(me, n);
-  MR_CHECK(n == 4);
-  gaspi_rank_t local_num = 0;
-  MR_OK(gaspi_proc_local_num(&local_num));
-  MR_CHECK(local_num == 2);
-  MR_OK(gaspi_segment_create(kSeg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
-  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
-  if (me == 0) {
-    gaspi_notification_id_t id = 0; // nobody notifies it: gaspi_proc_kill ends this rank in here
-    const gaspi_return_t rc = gaspi_notify_waitsome(kSeg, 7, 1, &id, GASPI_BLOCK);
-    std::fprintf(stderr, "FAIL rank 0: still alive, gaspi_notify_waitsome returned %d\n", (int)rc);
-    std::_Exit(1);
-  }
+  gaspi_rank_t me = 0;
+  mr_init_two_nodes_of_two(me, kSeg);
+  if (me == 0)
+    mr_die_when_killed(kSeg);
   if (me == 3)
     MR_OK(gaspi_proc_kill(0, kTimeout));
   MR_EXPECT(GASPI_ERROR, gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));

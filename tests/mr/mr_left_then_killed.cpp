@@ -45,13 +45,6 @@ void notify(gaspi_rank_t to, gaspi_notification_id_t id) {
   MR_OK(gaspi_wait(0, kTimeout));
 }
 
-[[noreturn]] void die_when_killed(gaspi_rank_t me) {
-  gaspi_notification_id_t id = 0; // nobody sends it: gaspi_proc_kill ends this rank in here
-  const gaspi_return_t rc = gaspi_notify_waitsome(kSeg, 7, 1, &id, GASPI_BLOCK);
-  std::fprintf(stderr, "FAIL rank %u: still alive, gaspi_notify_waitsome returned %d\n", me, (int)rc);
-  std::_Exit(1);
-}
-
 void kill_and_lag(gaspi_rank_t victim) {
   MR_OK(gaspi_proc_kill(victim, kTimeout));
   std::this_thread::sleep_for(std::chrono::milliseconds(200)); // see the header: not a synchronisation
@@ -90,7 +83,7 @@ int main(int argc, char **argv) {
     MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
     if (me == victim) {
       notify(killer, kLeft);
-      die_when_killed(me);
+      mr_die_when_killed(kSeg);
     }
   } else {
     if (me == 0) {
@@ -102,7 +95,7 @@ int main(int argc, char **argv) {
       // Arrives (rank 0's signal is there) and signals its release, then waits for rank 0's.
       MR_EXPECT(GASPI_TIMEOUT, gaspi_barrier(GASPI_GROUP_ALL, GASPI_TEST));
       notify(killer, kLeft);
-      die_when_killed(me);
+      mr_die_when_killed(kSeg);
     } else {
       if (me == killer) {
         wait_notification(kLeft);

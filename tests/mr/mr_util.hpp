@@ -57,3 +57,24 @@ inline void mr_finish(const char *name) {
   if (rank == 0)
     std::printf("SUCCESS %s\n", name);
 }
+
+// The start of the tests where a rank dies under mpirun --enable-recovery: 4 ranks as 2 nodes of 2,
+// a 4 KiB segment `seg` on every rank, and a barrier.
+inline void mr_init_two_nodes_of_two(gaspi_rank_t &rank, gaspi_segment_id_t seg) {
+  gaspi_rank_t nranks = 0, local_num = 0;
+  mr_init(rank, nranks);
+  MR_CHECK(nranks == 4);
+  MR_OK(gaspi_proc_local_num(&local_num));
+  MR_CHECK(local_num == 2);
+  MR_OK(gaspi_segment_create(seg, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
+  MR_OK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+}
+
+// Waits for a notification of `seg` that nobody sends, until another rank's gaspi_proc_kill ends
+// this rank here; fails if the wait returns.
+[[noreturn]] inline void mr_die_when_killed(gaspi_segment_id_t seg) {
+  gaspi_notification_id_t id = 0;
+  const gaspi_return_t rc = gaspi_notify_waitsome(seg, 7, 1, &id, GASPI_BLOCK);
+  std::fprintf(stderr, "FAIL rank %u: still alive, gaspi_notify_waitsome returned %d\n", mr::g_rank, (int)rc);
+  std::_Exit(1);
+}
