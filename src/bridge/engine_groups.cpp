@@ -34,10 +34,11 @@ void close_group(Group *g) noexcept {
 void drop_group(Group *g) noexcept {
   if (g == nullptr)
     return;
-  collectives::depart(g->record);
   collectives::drop(g->record);
   delete g;
 }
+
+void depart_group(Group &g) { collectives::depart(g.record); }
 
 gaspi_return_t check_not_broken(const Group &g) { return collectives::check_not_broken(g.record); }
 

@@ -22,6 +22,9 @@ struct Group; // an engine group (bridge/collectives/group_record.hpp)
 Group *open_group(std::vector<std::uint32_t> members, std::uint32_t slot, std::uint32_t tag, std::uint64_t slot_bytes);
 // Withdraws the group and frees it.
 void close_group(Group *g) noexcept;
+// The front end's term begins: a leader of the group tells the other leaders how many of its
+// collectives it completed (collectives::depart), so that none waits forever for a later one.
+void depart_group(Group &g);
 // The engine stops (the front end's term): frees the group, and drops its reduce area, without
 // withdrawing it from the node.
 void drop_group(Group *g) noexcept;

@@ -27,6 +27,8 @@ namespace hygaspi {
 namespace {
 
 unsigned g_users = 0; // FrontEnd bits of the front ends using the engine; under Runtime::lifecycle
+// engine_ready_to_stop's barrier, pending across a term that timed out; under Runtime::lifecycle.
+MPI_Request g_stop_barrier = MPI_REQUEST_NULL;
 
 // What each front end does when the process ends its use of MPI or ends itself with the front end
 // still up; indexed by the front end's bit number.
@@ -215,7 +217,8 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
 }
 
 void teardown(Runtime &r) noexcept {
-  r.node.leaving(); // node peers stop waiting for this rank's part in their collectives
+  g_stop_barrier = MPI_REQUEST_NULL; // completed, or of a session whose communicator goes below
+  r.node.leaving();                  // node peers stop waiting for this rank's part in their collectives
   // A transfer with another node's device memory still in flight now (never waited for) is given
   // up: its owner may be in the collective end of MPI RMA below already, and serves no more.
   engine::stop_remote_device(true);
@@ -333,6 +336,33 @@ bool engine_all_arrive(std::chrono::milliseconds within) noexcept {
   return wait_until(arrived, Deadline(static_cast<std::uint64_t>(within.count())), r.node.wait_policy(), NoProgress{},
                     Nap{}, kAlwaysHealthy) == GASPI_SUCCESS &&
          !failed;
+}
+
+void engine_leaving() noexcept { rt().node.leaving(); }
+
+gaspi_return_t engine_ready_to_stop(unsigned front, const Deadline &deadline) {
+  Runtime &r = rt();
+  if (g_users != front || !r.rma.active())
+    return GASPI_SUCCESS;
+  if (g_stop_barrier == MPI_REQUEST_NULL) {
+    auto lock = r.mpi.lock();
+    HYGASPI_TRY(HYGASPI_MPI(MPI_Ibarrier(r.mpi.collective_comm(), &g_stop_barrier)));
+  }
+  bool failed = false;
+  auto arrived = [&] { return r.mpi.test(g_stop_barrier, failed); };
+  std::uint32_t dead = 0;
+  auto healthy = [&] {
+    for (dead = 0; dead < r.nranks; ++dead)
+      if (!r.alive(GlobalRank{dead}))
+        return false;
+    return true;
+  };
+  const gaspi_return_t rc = wait_until(arrived, deadline, r.node.wait_policy(), progress(), Nap{}, healthy);
+  if (rc == GASPI_ERROR && !failed)
+    log::error("rank %u is dead: the collective end of MPI's one-sided windows cannot complete, and this rank "
+               "leaves them as they are (exit without MPI_Finalize)",
+               dead);
+  return failed ? GASPI_ERROR : rc;
 }
 
 void engine_abort(int code) noexcept {

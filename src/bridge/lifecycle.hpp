@@ -48,9 +48,19 @@ gaspi_return_t engine_min(std::uint64_t &value);
 // Ends the whole MPI job at once with `code` (MPI_Abort); returns only without MPI.
 void engine_abort(int code) noexcept;
 // Whether every rank of the MPI job arrives here within `within` (a non-blocking barrier on the
-// collectives' communicator, whose only collective it is): an exit that the whole job makes
+// collectives' communicator, GASNet's exit before attach): an exit that the whole job makes
 // together can then end cleanly, without MPI_Abort. False without MPI.
 bool engine_all_arrive(std::chrono::milliseconds within) noexcept;
+// Before `front`'s term: where that term will end the engine's MPI one-sided windows, whose
+// collective MPI_Win_free waits for every rank, waits for every rank to get here first (a
+// non-blocking barrier on the collectives' communicator, one per session; a call after
+// GASPI_TIMEOUT resumes it), driving progress, so that the term honours `deadline`. GASPI_ERROR
+// (logged) when a rank is known dead: the windows' end can then never complete. GASPI_SUCCESS at
+// once where no such end is ahead (no MPI, or another front end still up).
+gaspi_return_t engine_ready_to_stop(unsigned front, const Deadline &deadline);
+// A front end's term begins: this rank marks itself terminated on its node (shm::Node::leaving),
+// and its node peers' collectives that wait for it fail from here on. Idempotent.
+void engine_leaving() noexcept;
 
 // MPI_Finalize before the front ends' term: each registers what it must do
 // (GASPI: tear itself down and remember it). Run at the start of MPI_Finalize.

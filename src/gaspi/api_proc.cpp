@@ -50,6 +50,7 @@ void teardown() {
   for (gaspi::Group &g : gs.groups.groups)
     if (g.state == gaspi::GroupState::committed)
       engine::drop_group(std::exchange(g.engine, nullptr));
+  gs.leaving = false;
   engine_stop(kFrontGaspi);    // the last front end tears the engine down
   engine::set_stopping(false); // for the next life
 }
@@ -130,7 +131,7 @@ gaspi_return_t pgaspi_proc_init(const gaspi_timeout_t timeout) {
   });
 }
 
-gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
+gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t timeout) {
   return guarded("gaspi_proc_term", [&] {
     std::lock_guard lock(engine::lifecycle());
     if (gaspi::state().finalized_by_mpi) {
@@ -141,6 +142,18 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t) {
       return GASPI_SUCCESS;
     }
     HYGASPI_TRY(check::init());
+    // First the others learn that this rank leaves, so that none of their collectives waits for
+    // it (as it waits for them below); once per session, a later call after GASPI_TIMEOUT goes on.
+    gaspi::State &gs = gaspi::state();
+    if (!std::exchange(gs.leaving, true)) {
+      for (gaspi::Group &g : gs.groups.groups)
+        if (g.state == gaspi::GroupState::committed && g.engine != nullptr)
+          engine::depart_group(*g.engine);
+      engine_leaving();
+    }
+    // Across nodes the teardown ends MPI's one-sided windows collectively: first every rank gets
+    // here, within the timeout. GASPI_TIMEOUT leaves everything up, and a later call goes on.
+    HYGASPI_TRY(engine_ready_to_stop(kFrontGaspi, Deadline(timeout)));
     teardown();
     return GASPI_SUCCESS;
   });
