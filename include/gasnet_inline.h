@@ -6,7 +6,9 @@
  *   - GASNet is attached and not exiting (the table is published),
  *   - node is in the job and this process maps its segment,
  *   - [addr, addr + nbytes) lies inside that segment (overflow-safe, as the library checks it),
- *   - this thread is not in an AM handler, a no-interrupt section or holding an HSL [G1 §2.4].
+ *   - this thread is not in an AM handler, a no-interrupt section or holding an HSL [G1 §2.4],
+ *   - the local buffer is not in the first page (a null pointer; any other bad pointer faults in
+ *     the copy, as in any memcpy).
  * When any of them fails, or nbytes is 0, the call goes to the library, which moves the data over
  * MPI or reports the breach exactly as before. So nothing here can write outside a segment.
  *
@@ -60,10 +62,13 @@ typedef void (*gasnet_hyg_put_fn)(gasnet_node_t, void *, void *, size_t);
 typedef void (*gasnet_hyg_get_fn)(void *, gasnet_node_t, void *, size_t);
 typedef void (*gasnet_hyg_put_val_fn)(gasnet_node_t, void *, gasnet_register_value_t, size_t);
 
+/* The first page is never mapped: a local buffer there is a null pointer or an offset from one. */
+#define GASNET_HYG_LOCAL_OK(p) ((uintptr_t)(p) >= 4096u)
+
 static __inline__ void gasnet_hyg_put_inline(gasnet_node_t node, void *dest, void *src, size_t nbytes,
                                              gasnet_hyg_put_fn library) {
   char *to = gasnet_hyg_mapped(node, dest, nbytes);
-  if (__builtin_expect(to != NULL, 1))
+  if (__builtin_expect(to != NULL && GASNET_HYG_LOCAL_OK(src), 1))
     memcpy(to, src, nbytes);
   else
     library(node, dest, src, nbytes);
@@ -72,7 +77,7 @@ static __inline__ void gasnet_hyg_put_inline(gasnet_node_t node, void *dest, voi
 static __inline__ void gasnet_hyg_get_inline(void *dest, gasnet_node_t node, void *src, size_t nbytes,
                                              gasnet_hyg_get_fn library) {
   const char *from = gasnet_hyg_mapped(node, src, nbytes);
-  if (__builtin_expect(from != NULL, 1))
+  if (__builtin_expect(from != NULL && GASNET_HYG_LOCAL_OK(dest), 1))
     memcpy(dest, from, nbytes);
   else
     library(dest, node, src, nbytes);

@@ -897,18 +897,19 @@ gex_hyg_AD_DECLARE(I32, int32_t) gex_hyg_AD_DECLARE(U32, uint32_t) gex_hyg_AD_DE
 /* ---- the node path of contiguous RMA, inlined into the client as gasnet_inline.h does it for
  * GASNet-1: a put or get on the primordial team, with no flags, to a rank whose segment this
  * process maps, is a copy; it then completes before it returns, so an NB call's event is
- * GEX_EVENT_INVALID and an lc_opt event is complete. Everything else, and every failed check,
- * goes to the library, which checks and reports exactly as before. */
+ * GEX_EVENT_INVALID and an lc_opt event is complete. Everything else, and every failed check (a
+ * local buffer in the first page among them: a null pointer), goes to the library, which checks
+ * and reports exactly as before. */
 #if defined(__GNUC__) && !defined(GASNET_HYG_LIBRARY) && !defined(GASNET_HYG_NO_INLINE)
-static __inline__ char *gex_hyg_mapped(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes,
-                                       gex_Flags_t flags) {
-  return tm == __atomic_load_n(&gex_hyg_tm0, __ATOMIC_RELAXED) && tm != NULL && flags == 0
+static __inline__ char *gex_hyg_mapped(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes, gex_Flags_t flags,
+                                       const void *local) {
+  return tm == __atomic_load_n(&gex_hyg_tm0, __ATOMIC_RELAXED) && tm != NULL && flags == 0 && GASNET_HYG_LOCAL_OK(local)
              ? gasnet_hyg_mapped(rank, addr, nbytes)
              : NULL;
 }
 static __inline__ int gex_hyg_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                                           gex_Flags_t flags) {
-  char *to = gex_hyg_mapped(tm, rank, dest, nbytes, flags);
+  char *to = gex_hyg_mapped(tm, rank, dest, nbytes, flags, src);
   if (__builtin_expect(to == NULL, 0))
     return (gex_RMA_PutBlocking)(tm, rank, dest, src, nbytes, flags);
   memcpy(to, src, nbytes);
@@ -916,7 +917,7 @@ static __inline__ int gex_hyg_PutBlocking(gex_TM_t tm, gex_Rank_t rank, void *de
 }
 static __inline__ int gex_hyg_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                                           gex_Flags_t flags) {
-  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags);
+  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags, dest);
   if (__builtin_expect(from == NULL, 0))
     return (gex_RMA_GetBlocking)(tm, dest, rank, src, nbytes, flags);
   memcpy(dest, from, nbytes);
@@ -925,7 +926,7 @@ static __inline__ int gex_hyg_GetBlocking(gex_TM_t tm, void *dest, gex_Rank_t ra
 static __inline__ int gex_hyg_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                                      gex_Event_t *lc_opt, gex_Flags_t flags) {
   char *to = lc_opt == GEX_EVENT_NOW || lc_opt == GEX_EVENT_DEFER || lc_opt == GEX_EVENT_GROUP
-                 ? gex_hyg_mapped(tm, rank, dest, nbytes, flags)
+                 ? gex_hyg_mapped(tm, rank, dest, nbytes, flags, src)
                  : NULL;
   if (__builtin_expect(to == NULL, 0))
     return (gex_RMA_PutNBI)(tm, rank, dest, src, nbytes, lc_opt, flags);
@@ -934,7 +935,7 @@ static __inline__ int gex_hyg_PutNBI(gex_TM_t tm, gex_Rank_t rank, void *dest, c
 }
 static __inline__ int gex_hyg_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                                      gex_Flags_t flags) {
-  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags);
+  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags, dest);
   if (__builtin_expect(from == NULL, 0))
     return (gex_RMA_GetNBI)(tm, dest, rank, src, nbytes, flags);
   memcpy(dest, from, nbytes);
@@ -942,7 +943,7 @@ static __inline__ int gex_hyg_GetNBI(gex_TM_t tm, void *dest, gex_Rank_t rank, v
 }
 static __inline__ gex_Event_t gex_hyg_PutNB(gex_TM_t tm, gex_Rank_t rank, void *dest, const void *src, size_t nbytes,
                                             gex_Event_t *lc_opt, gex_Flags_t flags) {
-  char *to = lc_opt != NULL && lc_opt != GEX_EVENT_GROUP ? gex_hyg_mapped(tm, rank, dest, nbytes, flags) : NULL;
+  char *to = lc_opt != NULL && lc_opt != GEX_EVENT_GROUP ? gex_hyg_mapped(tm, rank, dest, nbytes, flags, src) : NULL;
   if (__builtin_expect(to == NULL, 0))
     return (gex_RMA_PutNB)(tm, rank, dest, src, nbytes, lc_opt, flags);
   memcpy(to, src, nbytes);
@@ -952,7 +953,7 @@ static __inline__ gex_Event_t gex_hyg_PutNB(gex_TM_t tm, gex_Rank_t rank, void *
 }
 static __inline__ gex_Event_t gex_hyg_GetNB(gex_TM_t tm, void *dest, gex_Rank_t rank, void *src, size_t nbytes,
                                             gex_Flags_t flags) {
-  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags);
+  const char *from = gex_hyg_mapped(tm, rank, src, nbytes, flags, dest);
   if (__builtin_expect(from == NULL, 0))
     return (gex_RMA_GetNB)(tm, dest, rank, src, nbytes, flags);
   memcpy(dest, from, nbytes);

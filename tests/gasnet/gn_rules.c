@@ -15,6 +15,8 @@
  *   put_nbi_bad_node     gasnet_put_nbi to a node that is not in the job
  *   get_val_9            gasnet_get_val of 9 bytes
  *   put_before_attach    gasnet_put before gasnet_attach
+ *   put_null_src, get_null_dst, put_nbi_null_src
+ *                        a null local buffer (inline on a node: the library's check, not a fault)
  *   reply_0, reply_seginfo, reply_barrier, reply_exit, reply_127
  *                        a request handler replies to a handler index the client cannot register
  *                        (0..127): 0; 1, 2 and 3 with what the library's attach, barrier and exit
@@ -120,6 +122,12 @@ int main(int argc, char **argv) {
     gasnet_get(&v, g_target, g_base, 8);
   } else if (strcmp(scene, "put_past_end") == 0) {
     gasnet_put(g_target, g_base + g_size - 4, &v, 8);
+  } else if (strcmp(scene, "put_null_src") == 0) {
+    gasnet_put(g_target, g_base, NULL, 8);
+  } else if (strcmp(scene, "get_null_dst") == 0) {
+    gasnet_get(NULL, g_target, g_base, 8);
+  } else if (strcmp(scene, "put_nbi_null_src") == 0) {
+    gasnet_put_nbi(g_target, g_base, NULL, 8);
   } else if (strcmp(scene, "put_below") == 0) {
     gasnet_put(g_target, g_base - 1, &v, 8);
   } else if (strcmp(scene, "get_size_max") == 0) {
