@@ -72,12 +72,6 @@ install(FILES ${PROJECT_BINARY_DIR}/HyGASPIConfig.cmake ${PROJECT_BINARY_DIR}/Hy
 # The build tree is a package too: -DHyGASPI_DIR=<build dir> uses it without installing.
 export(EXPORT HyGASPITargets NAMESPACE HyGASPI:: FILE ${PROJECT_BINARY_DIR}/HyGASPITargets.cmake)
 
-# --- pkg-config: hygaspi.pc and GPI2.pc (-lGPI2, as GPI-2's own GPI2.pc) ---------------------------
-foreach(pc IN ITEMS hygaspi GPI2)
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/${pc}.pc.in ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc @ONLY)
-  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/${pc}.pc
-    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
-endforeach()
 
 # --- GASNet: gasnet-hygaspi-<mode>.pc and hygaspi-conduit/hygaspi-<mode>.mak ----------------------
 # The GASNET_* variables GASNet clients read (GASNET_CC, GASNET_CPPFLAGS, GASNET_CFLAGS, GASNET_CXX,
@@ -105,18 +99,47 @@ if(IS_ABSOLUTE "${CMAKE_INSTALL_LIBDIR}")
 else()
   set(HYGASPI_MAK_LIBDIR "$(HYGASPI_PREFIX)/${CMAKE_INSTALL_LIBDIR}")
 endif()
+
+# --- pkg-config files and makefile fragments, twice -----------------------------------------------
+# hygaspi.pc, GPI2.pc (-lGPI2, as GPI-2's own GPI2.pc), gasnet-hygaspi-<mode>.pc and
+# hygaspi-<mode>.mak. The installed ones (written to install-files/) find the installation from
+# their own place; the build tree's (pkgconfig/ and hygaspi-conduit/ of the build directory) name
+# this build's libraries and the source tree's headers, so that a client builds against an
+# uninstalled build as GASNet's build tree serves its clients: PKG_CONFIG_PATH=<build>/pkgconfig,
+# or include <build>/hygaspi-conduit/hygaspi-<mode>.mak.
+function(hygaspi_client_files pc_dir mak_dir)
+  foreach(pc IN ITEMS hygaspi GPI2)
+    configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/${pc}.pc.in ${pc_dir}/${pc}.pc @ONLY)
+  endforeach()
+  foreach(mode IN LISTS HYGASPI_GASNET_MODES)
+    set(HYGASPI_GASNET_MODE_LOWER ${mode})
+    string(TOUPPER ${mode} HYGASPI_GASNET_MODE)
+    configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/gasnet-hygaspi.pc.in ${pc_dir}/gasnet-hygaspi-${mode}.pc @ONLY)
+    configure_file(${CMAKE_CURRENT_FUNCTION_LIST_DIR}/hygaspi-conduit.mak.in ${mak_dir}/hygaspi-${mode}.mak @ONLY)
+  endforeach()
+endfunction()
+set(install_files ${PROJECT_BINARY_DIR}/install-files)
+hygaspi_client_files(${install_files}/pkgconfig ${install_files}/hygaspi-conduit)
+foreach(pc IN ITEMS hygaspi GPI2 gasnet-hygaspi-seq gasnet-hygaspi-parsync gasnet-hygaspi-par)
+  install(FILES ${install_files}/pkgconfig/${pc}.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
+endforeach()
 foreach(mode IN LISTS HYGASPI_GASNET_MODES)
-  set(HYGASPI_GASNET_MODE_LOWER ${mode})
-  string(TOUPPER ${mode} HYGASPI_GASNET_MODE)
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/gasnet-hygaspi.pc.in
-    ${PROJECT_BINARY_DIR}/pkgconfig/gasnet-hygaspi-${mode}.pc @ONLY)
-  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/gasnet-hygaspi-${mode}.pc
-    DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT devel)
-  configure_file(${CMAKE_CURRENT_LIST_DIR}/hygaspi-conduit.mak.in
-    ${PROJECT_BINARY_DIR}/hygaspi-conduit/hygaspi-${mode}.mak @ONLY)
-  install(FILES ${PROJECT_BINARY_DIR}/hygaspi-conduit/hygaspi-${mode}.mak
+  install(FILES ${install_files}/hygaspi-conduit/hygaspi-${mode}.mak
     DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/hygaspi-conduit COMPONENT devel)
 endforeach()
+block()
+  get_target_property(build_libdir hygaspi LIBRARY_OUTPUT_DIRECTORY)
+  if(NOT build_libdir)
+    get_target_property(build_libdir hygaspi BINARY_DIR)
+  endif()
+  set(HYGASPI_PC_PREFIX ${PROJECT_BINARY_DIR})
+  set(HYGASPI_PC_LIBDIR ${build_libdir})
+  set(HYGASPI_PC_INCLUDEDIR ${PROJECT_SOURCE_DIR}/include)
+  set(HYGASPI_MAK_PREFIX ${PROJECT_BINARY_DIR})
+  set(HYGASPI_MAK_LIBDIR ${build_libdir})
+  set(HYGASPI_MAK_INCLUDEDIR ${PROJECT_SOURCE_DIR}/include)
+  hygaspi_client_files(${PROJECT_BINARY_DIR}/pkgconfig ${PROJECT_BINARY_DIR}/hygaspi-conduit)
+endblock()
 
 # --- GPI-2 library names ---------------------------------------------------------------------------
 # libGPI2.so and libGPI2-dbg.so are link-time names for libhygaspi.so: -lGPI2 (or -lGPI2-dbg)

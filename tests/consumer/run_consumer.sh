@@ -6,6 +6,7 @@
 #   cc $(pkg-config --cflags --libs hygaspi)   (-lhygaspi)
 #   cc ... -lGPI2-dbg                           (GPI-2's checking variant: the same library)
 #   cc ... -L BUILD_DIR/src -lGPI2              (the build tree's links, without installing)
+#   cc $(pkg-config --cflags --libs GPI2) with PKG_CONFIG_PATH=BUILD_DIR/pkgconfig (uninstalled)
 #   cmake find_package(HyGASPI) + HyGASPI::gaspi
 # and gasnet_client.c, a GASNet-1 client, as a GASNet user builds one (each binary runs alone, a
 # 1-node job, and on 2 nodes under hygaspi-run):
@@ -13,7 +14,8 @@
 #   $GASNET_LD -o x x.o $GASNET_LIBS, without GASNET_LDFLAGS (as GASNet's GASNET_LIBS allows), from
 #   the .pc file and from the makefile fragment; GASNET_CFLAGS/GASNET_CXXFLAGS carry an -O level
 #   cc $(pkg-config --cflags --libs gasnet-hygaspi-par)
-#   a Makefile that includes include/hygaspi-conduit/hygaspi-par.mak, also from a moved install
+#   a Makefile that includes include/hygaspi-conduit/hygaspi-par.mak, also from a moved install, and
+#   one that includes BUILD_DIR/hygaspi-conduit/hygaspi-par.mak (uninstalled, as GASNet's build tree)
 #   -DGASNET_SEQ linked with gasnet-hygaspi-par fails to link; with gasnet-hygaspi-seq it links
 #   cmake find_package(HyGASPI) + HyGASPI::gasnet-hygaspi-par
 # Usage: run_consumer.sh BUILD_DIR    Prints "N passed, M failed"; exit 0 only if none failed.
@@ -147,6 +149,15 @@ if $cc "${cflags[@]}" "$here/consumer.c" -o "$tmp/app-tree" -I"$here/../../inclu
   run_app "build tree -lGPI2" "$tmp/app-tree"
 else
   ko "build tree -lGPI2: build"
+fi
+
+echo "== build tree: pkg-config GPI2 from $build/pkgconfig"
+tree_pc() { PKG_CONFIG_PATH=$build/pkgconfig pkg-config "$@"; }
+if $cc "${cflags[@]}" "$here/consumer.c" -o "$tmp/app-tree-pc" $(tree_pc --cflags --libs GPI2) \
+    -Wl,-rpath,"$(tree_pc --variable=libdir GPI2)"; then
+  run_app "build tree pkg-config GPI2" "$tmp/app-tree-pc"
+else
+  ko "build tree pkg-config GPI2: build"
 fi
 
 echo "== find_package(HyGASPI)"
@@ -286,6 +297,19 @@ if make_client "hygaspi-par.mak" "$prefix"; then
   run_gasnet "hygaspi-par.mak" "$tmp/mk/gasnet_client" 1 PAR
   run_gasnet "hygaspi-par.mak" "$tmp/mk/gasnet_client" 2 PAR
   run_gasnet "hygaspi-par.mak, GASNET_LIBS alone" "$tmp/mk/gasnet_client_libs" 1 PAR
+fi
+
+# The build tree's fragment names the build's libraries and the source tree's headers.
+echo "== Makefile: include $build/hygaspi-conduit/hygaspi-par.mak"
+mkdir -p "$tmp/mkt"
+printf 'include %s/hygaspi-conduit/hygaspi-par.mak\ngasnet_client: %s\n\t$(GASNET_CC) $(GASNET_CPPFLAGS) $(GASNET_CFLAGS) -o $@ $< $(GASNET_LIBS)\n' \
+  "$build" "$here/gasnet_client.c" >"$tmp/mkt/Makefile"
+if make -s -C "$tmp/mkt" gasnet_client >"$tmp/mkt.log" 2>&1; then
+  ok "build tree hygaspi-par.mak: make"
+  run_gasnet "build tree hygaspi-par.mak" "$tmp/mkt/gasnet_client" 2 PAR
+else
+  sed "s/^/    /" "$tmp/mkt.log"
+  ko "build tree hygaspi-par.mak: make"
 fi
 
 # The fragment and the .pc files find a moved installation from their own place.
