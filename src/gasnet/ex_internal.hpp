@@ -56,9 +56,9 @@ struct gex_hyg_Segment {
   void *addr = nullptr;
   uintptr_t size = 0;
   gex_MK_t kind = GEX_MK_HOST;
-  bool library_allocated = false; // gex_Segment_Create allocated it (and Destroy frees it)
-  bool primordial = false;        // gex_Segment_Attach's
-  bool destroyed = false;         // gex_Segment_Destroy was called (the object stays: see ex_mk.cpp)
+  bool library_allocated = false;     // gex_Segment_Create allocated it (and Destroy frees it)
+  bool primordial = false;            // gex_Segment_Attach's
+  std::atomic<bool> destroyed{false}; // gex_Segment_Destroy was called (the object stays: see ex_mk.cpp)
   [[nodiscard]] hygaspi::kinds::CudaDevice *device() const noexcept {
     return kind == GEX_MK_HOST ? nullptr : kind->device.get();
   }

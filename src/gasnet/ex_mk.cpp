@@ -80,16 +80,30 @@ void require_host_memory(const char *call, const void *p, std::size_t n) {
   Objects &o = objects();
   if (o.device_segments.load(std::memory_order_acquire) == 0)
     return;
-  std::lock_guard lock(o.lock);
-  for (const auto &seg : o.segments) {
-    const auto b = reinterpret_cast<std::uintptr_t>(seg->addr);
-    const bool overlap = a >= b ? a - b < seg->size : b - a < n; // overflow-safe
-    if (seg->kind != GEX_MK_HOST && !seg->destroyed && overlap)
-      fatal(call,
-            "[%p, +%zu) is CUDA device memory (segment %p): a host endpoint's buffers are host memory; device "
-            "memory is reached through a TM-pair of the endpoint its segment is bound to",
-            p, n, static_cast<void *>(seg.get()));
+  kinds::CudaDevice *any = nullptr; // a device of a live segment: the driver is loaded
+  {
+    std::lock_guard lock(o.lock);
+    for (const auto &seg : o.segments) {
+      const auto b = reinterpret_cast<std::uintptr_t>(seg->addr);
+      const bool overlap = a >= b ? a - b < seg->size : b - a < n; // overflow-safe
+      if (seg->kind == GEX_MK_HOST || seg->destroyed)
+        continue;
+      if (overlap)
+        fatal(call,
+              "[%p, +%zu) is CUDA device memory (segment %p): a host endpoint's buffers are host memory; device "
+              "memory is reached through a TM-pair of the endpoint its segment is bound to",
+              p, n, static_cast<void *>(seg.get()));
+      any = seg->device();
+    }
   }
+  // Device memory in no segment (the client's own cuMemAlloc): only the driver knows it. Over MPI,
+  // Open MPI's cross-memory attach failed on it and retried without end (one driver query per call
+  // while a device segment lives).
+  if (any != nullptr && any->is_device_memory(p))
+    fatal(call,
+          "[%p, +%zu) is CUDA device memory in no segment of this process: a host endpoint's buffers are host "
+          "memory; device memory is reached through a segment bound to an endpoint, and its TM-pair",
+          p, n);
 }
 
 void require_segment_object(const char *call, gex_Segment_t segment) {
@@ -162,6 +176,12 @@ gex_Event_t pair_copy(const char *call, gex_TM_t tm, gex_Rank_t jobrank, void *l
   // The local side lies in the local endpoint's bound segment, whose kind says how to reach it, or
   // in host memory.
   const gex_hyg_Segment *seg = ep.bound.load(std::memory_order_acquire);
+  // [GEX-MK 4.3]: after gex_Segment_Destroy, communication "which uses addresses in the segment" is
+  // erroneous. Its memory was freed (or is the client's again, and may hold a new allocation at the
+  // same address): a copy would read or write whatever lives there now.
+  if (seg != nullptr && seg->destroyed.load(std::memory_order_acquire) && inside(local, 1, seg->addr, seg->size))
+    fatal(call, "the local side [%p, +%zu) lies in endpoint %u's bound segment, which gex_Segment_Destroy destroyed",
+          local, n, ep.index);
   if (seg != nullptr && seg->device() != nullptr && inside(local, n, seg->addr, seg->size)) {
     local_dev = local_device(static_cast<unsigned>(seg->device()->ordinal()));
     if (local_dev == nullptr)
@@ -334,7 +354,7 @@ void gex_Segment_Destroy(gex_Segment_t segment, gex_Flags_t flags) {
   {
     std::lock_guard lock(o.lock);
     require_live(call, o, segment);
-    segment->destroyed = true;
+    segment->destroyed.store(true, std::memory_order_release);
   }
   // The engine forgets it (and so do the ranks of other nodes it was registered with) before the
   // memory goes.

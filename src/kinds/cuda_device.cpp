@@ -158,6 +158,15 @@ Fail CudaDevice::check_client(const void *p, std::size_t n, std::string &why) {
   return Fail::none;
 }
 
+bool CudaDevice::is_device_memory(const void *p) {
+  Scope scope(*this);
+  unsigned memory_type = 0, managed = 0;
+  CUpointer_attribute attrs[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED};
+  void *values[] = {&memory_type, &managed};
+  return d_.cuPointerGetAttributes(2, attrs, values, dptr(p)) == CUDA_SUCCESS && memory_type == CU_MEMORYTYPE_DEVICE &&
+         managed == 0;
+}
+
 bool CudaDevice::export_key(const void *p, IpcKey &key, std::string &why) {
   Scope scope(*this);
   CUdeviceptr base = 0;

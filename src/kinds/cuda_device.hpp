@@ -62,6 +62,9 @@ public:
   bool pin(void *p, std::size_t n, std::string &why);
   // [p, p + n) is device memory of this device (not managed memory), inside one allocation.
   Fail check_client(const void *p, std::size_t n, std::string &why);
+  // Whether the driver knows p as device memory of any device (not managed memory, which the CPU
+  // reaches too). False for memory the driver does not know.
+  bool is_device_memory(const void *p);
 
   // The key a node peer imports to reach [p, ...) of this process's device memory.
   bool export_key(const void *p, IpcKey &key, std::string &why);

@@ -384,6 +384,31 @@ static void context_unchanged(void) {
   CHECK(ctx_get(&ctx) == 0 && ctx == NULL);
 }
 
+/* Device memory of the client's own (cuMemAlloc in the device's primary context, through the same
+ * driver), in no segment: what UPC++ allocates before it makes a segment of it. */
+static void *client_device_memory(size_t bytes) {
+  const char *path = getenv("HYGASPI_CUDA_LIBRARY");
+  void *lib = dlopen(path != NULL ? path : "libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  CHECK(lib != NULL);
+  typedef int (*getproc_t)(const char *, void **, int, unsigned long long, int *);
+  getproc_t getproc = NULL;
+  *(void **)&getproc = dlsym(lib, "cuGetProcAddress_v2");
+  CHECK(getproc != NULL);
+  int (*init)(unsigned) = NULL, (*retain)(void **, int) = NULL, (*push)(void *) = NULL, (*pop)(void **) = NULL;
+  int (*alloc)(unsigned long long *, size_t) = NULL;
+  int found = -1;
+  CHECK(getproc("cuInit", (void **)&init, 2000, 0, &found) == 0);
+  CHECK(getproc("cuDevicePrimaryCtxRetain", (void **)&retain, 7000, 0, &found) == 0);
+  CHECK(getproc("cuCtxPushCurrent", (void **)&push, 4000, 0, &found) == 0);
+  CHECK(getproc("cuCtxPopCurrent", (void **)&pop, 4000, 0, &found) == 0);
+  CHECK(getproc("cuMemAlloc", (void **)&alloc, 3020, 0, &found) == 0);
+  void *ctx = NULL, *popped = NULL;
+  unsigned long long d = 0;
+  CHECK(init(0) == 0 && retain(&ctx, 0) == 0 && push(ctx) == 0);
+  CHECK(alloc(&d, bytes) == 0 && pop(&popped) == 0);
+  return (void *)(uintptr_t)d;
+}
+
 /* gex_TM_Dup: the same members in the same order, with collectives of its own; a TM-pair is no
  * team (gex_TM_TranslateRankToEP gives the primordial endpoints of a team). */
 static void team_dup(void) {
@@ -581,6 +606,21 @@ int main(int argc, char **argv) {
     OK(gex_Segment_QueryBound(tm, 1, &their_prim, NULL, NULL));
     if (me == 0 && !strcmp(scene, "devprim"))
       (gex_RMA_PutNB)(tm, 1, their_prim, gex_Segment_QueryAddr(seg1), 64, GEX_EVENT_NOW, 0);
+    barrier();
+  } else if (!strcmp(scene, "destroyedlocal") || !strcmp(scene, "plaindev")) {
+    /* The local side of a get through ep1's TM-pair is not what a host or device buffer may be:
+     * destroyedlocal, ep1's own segment after gex_Segment_Destroy (its memory freed: the copy
+     * wrote into whatever was allocated there next); plaindev, the client's device memory in no
+     * segment (over MPI, Open MPI's cross-memory attach failed on it and retried forever). */
+    device_ep1(kind);
+    void *theirs = NULL;
+    OK(gex_Segment_QueryBound(gex_TM_Pair(ep0, 1), 1, &theirs, NULL, NULL));
+    void *local = !strcmp(scene, "plaindev") ? client_device_memory(4096) : gex_Segment_QueryAddr(seg1);
+    barrier();
+    if (!strcmp(scene, "destroyedlocal") && me == 0)
+      gex_Segment_Destroy(seg1, 0);
+    if (me == 0)
+      gex_RMA_GetBlocking(gex_TM_Pair(ep1, 1), local, 1, theirs, 64, 0);
     barrier();
   } else if (!strcmp(scene, "ampair1")) { /* an AM through a created endpoint's TM-pair: fatal */
     device_ep1(kind);
