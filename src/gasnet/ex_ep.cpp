@@ -130,7 +130,7 @@ Route reach(const char *call, gex_Rank_t jobrank, gex_EP_Index_t index, const vo
   }
   Published p;
   if (!published(jobrank, index, p))
-    fatal(call, "rank %u published no segment for endpoint %u", jobrank, index);
+    fatal(call, "rank %u published no segment for endpoint %u (never, or it was destroyed)", jobrank, index);
   route.offset = published_offset(call, jobrank, index, p, addr, n);
   const SegmentView *view = engine::direct_view(GlobalRank{jobrank}, endpoint_segment(index));
   if (view == nullptr) {

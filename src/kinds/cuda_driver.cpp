@@ -100,6 +100,18 @@ std::string describe(const Driver *driver, CUresult r) {
       s += std::string(" (") + text + ")";
     return s;
   }
+  // Without the driver's names (no driver, or the toolkit's stub, which answers cuGetErrorName with
+  // an error too): the codes a start-up meets, by their cuda.h names.
+  static constexpr struct {
+    int code;
+    const char *name;
+  } kKnown[] = {{1, "CUDA_ERROR_INVALID_VALUE"},        {2, "CUDA_ERROR_OUT_OF_MEMORY"},
+                {3, "CUDA_ERROR_NOT_INITIALIZED"},      {34, "CUDA_ERROR_STUB_LIBRARY"},
+                {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"}, {100, "CUDA_ERROR_NO_DEVICE"},
+                {101, "CUDA_ERROR_INVALID_DEVICE"}};
+  for (const auto &k : kKnown)
+    if (k.code == static_cast<int>(r))
+      return std::string(k.name) + " (CUDA error " + std::to_string(k.code) + ")";
   return "CUDA error " + std::to_string(static_cast<int>(r));
 }
 
