@@ -94,7 +94,9 @@ inline constexpr Knob kKnobs[] = {
                   "than CPUs)"),
     knob::integer("HYGASPI_YIELDS", "50", 0, 1 << 30, &Knobs::yields,
                   "`sched_yield` calls before a wait sleeps on a futex"),
-    knob::integer("HYGASPI_LOG", "1", 0, 3, &Knobs::log_level, "diagnostics: 0 none, 1 errors, 2 warnings, 3 debug"),
+    knob::integer("HYGASPI_LOG", "1", 0, 3, &Knobs::log_level,
+                  "diagnostics: 0 none, 1 errors, 2 warnings, 3 debug (a malformed knob, which fails the start, "
+                  "is said at every level)"),
     knob::integer("HYGASPI_INIT_TIMEOUT_MS", "60000", 1, std::int64_t{1} << 40, &Knobs::init_timeout_ms,
                   "how long `gaspi_proc_init(GASPI_BLOCK)` waits for its node peers"),
     knob::integer("HYGASPI_NODE_SIZE", "0", 0, 65535, &Knobs::node_size,
@@ -102,10 +104,12 @@ inline constexpr Knob kKnobs[] = {
     knob::boolean("HYGASPI_SHM", "1", &Knobs::shm, "MPI jobs: 0 sends all traffic through MPI, even on one host"),
     knob::integer("HYGASPI_PROGRESS_THREAD", "-1", -1, 1, &Knobs::progress_thread,
                   "MPI jobs: a thread that drives MPI progress, so that operations aimed at a rank that computes "
-                  "(or spins on local memory) complete: -1 on when the job spans nodes, 0 off, 1 on. Never "
-                  "beside an application's own MPI calls unless MPI grants `MPI_THREAD_MULTIPLE`"),
+                  "(or spins on local memory) complete: -1 on when the job spans nodes, 0 off, 1 on when the "
+                  "job spans nodes and said when it cannot be (a job of one node makes no MPI calls after its "
+                  "start). Never beside an application's own MPI calls unless MPI grants `MPI_THREAD_MULTIPLE`"),
     knob::integer("HYGASPI_PROGRESS_NAP_US", "1000", 50, 1000000, &Knobs::progress_nap_us,
-                  "MPI jobs: the longest nap of the progress thread, in microseconds. It naps 50 us after a step "
+                  "MPI jobs: the longest nap of the progress thread while no wait of the application drives "
+                  "progress, in microseconds (while one does, it naps 500 us). It naps 50 us after a step "
                   "that served a request, and each step that served none doubles the nap up to this. Lower: an "
                   "operation aimed at a rank that computes, or a put through Open MPI's osc/pt2pt to a rank "
                   "that spins on its memory, completes sooner after a quiet spell; higher: the thread wakes "
