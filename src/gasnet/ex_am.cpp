@@ -20,6 +20,18 @@ constexpr gex_Flags_t kInjectFlags = GEX_FLAG_IMMEDIATE | GEX_FLAG_LC_COPY_YES |
 // gex_AM_Max{Request,Reply}Long answer under GEX_FLAG_AM_PREPARE_LEAST_ALLOC.
 constexpr size_t kPreparedLongBuffer = size_t{1} << 20;
 
+// A reply's token: that of the request handler this thread runs, whatever the call ([GEX]: a token
+// is valid only inside its handler). Fatal naming `call` otherwise, where the reply itself would
+// be refused only later, or a query would answer for a token that means nothing.
+Token *own_request_token(const char *call, gex_Token_t token) {
+  auto *t = reinterpret_cast<Token *>(token);
+  if (token == nullptr || context().handler != t)
+    fatal(call, "the token is not that of the handler this thread runs (a token is valid only inside it)");
+  if (!t->is_request)
+    fatal(call, "the token is a reply handler's: only a request is answered [G1 section 2.4.1]");
+  return t;
+}
+
 bool valid_registration(const gex_AM_Entry_t &e) {
   const gex_Flags_t category = e.gex_flags & kCategoryFlags;
   const gex_Flags_t direction = e.gex_flags & kDirectionFlags;
@@ -235,13 +247,15 @@ size_t gex_AM_MaxReplyMedium(gex_TM_t tm, gex_Rank_t other_rank, const gex_Event
   return max_payload("gex_AM_MaxReplyMedium", tm, other_rank, numargs, false, flags);
 }
 size_t gex_Token_MaxReplyLong(gex_Token_t token, const gex_Event_t *, gex_Flags_t flags, unsigned int numargs) {
-  if (token == nullptr || numargs > kMaxArgs)
-    fatal("gex_Token_MaxReplyLong", "a null token or numargs %u above %zu", numargs, kMaxArgs);
+  (void)own_request_token("gex_Token_MaxReplyLong", token);
+  if (numargs > kMaxArgs)
+    fatal("gex_Token_MaxReplyLong", "numargs %u above %zu", numargs, kMaxArgs);
   return (flags & GEX_FLAG_AM_PREPARE_LEAST_ALLOC) != 0 ? kPreparedLongBuffer : kMaxLong;
 }
 size_t gex_Token_MaxReplyMedium(gex_Token_t token, const gex_Event_t *, gex_Flags_t, unsigned int numargs) {
-  if (token == nullptr || numargs > kMaxArgs)
-    fatal("gex_Token_MaxReplyMedium", "a null token or numargs %u above %zu", numargs, kMaxArgs);
+  (void)own_request_token("gex_Token_MaxReplyMedium", token);
+  if (numargs > kMaxArgs)
+    fatal("gex_Token_MaxReplyMedium", "numargs %u above %zu", numargs, kMaxArgs);
   return kMaxMedium;
 }
 
@@ -365,10 +379,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestMedium(gex_TM_t tm, gex_Rank_t rank, const
 gex_AM_SrcDesc_t gex_AM_PrepareReplyMedium(gex_Token_t token, const void *client_buf, size_t least_payload,
                                            size_t most_payload, gex_Event_t *lc_opt, gex_Flags_t flags,
                                            unsigned int numargs) {
-  if (token == nullptr)
-    fatal(prepare_name(kMedium, false), "a null token");
-  return prepare(kMedium, false, {}, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, nullptr,
-                 lc_opt, flags, numargs);
+  return prepare(kMedium, false, {}, own_request_token(prepare_name(kMedium, false), token), client_buf, least_payload,
+                 most_payload, nullptr, lc_opt, flags, numargs);
 }
 gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const void *client_buf, size_t least_payload,
                                            size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
@@ -379,10 +391,8 @@ gex_AM_SrcDesc_t gex_AM_PrepareRequestLong(gex_TM_t tm, gex_Rank_t rank, const v
 gex_AM_SrcDesc_t gex_AM_PrepareReplyLong(gex_Token_t token, const void *client_buf, size_t least_payload,
                                          size_t most_payload, void *dest_addr, gex_Event_t *lc_opt, gex_Flags_t flags,
                                          unsigned int numargs) {
-  if (token == nullptr)
-    fatal(prepare_name(kLong, false), "a null token");
-  return prepare(kLong, false, {}, reinterpret_cast<Token *>(token), client_buf, least_payload, most_payload, dest_addr,
-                 lc_opt, flags, numargs);
+  return prepare(kLong, false, {}, own_request_token(prepare_name(kLong, false), token), client_buf, least_payload,
+                 most_payload, dest_addr, lc_opt, flags, numargs);
 }
 
 void *gex_AM_SrcDescAddr(gex_AM_SrcDesc_t sd) { return described("gex_AM_SrcDescAddr", sd).addr; }

@@ -11,7 +11,9 @@
  *
  * With an argument it runs one fatal scene on rank 0 (CMakeLists.txt checks the message):
  *   nest: a Prepare while one is pending;  toolong: a Commit of more than gex_AM_SrcDescSize;
- *   nargs: a Commit with fewer arguments than its Prepare announced. */
+ *   nargs: a Commit with fewer arguments than its Prepare announced;  stalereply, stalemax: a
+ *   reply Prepare, and gex_Token_MaxReplyMedium, with a request handler's token after the handler
+ *   returned (the Prepare was accepted, and refused only at its Commit). */
 #define GASNET_PAR 1
 #include <gasnetex.h>
 #include <stdio.h>
@@ -59,9 +61,13 @@ enum { H_MED0, H_MED3, H_MED16, H_LONG2, H_REP_MED, H_REP_LONG, H_COUNT };
 static gex_AM_Entry_t table[H_COUNT];
 #define IDX(h) (table[h].gex_index)
 
+/* The token of the last request handler run here: a scene uses it after the handler returned. */
+static gex_Token_t g_stale_token;
+
 /* A reply of `nbytes` (salt 200 + salt of the request) from a library buffer, Medium or Long. */
 static void reply(gex_Token_t t, size_t nbytes, int salt, int is_long) {
   gex_Rank_t src = source(t);
+  g_stale_token = t;
   gex_AM_SrcDesc_t sd;
   if (is_long)
     sd = gex_AM_PrepareReplyLong(t, NULL, nbytes, nbytes, NULL, NULL, 0, 2);
@@ -234,6 +240,12 @@ int main(int argc, char **argv) {
     sd = gex_AM_PrepareRequestMedium(tm, 0, NULL, 8, 8, NULL, 0, 3);
     gex_AM_CommitRequestMedium0(sd, IDX(H_MED3), 8); /* fatal */
   }
+  if (me == 0 && (strcmp(scene, "stalereply") == 0 || strcmp(scene, "stalemax") == 0))
+    CHECK(g_stale_token != NULL); /* a request handler ran here (one from every rank, itself too) */
+  if (me == 0 && strcmp(scene, "stalereply") == 0)
+    (void)gex_AM_PrepareReplyMedium(g_stale_token, NULL, 8, 8, NULL, 0, 0); /* fatal */
+  if (me == 0 && strcmp(scene, "stalemax") == 0)
+    (void)gex_Token_MaxReplyMedium(g_stale_token, NULL, 0, 0); /* fatal */
   barrier();
   if (me == 0) {
     printf("SUCCESS gex_npam\n");
