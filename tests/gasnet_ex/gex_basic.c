@@ -555,9 +555,10 @@ int main(int argc, char **argv) {
         OK(gex_AM_RequestMedium1(tm, 0, IDX(H_S1), &byte, 1, GEX_EVENT_NOW, 0, 1));
       else /* H_S_REP serves replies only */
         OK(gex_AM_RequestShort1(tm, 0, IDX(H_S_REP), 0, 1));
+      barrier(); /* never completes: rank 0 ends the job */
     }
-    barrier();
-    return 0;
+    for (;;) /* until the message comes: a barrier does not wait for it, and the job could end first */
+      (void)gasnet_AMPoll();
   }
   if (strcmp(scene, "badput") == 0) {
     if (me == 0) { /* 8 bytes ending 4 past the end of the last rank's segment: fatal */
