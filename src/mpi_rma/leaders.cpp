@@ -76,6 +76,22 @@ template <class Buffers> void abandon(Env &env, MPI_Request *requests, Buffers &
   kept.push_back(std::forward<Buffers>(keep));
 }
 
+// Sends `count` items of `type` at `buffer` on `tag` to every leader but leaders[me], never to be
+// waited for: MPI may read `buffer` until the process ends, so the caller keeps it that long. Best
+// effort: a leader that does not get the notice waits as before, up to its own deadline or error.
+// The caller holds env.lock().
+void send_to_other_leaders(Env &env, int tag, const void *buffer, int count, MPI_Datatype type,
+                           std::span<const MpiRank> leaders, std::uint32_t me) {
+  for (std::uint32_t i = 0; i < leaders.size(); ++i) {
+    if (i == me)
+      continue;
+    MPI_Request request = MPI_REQUEST_NULL;
+    if (HYGASPI_MPI(MPI_Isend(buffer, count, type, leaders[i].value(), tag, env.collective_comm(), &request)) ==
+        GASPI_SUCCESS)
+      (void)HYGASPI_MPI(MPI_Request_free(&request));
+  }
+}
+
 } // namespace
 
 bool abort_notice(Env &env, std::uint32_t group_tag) {
@@ -104,15 +120,7 @@ void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> le
   std::lock_guard keep(mutex);
   const std::uint32_t &notice = notices.emplace_back(group_tag);
   auto lock = env.lock();
-  for (std::uint32_t i = 0; i < leaders.size(); ++i) {
-    if (i == me)
-      continue;
-    MPI_Request request = MPI_REQUEST_NULL;
-    // Best effort: a leader that does not get it fails at its own deadline or on its own error.
-    if (HYGASPI_MPI(MPI_Isend(&notice, 1, MPI_UINT32_T, leaders[i].value(), tag, env.collective_comm(), &request)) ==
-        GASPI_SUCCESS)
-      (void)HYGASPI_MPI(MPI_Request_free(&request));
-  }
+  send_to_other_leaders(env, tag, &notice, 1, MPI_UINT32_T, leaders, me);
 }
 
 namespace {
@@ -138,15 +146,7 @@ void leader_departs(Env &env, std::uint32_t group_tag, std::span<const MpiRank> 
   std::lock_guard keep(mutex);
   const auto &notice = notices.emplace_back(std::array<std::uint64_t, 3>{group_tag, barriers, allreduces});
   auto lock = env.lock();
-  for (std::uint32_t i = 0; i < leaders.size(); ++i) {
-    if (i == me)
-      continue;
-    MPI_Request request = MPI_REQUEST_NULL;
-    // Best effort: a leader that does not get it waits as before, up to its deadline.
-    if (HYGASPI_MPI(MPI_Isend(notice.data(), 3, MPI_UINT64_T, leaders[i].value(), tag, env.collective_comm(),
-                              &request)) == GASPI_SUCCESS)
-      (void)HYGASPI_MPI(MPI_Request_free(&request));
-  }
+  send_to_other_leaders(env, tag, notice.data(), 3, MPI_UINT64_T, leaders, me);
 }
 
 void take_departures(Env &env, std::uint32_t group_tag, Departure &into) {
