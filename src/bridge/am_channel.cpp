@@ -449,7 +449,7 @@ gaspi_return_t post(GlobalRank to, const char *data, std::uint64_t size, const D
                                  static_cast<std::uint32_t>(shm::RankState::terminated);
   };
   auto healthy = [&] {
-    node.refresh_liveness();
+    engine::refresh_liveness();
     return r.alive(peer) && !left() && !node.stopping();
   };
   auto failed = [&](gaspi_return_t rc) {

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <unordered_map>
 
+#include "bridge/failures.hpp"
 #include "bridge/lifecycle.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/runtime.hpp"
@@ -44,7 +45,10 @@ bool doorbell_sleep(Step ready, std::chrono::nanoseconds ns) {
 std::mutex &lifecycle() noexcept { return rt().lifecycle; }
 bool stopping() noexcept { return rt().node.stopping(); }
 void set_stopping(bool stopping) noexcept { rt().node.set_stopping(stopping); }
-void refresh_liveness() noexcept { rt().node.refresh_liveness(); }
+void refresh_liveness() noexcept {
+  rt().node.refresh_liveness();
+  tell_node_deaths();
+}
 bool start_resumable() noexcept { return rt().node.resumable(); }
 
 std::vector<std::uint32_t> node_firsts() {
@@ -151,7 +155,7 @@ gaspi_return_t kill(GlobalRank target, gaspi_timeout_t timeout) {
   if (!peer.on_node()) {
     const gaspi_return_t rc = r.control.kill(peer.mpi, Deadline(timeout), progress());
     if (rc == GASPI_SUCCESS)
-      r.known_dead[target.value()].store(true, std::memory_order_release);
+      tell_death_of_killed(target);
     return rc;
   }
   if (!r.node.kill(peer.node)) {

@@ -38,8 +38,8 @@ std::uint32_t host_ranks() noexcept;
 bool mpi_job() noexcept;
 // For every rank, its node, named by the node's lowest rank: all 0 on one node.
 std::vector<std::uint32_t> node_firsts();
-// What this rank knows of `r`'s life: a node peer's from the job block, another node's from what
-// this rank saw itself (a kill, a failed transfer).
+// What this rank knows of `r`'s life: a node peer's from the job block, another node's from its
+// own kill and from the death notices of the dead rank's node peers or killer.
 bool alive(GlobalRank r) noexcept;
 const WaitPolicy &wait_policy() noexcept;
 // A sleeper for core/wait.hpp's wait_until: at most `ns` on this rank's doorbell, which node peers
@@ -58,7 +58,8 @@ bool stopping() noexcept;
 // The front end's term begins (true: every waiter of this rank wakes and returns GASPI_ERROR) or
 // is over (false). Setting it again rings again.
 void set_stopping(bool stopping) noexcept;
-// Marks dead the node peers whose process is gone (rate-limited).
+// Marks dead the node peers whose process is gone (rate-limited), and tells the other nodes of
+// their deaths (bridge/failures.hpp).
 void refresh_liveness() noexcept;
 // A start that returned GASPI_TIMEOUT may be called again (hygaspi-run: peers still arriving).
 bool start_resumable() noexcept;

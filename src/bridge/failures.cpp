@@ -1,23 +1,85 @@
-// Acknowledgment of deaths and the "nobody left to send" test (bridge/failures.hpp).
+// Death news across nodes, acknowledgment of deaths and the "nobody left to send" test
+// (bridge/failures.hpp).
 #include "bridge/failures.hpp"
 
 #include <algorithm>
+#include <exception>
 
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
 
 namespace hygaspi {
 
-void acknowledge_deaths() noexcept { rt().node.acknowledge_deaths(rt().node.deaths()); }
+namespace {
+
+// The MPI ranks of the live ranks but `skip`; with `skip_node`, only those of other nodes (this
+// node's ranks watch each other).
+std::vector<MpiRank> ranks_to_tell(bool skip_node, GlobalRank skip) {
+  const Runtime &r = rt();
+  std::vector<MpiRank> to;
+  for (std::uint32_t g = 0; g < r.nranks; ++g)
+    if (const Peer &p = r.peers[GlobalRank{g}]; p.global != skip && !(skip_node && p.on_node()) && r.alive(p))
+      to.push_back(p.mpi);
+  return to;
+}
+
+void raise_acknowledged(std::uint32_t count) noexcept {
+  std::atomic<std::uint32_t> &acknowledged = rt().deaths_acknowledged;
+  std::uint32_t seen = acknowledged.load(std::memory_order_relaxed);
+  while (count > seen && !acknowledged.compare_exchange_weak(seen, count, std::memory_order_acq_rel)) {
+  }
+}
+
+} // namespace
+
+void tell_node_deaths() noexcept {
+  Runtime &r = rt();
+  if (!r.mpi.active() || !r.peers.spans_nodes())
+    return;
+  const std::uint32_t deaths = r.node.deaths();
+  if (r.node_deaths_told.exchange(deaths, std::memory_order_acq_rel) == deaths)
+    return; // no node peer died since the last look
+  try {
+    std::vector<MpiRank> to;
+    for (std::uint32_t i = 0; i < r.peers.node_size(); ++i) {
+      if (!r.node.claim_death_telling(NodeIndex{i}))
+        continue; // alive, or told by another node peer
+      if (to.empty())
+        to = ranks_to_tell(true, r.peers.self());
+      const GlobalRank dead = r.peers.global(NodeIndex{i});
+      log::debug("telling %zu ranks of other nodes that node peer %u died", to.size(), dead.print());
+      r.control.tell_death(r.peers[dead].mpi, to);
+    }
+  } catch (const std::exception &e) {
+    log::error("cannot tell the other nodes of a node peer's death: %s", e.what()); // they wait as before
+  }
+}
+
+void tell_death_of_killed(GlobalRank killed) noexcept {
+  try {
+    rt().control.tell_death(rt().peers[killed].mpi, ranks_to_tell(false, killed));
+  } catch (const std::exception &e) {
+    log::error("cannot tell the other ranks of rank %u's death: %s", killed.print(), e.what());
+  }
+}
+
+std::uint32_t deaths() noexcept {
+  const Runtime &r = rt();
+  std::uint32_t n = 0;
+  for (std::uint32_t g = 0; g < r.nranks; ++g)
+    n += r.alive(GlobalRank{g}) ? 0 : 1;
+  return n;
+}
+
+void acknowledge_deaths() noexcept { raise_acknowledged(deaths()); }
 
 void acknowledge_deaths_outside(const std::vector<gaspi_rank_t> &members) noexcept {
-  shm::Node &node = rt().node;
+  const Runtime &r = rt();
   std::uint32_t outside = 0;
-  for (std::uint32_t i = 0; i < node.nranks(); ++i)
-    if (const NodeIndex r{i};
-        !node.alive(r) && !std::binary_search(members.begin(), members.end(), rt().peers.global(r).value()))
+  for (std::uint32_t g = 0; g < r.nranks; ++g)
+    if (!r.alive(GlobalRank{g}) && !std::binary_search(members.begin(), members.end(), g))
       ++outside;
-  node.acknowledge_deaths(outside);
+  raise_acknowledged(outside);
 }
 
 bool no_sender_left() noexcept {
@@ -26,7 +88,7 @@ bool no_sender_left() noexcept {
 }
 
 bool any_partner_healthy(AnyPartnerWait &w) noexcept {
-  if (w.block && rt().node.unacknowledged_death())
+  if (w.block && deaths() > rt().deaths_acknowledged.load(std::memory_order_acquire))
     w.why = AnyPartnerWait::Why::death;
   else if (w.block && w.passive && no_sender_left())
     w.why = AnyPartnerWait::Why::no_sender;
@@ -37,7 +99,7 @@ void any_partner_failed(const AnyPartnerWait &w) noexcept {
   if (rt().node.stopping())
     log::error("gaspi_proc_term was called while this call waited");
   else if (w.why == AnyPartnerWait::Why::death)
-    log::error("a node peer died; GASPI_BLOCK waits that any rank may end fail until the application "
+    log::error("a rank died; GASPI_BLOCK waits that any rank may end fail until the application "
                "acknowledges the death (gaspi_state_vec_get, a purge, or a group without the dead rank)");
   else
     log::error("every rank that could send has died or terminated");

@@ -1,10 +1,16 @@
-// What a wait does after a death (docs/DESIGN.md "Failures").
+// What a wait does after a death (docs/DESIGN.md "Failures"), and how a death becomes known.
+//
+// Node peers watch each other's processes (shm/liveness.hpp); nobody else sees a death, since Open
+// MPI 4.1 reports none to the survivors (docs/mpi-failures.md). So the node peer that first
+// claims a death (Node::claim_death_telling) sends a death notice to every rank of the other nodes,
+// and the killer of a rank of another node sends one to every other rank. Each rank's progress
+// takes them (mpi::Control::known_dead). A node whose ranks all died leaves nobody to tell.
 //
 // GASPI_BLOCK means "until done, or until the peers the call needs have died", in every call. A
 // call that knows its partners (a barrier, a passive send) fails once one of them is dead. Two
 // calls cannot know theirs, since any rank may notify or send: gaspi_notify_waitsome and
 // gaspi_passive_receive. For them, with GASPI_BLOCK:
-//  - they fail while a death on the node is unacknowledged (deaths observed > deaths the
+//  - they fail while a death in the job is unacknowledged (deaths known > deaths the
 //    application acknowledged). The application acknowledges deaths by reading the state vector
 //    (gaspi_state_vec_get: spec §5.5 is how it learns of failures), by purging a queue
 //    (gaspi_queue_purge, gaspi_passive_queue_purge: spec §8.5.3 / §9.3.1, "in the situation in
@@ -27,6 +33,14 @@
 
 namespace hygaspi {
 
+// Tells the other nodes of the node peers that died since the last look (at most once per death
+// across the node). engine::refresh_liveness calls it after each look for dead node peers.
+void tell_node_deaths() noexcept;
+// gaspi_proc_kill of a rank of another node succeeded: tells every other rank.
+void tell_death_of_killed(GlobalRank killed) noexcept;
+
+// Ranks of the job this rank knows to be dead.
+[[nodiscard]] std::uint32_t deaths() noexcept;
 // The deaths a state vector showed, a purge, or a committed group without the dead ranks.
 void acknowledge_deaths() noexcept;
 // After a successful commit of a group with these (global) members: the deaths of node peers

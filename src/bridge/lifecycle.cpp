@@ -14,6 +14,7 @@
 
 #include "bridge/am_channel.hpp"
 #include "bridge/device_rma.hpp"
+#include "bridge/failures.hpp"
 #include "bridge/progress.hpp"
 #include "bridge/remote_device.hpp"
 #include "bridge/runtime.hpp"
@@ -132,7 +133,6 @@ gaspi_return_t start_node_job(Runtime &r, Knobs knobs, const Deadline &deadline,
   for (std::uint32_t i = 0; i < r.nranks; ++i)
     members[i] = GlobalRank{i};
   r.peers.build(GlobalRank{r.rank}, r.nranks, members, false);
-  r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   shm::NodeOptions options{
       knobs.job, r.rank, r.nranks,          {effective_spin(knobs, r.nranks), knobs.yields, &r.served},
       members,   true,   knobs.cuda_library};
@@ -180,7 +180,6 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     members.push_back(GlobalRank{static_cast<std::uint32_t>(g)});
   r.peers.build(GlobalRank{r.rank}, r.nranks, members, true);
   const auto node_size = static_cast<std::uint32_t>(members.size());
-  r.known_dead = std::vector<std::atomic<bool>>(r.nranks);
   gaspi_return_t rc = GASPI_SUCCESS;
   if (r.mpi.local_rank == 0) {
     shm::reclaim_stale_objects(); // no launcher sweeps /dev/shm after a crashed MPI job
@@ -249,6 +248,8 @@ gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &
     return GASPI_SUCCESS;
   }
   r.knobs = knobs;
+  r.deaths_acknowledged.store(0);
+  r.node_deaths_told.store(0);
   r.segments.bind(r.node, r.rma);
   r.mpi_transport.bind(r.rma, r.control, mpi_progress());
   const gaspi_return_t rc = mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline, passive_max)
@@ -288,8 +289,14 @@ void engine_leave_at_exit(unsigned front) noexcept {
   Runtime &r = rt();
   if ((g_users & front) == 0)
     return;
-  if (r.mpi.active())
+  if (r.mpi.active() && deaths() > 0) {
+    // MPI_Finalize would wait forever for the dead rank's part of the windows' collective end
+    // (docs/mpi-failures.md): the process ends without it, as after an exit without term.
+    log::error("a rank of the job is dead: this rank exits without MPI_Finalize");
+    r.mpi.leave_at_exit();
+  } else if (r.mpi.active()) {
     r.mpi.finalize_at_process_exit(); // also where the client started MPI: it cannot finalize it now
+  }
   g_users &= ~front;
   if (g_users != 0)
     return;

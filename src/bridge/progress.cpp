@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "bridge/engine.hpp"
 #include "bridge/remote_device.hpp"
 #include "bridge/runtime.hpp"
 #include "core/log.hpp"
@@ -124,8 +125,9 @@ void start_progress_thread(std::chrono::microseconds longest_nap) {
         idle = progress_step() ? kShortest : std::min(idle * 2, longest_nap);
       // Under mpirun nobody else marks a dead node peer dead while the application only puts and
       // fetch-adds (calls that do not wait look at the mark, not at the process): this does, at most
-      // every 10 ms (shm/liveness.hpp). Under hygaspi-run the launcher marks it at once anyway.
-      rt().node.refresh_liveness();
+      // every 10 ms (shm/liveness.hpp), and tells the other nodes (bridge/failures.hpp). Under
+      // hygaspi-run the launcher marks it at once anyway.
+      engine::refresh_liveness();
       const std::int64_t ns = std::chrono::nanoseconds(driven ? kDriven : idle).count();
       timespec nap{static_cast<time_t>(ns / 1000000000), static_cast<long>(ns % 1000000000)};
       nanosleep(&nap, nullptr);

@@ -44,16 +44,18 @@ struct Runtime {
   shm::Transport shm_transport{node};
   mpi::Transport mpi_transport; // holds the per-queue "needs a flush" state
 
-  // Ranks of other nodes that this rank knows to be dead (it killed them: gaspi_proc_kill).
-  std::vector<std::atomic<bool>> known_dead;
+  // Deaths the application has acknowledged, and node deaths this rank has looked at for telling
+  // the other nodes (bridge/failures.hpp). Both reset by each init.
+  std::atomic<std::uint32_t> deaths_acknowledged{0};
+  std::atomic<std::uint32_t> node_deaths_told{0};
   // When a wait of this rank last served a request (WaitPolicy::served; its waits nap shorter for
   // a while after one).
   ServedRecord served;
 
   // What this rank knows of a peer's life: a node peer's state is in the job block; of a rank on
-  // another node it knows only what it has seen itself.
+  // another node it knows what it killed itself and what death notices told it (mpi::Control).
   [[nodiscard]] bool alive(const Peer &p) const noexcept {
-    return p.on_node() ? node.alive(p.node) : !known_dead[p.global.value()].load(std::memory_order_acquire);
+    return p.on_node() ? node.alive(p.node) : !control.known_dead(p.mpi);
   }
   [[nodiscard]] bool alive(GlobalRank r) const noexcept { return alive(peers[r]); }
   SegmentTable segments; // every local segment: mapping, MPI attachment, registrations, pending

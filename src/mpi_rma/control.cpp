@@ -7,6 +7,7 @@
 
 #include "core/log.hpp"
 #include "mpi_rma/mpi_call.hpp"
+#include "mpi_rma/notices.hpp"
 
 namespace hygaspi::mpi {
 
@@ -29,6 +30,34 @@ void Control::serve_kill() {
   ::kill(::getpid(), SIGKILL); // as a node peer's gaspi_proc_kill does
 }
 
+void Control::mark_dead(MpiRank rank) noexcept {
+  dead_[static_cast<std::size_t>(rank.value())].store(true, std::memory_order_release);
+}
+
+void Control::tell_death(MpiRank dead, std::span<const MpiRank> to) {
+  const std::int32_t &notice = keep_until_exit(static_cast<std::int32_t>(dead.value()));
+  auto lock = env_->lock();
+  send_notice(env_->comm(), kTagDeath, &notice, 1, MPI_INT32_T, to, MpiRank{env_->rank()});
+}
+
+bool Control::take_death_notices() {
+  bool took = false;
+  auto lock = env_->lock();
+  for (;;) {
+    Probed p = env_->probe(MPI_ANY_SOURCE, kTagDeath);
+    if (!p.found)
+      return took;
+    std::int32_t dead = -1; // a matched probe: no other thread can take this message
+    if (HYGASPI_MPI(MPI_Mrecv(&dead, 1, MPI_INT32_T, &p.handle, MPI_STATUS_IGNORE)) != GASPI_SUCCESS)
+      return took;
+    took = true;
+    if (dead < 0 || dead >= env_->size() || dead == env_->rank())
+      continue; // malformed, or about this rank, which lives: nothing to learn
+    if (!dead_[static_cast<std::size_t>(dead)].exchange(true, std::memory_order_acq_rel))
+      log::warn("rank %d reports that rank %d died", p.source, dead);
+  }
+}
+
 int Control::incoming() {
   auto lock = env_->lock();
   int pending = 0;
@@ -38,7 +67,7 @@ int Control::incoming() {
   if (pending == 0)
     return kNoMessage;
   return (status.MPI_TAG >= kTagAtomicRequest && status.MPI_TAG <= kTagKill) || status.MPI_TAG == kTagCredit ||
-                 status.MPI_TAG == kTagDeviceRequest
+                 status.MPI_TAG == kTagDeviceRequest || status.MPI_TAG == kTagDeath
              ? status.MPI_TAG
              : kAnyTag;
 }
@@ -46,7 +75,8 @@ int Control::incoming() {
 bool Control::progress(int tag) {
   if (tag == kAnyTag || tag == kTagKill)
     serve_kill();
-  bool took = (tag == kAnyTag || tag == kTagPassive) && messages_.drain();
+  bool took = (tag == kAnyTag || tag == kTagDeath) && take_death_notices();
+  took |= (tag == kAnyTag || tag == kTagPassive) && messages_.drain();
   if (tag == kAnyTag || tag == kTagCredit)
     took |= messages_.take_credits();
   if (messages_.credits_sending())
@@ -80,7 +110,10 @@ gaspi_return_t Control::kill(MpiRank rank, const Deadline &deadline, Step progre
     replies_.abandon(std::move(flight));
     return GASPI_TIMEOUT;
   }
-  return failed ? GASPI_ERROR : GASPI_SUCCESS;
+  if (failed)
+    return GASPI_ERROR;
+  mark_dead(rank);
+  return GASPI_SUCCESS;
 }
 
 void Control::term() noexcept {

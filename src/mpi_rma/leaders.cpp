@@ -4,10 +4,8 @@
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <mutex>
-#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -15,6 +13,7 @@
 #include "core/status.hpp"
 #include "mpi_rma/control.hpp"
 #include "mpi_rma/mpi_call.hpp"
+#include "mpi_rma/notices.hpp"
 
 namespace hygaspi::mpi {
 
@@ -70,26 +69,7 @@ template <class Buffers> void abandon(Env &env, MPI_Request *requests, Buffers &
   for (int i = 0; i < 2; ++i)
     if (MPI_Request &request = requests[i]; request != MPI_REQUEST_NULL)
       (void)HYGASPI_MPI(MPI_Request_free(&request)); // completes in the background; its buffer stays alive below
-  static std::mutex mutex;
-  static std::deque<std::remove_cvref_t<Buffers>> kept;
-  std::lock_guard hold(mutex);
-  kept.push_back(std::forward<Buffers>(keep));
-}
-
-// Sends `count` items of `type` at `buffer` on `tag` to every leader but leaders[me], never to be
-// waited for: MPI may read `buffer` until the process ends, so the caller keeps it that long. Best
-// effort: a leader that does not get the notice waits as before, up to its own deadline or error.
-// The caller holds env.lock().
-void send_to_other_leaders(Env &env, int tag, const void *buffer, int count, MPI_Datatype type,
-                           std::span<const MpiRank> leaders, std::uint32_t me) {
-  for (std::uint32_t i = 0; i < leaders.size(); ++i) {
-    if (i == me)
-      continue;
-    MPI_Request request = MPI_REQUEST_NULL;
-    if (HYGASPI_MPI(MPI_Isend(buffer, count, type, leaders[i].value(), tag, env.collective_comm(), &request)) ==
-        GASPI_SUCCESS)
-      (void)HYGASPI_MPI(MPI_Request_free(&request));
-  }
+  (void)keep_until_exit(std::forward<Buffers>(keep));
 }
 
 } // namespace
@@ -112,15 +92,10 @@ bool abort_notice(Env &env, std::uint32_t group_tag) {
 }
 
 void leader_abort(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders, std::uint32_t me) {
-  // The notice is never waited for, so its buffer must outlive the send: it stays until the
-  // process ends (4 bytes per group that broke on this leader; a deque never moves its elements).
-  static std::mutex mutex;
-  static std::deque<std::uint32_t> notices;
   const int tag = group_mpi_tag(env, group_tag) + kAbortOffset;
-  std::lock_guard keep(mutex);
-  const std::uint32_t &notice = notices.emplace_back(group_tag);
+  const std::uint32_t &notice = keep_until_exit(group_tag);
   auto lock = env.lock();
-  send_to_other_leaders(env, tag, &notice, 1, MPI_UINT32_T, leaders, me);
+  send_notice(env.collective_comm(), tag, &notice, 1, MPI_UINT32_T, leaders, leaders[me]);
 }
 
 namespace {
@@ -138,15 +113,10 @@ void lower(Departure &d, std::uint64_t barriers, std::uint64_t allreduces, int l
 
 void leader_departs(Env &env, std::uint32_t group_tag, std::span<const MpiRank> leaders, std::uint32_t me,
                     std::uint64_t barriers, std::uint64_t allreduces) {
-  // Never waited for, as the abort notices: the buffers stay until the process ends (24 bytes per
-  // group and session end; a deque never moves its elements).
-  static std::mutex mutex;
-  static std::deque<std::array<std::uint64_t, 3>> notices;
   const int tag = group_mpi_tag(env, group_tag) + kDepartOffset;
-  std::lock_guard keep(mutex);
-  const auto &notice = notices.emplace_back(std::array<std::uint64_t, 3>{group_tag, barriers, allreduces});
+  const auto &notice = keep_until_exit(std::array<std::uint64_t, 3>{group_tag, barriers, allreduces});
   auto lock = env.lock();
-  send_to_other_leaders(env, tag, notice.data(), 3, MPI_UINT64_T, leaders, me);
+  send_notice(env.collective_comm(), tag, notice.data(), 3, MPI_UINT64_T, leaders, leaders[me]);
 }
 
 void take_departures(Env &env, std::uint32_t group_tag, Departure &into) {

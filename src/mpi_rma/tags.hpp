@@ -16,6 +16,7 @@ enum Tag : int {
   kTagAmReplyEager = 7,
   kTagCredit = 8,        // what a receiver handled: a Box and a running total of units (credits.hpp)
   kTagDeviceRequest = 9, // a transfer into or out of a device segment, served by its owner (DeviceRequest)
+  kTagDeath = 10,        // a rank died: payload its MPI rank (Control::tell_death)
   kTagReply = 100,       // + request number % kReplyTags
   kTagGroup = 16384, // + a bucket of the group's commit tag * kGroupTagStride, on Env::collective_comm() (leaders.cpp)
 };

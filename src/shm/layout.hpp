@@ -14,9 +14,10 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    8; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
+    9; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
        // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments;
-       // 7: passive messages in the engine inbox (no passive ring); 8: barrier rounds carry a value
+       // 7: passive messages in the engine inbox (no passive ring); 8: barrier rounds carry a value;
+       // 9: JobRankSlot::death_told
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -59,6 +60,9 @@ struct alignas(kCacheLine) JobRankSlot {
   // Random part of the rank block's name ("r"), drawn by the rank for each life cycle. Only the
   // job's user can read it (the job block is 0600), so no other user can predict the name.
   std::atomic<std::uint64_t> block_nonce;
+  // 1 once a node peer has claimed the telling of this rank's death to the other nodes (a CAS from
+  // 0, so one peer tells it); reset by each gaspi_proc_init of this rank.
+  std::atomic<std::uint32_t> death_told;
 };
 static_assert(sizeof(JobRankSlot) == kCacheLine);
 

@@ -173,6 +173,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   me.state.store(static_cast<std::uint32_t>(RankState::absent), std::memory_order_seq_cst);
   me.pid.store(getpid(), std::memory_order_relaxed);
   me.block_nonce.store(block_nonce, std::memory_order_relaxed);
+  me.death_told.store(0, std::memory_order_relaxed);
   me.init_epoch.store(epoch_, std::memory_order_release);
   me.state.store(static_cast<std::uint32_t>(RankState::ready), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);

@@ -213,11 +213,9 @@ public:
   [[nodiscard]] bool stopping() const noexcept { return stopping_.load(std::memory_order_acquire); }
   // Node peers marked dead so far. A death is final, so the count only grows.
   [[nodiscard]] std::uint32_t deaths() const noexcept;
-  // Deaths the application has acknowledged (bridge/failures.hpp).
-  void acknowledge_deaths(std::uint32_t count) noexcept;
-  [[nodiscard]] bool unacknowledged_death() const noexcept {
-    return deaths() > deaths_acknowledged_.load(std::memory_order_acquire);
-  }
+  // True for the one caller, of all node peers, that is to tell the other nodes of `rank`'s death
+  // (JobRankSlot::death_told); false while `rank` lives.
+  [[nodiscard]] bool claim_death_telling(NodeIndex rank) noexcept;
   // Some node peer may still send: it is neither dead nor terminated.
   [[nodiscard]] bool peer_may_send() const noexcept;
 
@@ -279,9 +277,8 @@ private:
   // Retires a node peer's mapping that is no longer published and closes the device memory it
   // opened, if any. Under map_mutex_.
   void drop(NodeIndex rank, std::uint32_t seg, const MappedSegment &m) noexcept;
-  PeerWatch watch_;                                   // pidfds of the node peers
-  std::atomic<bool> stopping_{false};                 // gaspi_proc_term is tearing down
-  std::atomic<std::uint32_t> deaths_acknowledged_{0}; // see acknowledge_deaths()
+  PeerWatch watch_;                   // pidfds of the node peers
+  std::atomic<bool> stopping_{false}; // gaspi_proc_term is tearing down
 };
 
 } // namespace hygaspi::shm

@@ -22,10 +22,11 @@ std::uint32_t Node::deaths() const noexcept {
   return n;
 }
 
-void Node::acknowledge_deaths(std::uint32_t count) noexcept {
-  std::uint32_t seen = deaths_acknowledged_.load(std::memory_order_relaxed);
-  while (count > seen && !deaths_acknowledged_.compare_exchange_weak(seen, count, std::memory_order_acq_rel)) {
-  }
+bool Node::claim_death_telling(NodeIndex rank) noexcept {
+  if (alive(rank) || ends_job(rank)) // a GASNet rank that ended the job: its exit notices say so
+    return false;
+  std::uint32_t untold = 0;
+  return job_block_->slot(rank.value()).death_told.compare_exchange_strong(untold, 1, std::memory_order_acq_rel);
 }
 
 bool Node::peer_may_send() const noexcept {

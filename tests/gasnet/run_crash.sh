@@ -5,8 +5,10 @@
 # /dev/shm object of the job is left: hygaspi-<job>-* when hygaspi-run printed a job id, and every
 # object named after one of the job's pids ("...-p<pid>"). Other jobs may run at the same time, so
 # only this job's names count.
-# Usage: run_crash.sh MAX_MS NODES self|launcher LAUNCHER... PROGRAM SCENE
+# Usage: run_crash.sh MAX_MS NODES self|recovery|launcher LAUNCHER... PROGRAM SCENE
 #   self      the victim SIGKILLs itself; the launcher must exit nonzero
+#   recovery  as self under mpirun --enable-recovery, which exits 0 whatever its ranks' codes: a
+#             survivor must say that it ends the job for the dead node
 #   launcher  this script SIGKILLs the launcher once every node printed READY
 set -uo pipefail
 max_ms=$1 nodes=$2 mode=$3
@@ -20,7 +22,7 @@ now_ms() { date +%s%3N; }
 fail=0
 bad() { echo "run_crash: $*"; fail=1; }
 
-if [ "$mode" = self ]; then
+if [ "$mode" = self ] || [ "$mode" = recovery ]; then
   timeout -k 5 60 "$@" >"$out" 2>&1
   rc=$?
   t_end=$(now_ms)
@@ -46,7 +48,13 @@ cat "$out"
 pids=$(records PID | awk '{print $3}')
 job=$(records JOB | awk '{print $2}' | sort -u)
 [ "$(wc -w <<<"$pids")" = "$nodes" ] || bad "$(wc -w <<<"$pids") PID records, expected $nodes"
-[ "$rc" -ne 0 ] || bad "the launcher exited 0"
+if [ "$mode" = recovery ]; then
+  grep -q "died without gasnet_exit; ending the job" "$out" || bad "no survivor ended the job for the dead node"
+  # Every survivor knows of the death and exits: none has to end the others with MPI_Abort.
+  grep -q "MPI_ABORT was invoked" "$out" && bad "a survivor ended the job with MPI_Abort"
+else
+  [ "$rc" -ne 0 ] || bad "the launcher exited 0"
+fi
 [ "$rc" -ne 124 ] || bad "the job ran into timeout(1)'s limit"
 grep -q "returned from the wait" "$out" && bad "a node returned from its wait"
 if [ -n "${t_crash:-}" ]; then

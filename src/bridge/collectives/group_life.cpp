@@ -5,6 +5,7 @@
 
 #include "bridge/collectives/collective_wait.hpp"
 #include "bridge/collectives/collectives.hpp"
+#include "bridge/engine.hpp"
 #include "core/log.hpp"
 
 namespace hygaspi::collectives {
@@ -76,7 +77,7 @@ std::string failure(GroupRecord &g, Collective which, std::int32_t awaited) {
   shm::Node &node = rt().node;
   if (node.stopping())
     return kTermWhileWaiting;
-  node.refresh_liveness(); // rate-limited
+  engine::refresh_liveness(); // rate-limited
   if (std::string dead = shm::gone_members(node, g.node, awaited); !dead.empty())
     return dead;
   if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag)))
