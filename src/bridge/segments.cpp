@@ -47,6 +47,8 @@ gaspi_return_t SegmentTable::create(std::uint32_t seg, std::uint64_t size, std::
 }
 
 gaspi_return_t SegmentTable::register_with(std::uint32_t seg, const Peer &peer) {
+  if (peer.kind == PeerKind::shm)
+    node_->register_segment(seg, peer.node);
   if (peer.on_node())
     return GASPI_SUCCESS;
   const shm::MappedSegment &m = *node_->local(seg);

@@ -29,7 +29,8 @@ Found find(GlobalRank r, std::uint32_t id, Target &out) noexcept {
   if (peer.on_node()) {
     const shm::MappedSegment *m = rtm.node.lookup(peer.node, id);
     if (m == nullptr)
-      return Found::absent;
+      return rtm.node.published(peer.node, id) && !rtm.node.registered_here(peer.node, id) ? Found::not_registered
+                                                                                           : Found::absent;
     out.ref_ = RemoteRef{m, nullptr, m->size, m->notification_num};
     out.atomics_ = m->host_mapped();
     out.device_ = m->memory == Memory::cuda;

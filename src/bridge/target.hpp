@@ -38,7 +38,7 @@ class Completion;
 enum class Found {
   yes,
   absent,         // a node peer (or this rank) has no segment of that id now
-  not_registered, // a rank of another node has not registered that segment with this rank
+  not_registered, // the rank has not registered that segment with this rank
 };
 
 class Target {

@@ -17,7 +17,7 @@ inline constexpr std::uint32_t kLayoutVersion =
     9; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
        // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments;
        // 7: passive messages in the engine inbox (no passive ring); 8: barrier rounds carry a value;
-       // 9: JobRankSlot::death_told
+       // 9: JobRankSlot::death_told, segment registrations after the RankBlock
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -169,6 +169,26 @@ struct RankBlock {
 static_assert(offsetof(RankBlock, bell) == kCacheLine);
 static_assert(offsetof(RankBlock, segments) % kCacheLine == 0);
 static_assert(offsetof(RankBlock, groups) % kCacheLine == 0);
+
+// After the RankBlock, in the same object: with whom the owner registered each of its segments
+// (gaspi_segment_register, or the group of a collective creation). A row of
+// registration_words(node ranks) words per GASPI segment id; bit i of a row: registered with the
+// node peer of index i. Written by the owner only (set at registration, cleared when the segment
+// is made), read by a peer before it maps the segment. The engine's own segment ids (from
+// limits::kMaxSegments on) are open to every node peer and have no row.
+[[nodiscard]] constexpr std::size_t registration_words(std::uint32_t node_ranks) noexcept {
+  return (std::size_t{node_ranks} + 63) / 64;
+}
+[[nodiscard]] constexpr std::size_t rank_block_bytes(std::uint32_t node_ranks) noexcept {
+  return sizeof(RankBlock) + limits::kMaxSegments * registration_words(node_ranks) * sizeof(std::uint64_t);
+}
+// The row of segment `seg` (< limits::kMaxSegments) in `block`, a rank block of a node of `node_ranks`.
+[[nodiscard]] inline std::atomic<std::uint64_t> *registration_row(RankBlock &block, std::uint32_t node_ranks,
+                                                                  std::uint32_t seg) noexcept {
+  auto *rows = reinterpret_cast<std::atomic<std::uint64_t> *>(reinterpret_cast<char *>(&block) + sizeof(RankBlock));
+  return rows + seg * registration_words(node_ranks);
+}
+static_assert(sizeof(RankBlock) % alignof(std::atomic<std::uint64_t>) == 0);
 
 // Reduce area of a group: one shm object owned by the group's leader (its first member), named
 // "hygaspi-<job>-c<leader>-<tag>-0". Two ways through it (shm/node_reduce.hpp):

@@ -158,7 +158,7 @@ gaspi_return_t Node::start(const NodeOptions &options) {
   self.epoch = epoch_;
   std::uint64_t block_nonce = 0;
   std::string name;
-  if (!create_object("r", epoch_, 0, sizeof(RankBlock), self.block_object, block_nonce, name, error)) {
+  if (!create_object("r", epoch_, 0, rank_block_bytes(nranks_), self.block_object, block_nonce, name, error)) {
     log::error("%s", error.c_str());
     return GASPI_ERR_MEMALLOC;
   }
@@ -226,7 +226,7 @@ gaspi_return_t Node::map_peers(const Deadline &deadline) {
     std::string error;
     const std::uint32_t epoch = slot.init_epoch.load(std::memory_order_acquire);
     const std::string name = object_name("r", r, epoch, 0, slot.block_nonce.load(std::memory_order_relaxed));
-    if (!ShmObject::open(name, sizeof(RankBlock), peers_[r].block_object, error)) {
+    if (!ShmObject::open(name, rank_block_bytes(nranks_), peers_[r].block_object, error)) {
       log::error("%s", error.c_str());
       return GASPI_ERROR;
     }

@@ -145,8 +145,19 @@ public:
     return m;
   }
 
+  // ---- registration of this rank's segments with node peers (shm/layout.hpp registration_row)
+  // A node peer maps one of this rank's GASPI segments only once it is registered with it, as a
+  // rank of another node reaches it only once registered (the MPI transport's table). Registration
+  // lasts until the segment is deleted; making it anew starts with no peer.
+  void register_segment(std::uint32_t seg, NodeIndex peer) noexcept;
+  // Whether `owner` registered its segment `seg` with this rank (the engine's own ids: always).
+  [[nodiscard]] bool registered_here(NodeIndex owner, std::uint32_t seg) const noexcept;
+  // Whether `owner` has a live segment `seg` now.
+  [[nodiscard]] bool published(NodeIndex owner, std::uint32_t seg) const noexcept;
+
   // ---- segments of any rank on the node (maps on first use, remaps after re-creation)
-  // Returns nullptr if the owner has no live segment `seg`. Inline: the data path's fast case is
+  // Returns nullptr if the owner has no live segment `seg`, or has not registered it with this
+  // rank. Inline: the data path's fast case is
   // two loads (the owner's generation, our cached mapping) and a compare; mapping is out of line.
   const MappedSegment *lookup(NodeIndex rank, std::uint32_t seg) {
     const std::uint64_t gen = block(rank).segments[seg].generation.load(std::memory_order_acquire);

@@ -90,6 +90,9 @@ gaspi_return_t Node::segment_create(std::uint32_t seg, std::uint64_t size, std::
     std::memcpy(base + notif_bytes, device_key, sizeof *device_key); // for the node peers
   }
 
+  if (seg < limits::kMaxSegments) // registered with nobody yet: the peers of the last life lose it
+    for (std::size_t w = 0; w < registration_words(nranks_); ++w)
+      registration_row(my_block(), nranks_, seg)[w].store(0, std::memory_order_relaxed);
   entry.size = size;
   entry.user_addr = m->user_addr;
   entry.kind = static_cast<std::uint32_t>(m->kind);
@@ -167,6 +170,23 @@ void Node::release_stale_device_mappings() noexcept {
   }
 }
 
+void Node::register_segment(std::uint32_t seg, NodeIndex peer) noexcept {
+  if (seg < limits::kMaxSegments)
+    registration_row(my_block(), nranks_, seg)[peer.value() / 64].fetch_or(std::uint64_t{1} << (peer.value() % 64),
+                                                                           std::memory_order_release);
+}
+
+bool Node::published(NodeIndex owner, std::uint32_t seg) const noexcept {
+  return (block(owner).segments[seg].generation.load(std::memory_order_acquire) & kLive) != 0;
+}
+
+bool Node::registered_here(NodeIndex owner, std::uint32_t seg) const noexcept {
+  if (seg >= limits::kMaxSegments || owner.value() == rank_)
+    return true;
+  const std::uint64_t word = registration_row(block(owner), nranks_, seg)[rank_ / 64].load(std::memory_order_acquire);
+  return ((word >> (rank_ % 64)) & 1) != 0;
+}
+
 const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::uint64_t gen) {
   const SegmentEntry &entry = block(rank).segments[seg];
   if ((gen & kLive) == 0)
@@ -174,6 +194,8 @@ const MappedSegment *Node::map_segment(NodeIndex rank, std::uint32_t seg, std::u
   const MappedSegment *cached = peers_[rank.value()].segments[seg].load(std::memory_order_acquire);
   if (rank.value() == rank_)
     return nullptr; // our own segments are published at creation
+  if (!registered_here(rank, seg))
+    return nullptr; // not for this rank (yet): nothing is mapped or cached
 
   std::lock_guard lock(map_mutex_);
   cached = peers_[rank.value()].segments[seg].load(std::memory_order_acquire);
