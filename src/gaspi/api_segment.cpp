@@ -167,6 +167,9 @@ gaspi_return_t pgaspi_segment_list(const gaspi_number_t num, gaspi_segment_id_t 
     for (std::uint32_t s = 0; s < limits::kMaxSegments && n < num; ++s)
       if (engine::local_segment(s) != nullptr)
         segment_id_list[n++] = static_cast<gaspi_segment_id_t>(s);
+    // Spec §7.4.2: `num` is the "number of segment IDs to collect"; fewer than the rank has is a
+    // prefix of the list, more cannot be collected (GPI-2: GASPI_ERROR). The ids found are written.
+    HYGASPI_CHECK(n == num, GASPI_ERROR, "asked for %u segment ids, this rank has %u (gaspi_segment_num)", num, n);
     return GASPI_SUCCESS;
   });
 }

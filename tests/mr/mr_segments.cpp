@@ -139,6 +139,10 @@ void getters(gaspi_size_t bind_size, gaspi_size_t use_size) {
   gaspi_segment_id_t part[3] = {0xee, 0xee, 0xee};
   MR_OK(gaspi_segment_list(2, part));
   MR_CHECK(part[0] == kSrc && part[1] == kAlloc && part[2] == 0xee);
+  // More ids than the rank has segments cannot be collected: an error, and only the 4 written.
+  gaspi_segment_id_t more[6] = {0xee, 0xee, 0xee, 0xee, 0xee, 0xee};
+  MR_EXPECT(GASPI_ERROR, gaspi_segment_list(5, more));
+  MR_CHECK(more[3] == kUse && more[4] == 0xee && more[5] == 0xee);
   gaspi_segment_id_t avail = 0;
   MR_OK(gaspi_segment_avail_local(&avail));
   MR_CHECK(avail == 4);
