@@ -12,7 +12,6 @@
 
 #include "core/ranks.hpp"
 #include "mpi_rma/mpi_call.hpp"
-#include "mpi_rma/mpi_env.hpp"
 
 namespace hygaspi::mpi {
 
@@ -26,9 +25,9 @@ template <class T> const std::remove_cvref_t<T> &keep_until_exit(T &&value) {
   return kept.emplace_back(std::forward<T>(value));
 }
 
-// Sends `count` items of `type` at `buffer` (from keep_until_exit) on `comm` and `tag` to every rank of
-// `to` but `skip`. Best effort: a failed send is logged, and a rank that misses the notice goes on
-// as it would without it. The caller holds env.lock().
+// Sends `count` items of `type` at `buffer` (from keep_until_exit) on `comm` and `tag` to every
+// rank of `to` but `skip`. Best effort: a failed send is logged, and a rank that misses the notice
+// goes on as it would without it. The caller holds the Env's lock.
 inline void send_notice(MPI_Comm comm, int tag, const void *buffer, int count, MPI_Datatype type,
                         std::span<const MpiRank> to, MpiRank skip) {
   for (const MpiRank rank : to) {
