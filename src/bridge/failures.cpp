@@ -63,6 +63,14 @@ void tell_death_of_killed(GlobalRank killed) noexcept {
   }
 }
 
+void tell_own_death() noexcept {
+  try {
+    rt().control.tell_death(rt().peers[rt().peers.self()].mpi, ranks_to_tell(true, rt().peers.self()));
+  } catch (const std::exception &e) {
+    log::error("cannot tell the other nodes that this rank exits: %s", e.what());
+  }
+}
+
 std::uint32_t deaths() noexcept {
   const Runtime &r = rt();
   std::uint32_t n = 0;

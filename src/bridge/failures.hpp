@@ -3,8 +3,9 @@
 // Node peers watch each other's processes (shm/liveness.hpp); nobody else sees a death, since Open
 // MPI 4.1 reports none to the survivors (docs/mpi-failures.md). So the node peer that first
 // claims a death (Node::claim_death_telling) sends a death notice to every rank of the other nodes,
-// and the killer of a rank of another node sends one to every other rank. Each rank's progress
-// takes them (mpi::Control::known_dead). A node whose ranks all died leaves nobody to tell.
+// the killer of a rank of another node sends one to every other rank, and a process that exits
+// without term sends its own. Each rank's progress takes them (mpi::Control::known_dead). The last
+// live rank of a node, dying by a signal or a crash, leaves nobody to tell.
 //
 // GASPI_BLOCK means "until done, or until the peers the call needs have died", in every call. A
 // call that knows its partners (a barrier, a passive send) fails once one of them is dead. Two
@@ -38,6 +39,8 @@ namespace hygaspi {
 void tell_node_deaths() noexcept;
 // gaspi_proc_kill of a rank of another node succeeded: tells every other rank.
 void tell_death_of_killed(GlobalRank killed) noexcept;
+// This process exits without term (an exit handler): tells the ranks of the other nodes.
+void tell_own_death() noexcept;
 
 // Ranks of the job this rank knows to be dead.
 [[nodiscard]] std::uint32_t deaths() noexcept;

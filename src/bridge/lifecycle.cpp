@@ -59,6 +59,10 @@ void at_process_exit(int status, void *) noexcept {
   Runtime &r = rt();
   log::error("the process exits (code %d) without gaspi_proc_term: the other ranks see this rank dead", status);
   stop_progress_thread();
+  // Node peers see the mark below; the other nodes hear it from this process, which no peer may
+  // outlive to tell them (a node of one rank, or its last one).
+  if (r.mpi.active() && r.peers.spans_nodes())
+    tell_own_death();
   r.node.leave_at_exit();
   r.mpi.leave_at_exit();
 }

@@ -61,7 +61,7 @@ std::string gone_members(Node &node, const NodeGroup &g, std::int32_t awaited) {
     const bool left_session = state == RankState::terminated && !node.ends_job(g.members[i]);
     std::string *list = state == RankState::dead ? &dead : left_session ? &left : nullptr;
     if (list != nullptr)
-      *list += (list->empty() ? "node rank " : ", ") + std::to_string(g.members[i].value());
+      *list += (list->empty() ? "rank " : ", ") + std::to_string(node.global_rank(g.members[i]).value());
   }
   if (!dead.empty())
     return dead + " of the group died";

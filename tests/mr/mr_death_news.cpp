@@ -3,20 +3,25 @@
 //  - `witness`, 2 nodes of 2: rank 1 dies by SIGKILL, unannounced. Only its node peer, rank 0,
 //    can see it (its process is gone); rank 0 tells ranks 2 and 3.
 //  - `killer`, 4 nodes of 1: rank 0 kills rank 1 with gaspi_proc_kill, and tells ranks 2 and 3.
+//  - `exit`, 4 nodes of 1: rank 1 calls exit(3) without gaspi_proc_term; its exit handler tells the
+//    others, since no node peer is left to see it.
 // Every survivor then:
 //  1. waits in gaspi_notify_waitsome(GASPI_BLOCK) for a notification nobody sends: GASPI_ERROR,
 //     since a death in the job is unacknowledged (a wait that any rank could end);
 //  2. reads the state vector: rank 1 corrupt, the others healthy;
 //  3. waits again for 100 ms: GASPI_TIMEOUT, since the state vector acknowledged the death;
-//  4. calls gaspi_proc_term(GASPI_BLOCK): GASPI_ERROR at once, since the collective end of MPI's
+//  4. enters a barrier of all ranks with GASPI_BLOCK: GASPI_ERROR, since rank 1 is in it;
+//  5. calls gaspi_proc_term(GASPI_BLOCK): GASPI_ERROR at once, since the collective end of MPI's
 //     windows cannot complete without rank 1.
-// Before, ranks 2 and 3 (and rank 0 after its kill) waited forever in step 1, and in step 4.
+// Before, ranks 2 and 3 (and rank 0 after its kill) waited forever in step 1, and in step 5; and
+// where rank 1 led a node of its own (`killer`, `exit`), every survivor waited forever in step 4.
 // The survivors _Exit(0): MPI_Finalize needs the dead rank.
 #include <chrono>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "mr_util.hpp"
 
@@ -30,8 +35,10 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 } // namespace
 
 int main(int argc, char **argv) {
-  MR_CHECK(argc == 2 && (std::strcmp(argv[1], "witness") == 0 || std::strcmp(argv[1], "killer") == 0));
-  const bool witness = std::strcmp(argv[1], "witness") == 0;
+  MR_CHECK(argc == 2);
+  const std::string scene = argv[1];
+  MR_CHECK(scene == "witness" || scene == "killer" || scene == "exit");
+  const bool witness = scene == "witness";
   gaspi_rank_t me = 0, n = 0, local = 0;
   mr_init(me, n);
   MR_CHECK(n == 4);
@@ -42,9 +49,11 @@ int main(int argc, char **argv) {
   if (me == 1) {
     if (witness)
       std::raise(SIGKILL);
+    if (scene == "exit")
+      std::exit(3);
     mr_die_when_killed(kSeg);
   }
-  if (me == 0 && !witness)
+  if (me == 0 && scene == "killer")
     MR_OK(gaspi_proc_kill(1, kTimeout));
 
   auto t0 = std::chrono::steady_clock::now();
@@ -57,6 +66,9 @@ int main(int argc, char **argv) {
   for (gaspi_rank_t r = 0; r < n; ++r)
     MR_CHECK(states[r] == (r == 1 ? GASPI_STATE_CORRUPT : GASPI_STATE_HEALTHY));
   MR_EXPECT(GASPI_TIMEOUT, gaspi_notify_waitsome(kSeg, 7, 1, &id, 100));
+  t0 = std::chrono::steady_clock::now();
+  MR_EXPECT(GASPI_ERROR, gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  std::printf("rank %u: barrier(GASPI_BLOCK) -> GASPI_ERROR after %.2f s\n", me, seconds_since(t0));
 
   t0 = std::chrono::steady_clock::now();
   MR_EXPECT(GASPI_ERROR, gaspi_proc_term(GASPI_BLOCK));

@@ -83,6 +83,12 @@ std::string failure(GroupRecord &g, Collective which, std::int32_t awaited) {
   if (shm::is_broken(node, g.node) || (g.leads_across() && mpi::abort_notice(rt().mpi, g.tag)))
     return "another member left this collective with an error";
   if (g.leads_across()) {
+    // Another node's leader known dead (a node of one rank, whose death only a notice tells): its
+    // messages of this collective may never come, and nobody on its node can say how far it got.
+    for (const MpiRank leader : g.leaders)
+      if (rt().control.known_dead(leader))
+        return "rank " + std::to_string(rt().peers.global(leader).value()) +
+               ", another node's leader in this group, died";
     mpi::take_departures(rt().mpi, g.tag, g.departed);
     const bool barrier = which == Collective::barrier;
     if ((barrier ? g.barriers_done : g.allreduces_done) >= (barrier ? g.departed.barriers : g.departed.allreduces))
