@@ -12,15 +12,20 @@ namespace hygaspi {
 
 namespace {
 
-// The MPI ranks of the live ranks but `skip`; with `skip_node`, only those of other nodes (this
-// node's ranks watch each other).
-std::vector<MpiRank> ranks_to_tell(bool skip_node, GlobalRank skip) {
-  const Runtime &r = rt();
-  std::vector<MpiRank> to;
-  for (std::uint32_t g = 0; g < r.nranks; ++g)
-    if (const Peer &p = r.peers[GlobalRank{g}]; p.global != skip && !(skip_node && p.on_node()) && r.alive(p))
-      to.push_back(p.mpi);
-  return to;
+// Tells the live ranks but `dead` (with `other_nodes_only`, those of the other nodes: this node's
+// ranks watch each other) that `dead` died.
+void tell(GlobalRank dead, bool other_nodes_only) noexcept {
+  Runtime &r = rt();
+  try {
+    std::vector<MpiRank> to;
+    for (std::uint32_t g = 0; g < r.nranks; ++g)
+      if (const Peer &p = r.peers[GlobalRank{g}]; p.global != dead && !(other_nodes_only && p.on_node()) && r.alive(p))
+        to.push_back(p.mpi);
+    log::debug("telling %zu ranks that rank %u died", to.size(), dead.print());
+    r.control.tell_death(r.peers[dead].mpi, to);
+  } catch (const std::exception &e) {
+    log::error("cannot tell the other ranks that rank %u died: %s", dead.print(), e.what()); // they wait as before
+  }
 }
 
 void raise_acknowledged(std::uint32_t count) noexcept {
@@ -39,37 +44,14 @@ void tell_node_deaths() noexcept {
   const std::uint32_t deaths = r.node.deaths();
   if (r.node_deaths_told.exchange(deaths, std::memory_order_acq_rel) == deaths)
     return; // no node peer died since the last look
-  try {
-    std::vector<MpiRank> to;
-    for (std::uint32_t i = 0; i < r.peers.node_size(); ++i) {
-      if (!r.node.claim_death_telling(NodeIndex{i}))
-        continue; // alive, or told by another node peer
-      if (to.empty())
-        to = ranks_to_tell(true, r.peers.self());
-      const GlobalRank dead = r.peers.global(NodeIndex{i});
-      log::debug("telling %zu ranks of other nodes that node peer %u died", to.size(), dead.print());
-      r.control.tell_death(r.peers[dead].mpi, to);
-    }
-  } catch (const std::exception &e) {
-    log::error("cannot tell the other nodes of a node peer's death: %s", e.what()); // they wait as before
-  }
+  for (std::uint32_t i = 0; i < r.peers.node_size(); ++i)
+    if (r.node.claim_death_telling(NodeIndex{i})) // dead, and told by no other node peer yet
+      tell(r.peers.global(NodeIndex{i}), true);
 }
 
-void tell_death_of_killed(GlobalRank killed) noexcept {
-  try {
-    rt().control.tell_death(rt().peers[killed].mpi, ranks_to_tell(false, killed));
-  } catch (const std::exception &e) {
-    log::error("cannot tell the other ranks of rank %u's death: %s", killed.print(), e.what());
-  }
-}
+void tell_death_of_killed(GlobalRank killed) noexcept { tell(killed, false); }
 
-void tell_own_death() noexcept {
-  try {
-    rt().control.tell_death(rt().peers[rt().peers.self()].mpi, ranks_to_tell(true, rt().peers.self()));
-  } catch (const std::exception &e) {
-    log::error("cannot tell the other nodes that this rank exits: %s", e.what());
-  }
-}
+void tell_own_death() noexcept { tell(rt().peers.self(), true); }
 
 std::uint32_t deaths() noexcept {
   const Runtime &r = rt();

@@ -59,8 +59,8 @@ void at_process_exit(int status, void *) noexcept {
   Runtime &r = rt();
   log::error("the process exits (code %d) without gaspi_proc_term: the other ranks see this rank dead", status);
   stop_progress_thread();
-  // Node peers see the mark below; the other nodes hear it from this process, which no peer may
-  // outlive to tell them (a node of one rank, or its last one).
+  // Node peers see the mark below; the other nodes hear it from this process itself, which may be
+  // the only or the last live rank of its node.
   if (r.mpi.active() && r.peers.spans_nodes())
     tell_own_death();
   r.node.leave_at_exit();
