@@ -496,8 +496,9 @@ int gasnet_attach(gasnet_handlerentry_t *table, int numentries, uintptr_t segsiz
 
 void gasnet_exit(int exitcode) { exit_job(exitcode); }
 
-gasnet_node_t gasnet_mynode(void) { return state().mynode; }
-gasnet_node_t gasnet_nodes(void) { return state().nodes; }
+// Before gasnet_init: (gasnet_node_t)-1 and 0, as GASNet's own globals read then.
+gasnet_node_t gasnet_mynode(void) { return state().inited.load() ? state().mynode : static_cast<gasnet_node_t>(-1); }
+gasnet_node_t gasnet_nodes(void) { return state().inited.load() ? state().nodes : 0; }
 
 uintptr_t gasnet_getMaxLocalSegmentSize(void) {
   require_inited("gasnet_getMaxLocalSegmentSize");

@@ -293,8 +293,9 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
     *segment_p = x.segment.load(std::memory_order_acquire) ? &x.segment_object : GEX_SEGMENT_INVALID;
 }
 
-gex_Rank_t gex_System_QueryJobRank(void) { return state().mynode; }
-gex_Rank_t gex_System_QueryJobSize(void) { return state().nodes; }
+// Before gex_Client_Init: GEX_RANK_INVALID and 0, as GASNet-EX's own globals read then.
+gex_Rank_t gex_System_QueryJobRank(void) { return state().inited.load() ? state().mynode : GEX_RANK_INVALID; }
+gex_Rank_t gex_System_QueryJobSize(void) { return state().inited.load() ? state().nodes : 0; }
 
 void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p, gex_Rank_t *my_info_index_p) {
   query_nbrhd("gex_System_QueryNbrhdInfo", info_p, info_count_p, my_info_index_p);

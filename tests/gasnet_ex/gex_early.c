@@ -1,4 +1,6 @@
-/* A GASNet-EX client communicates from gex_Client_Init on [GEX "Active Messages", "Collectives"]:
+/* Before gex_Client_Init, gex_System_QueryJobRank/Size (and gasnet_mynode/nodes) answer
+ * GEX_RANK_INVALID and 0, as GASNet-EX does.
+ * A GASNet-EX client communicates from gex_Client_Init on [GEX "Active Messages", "Collectives"]:
  * it registers its handlers, meets the others in a barrier, and then sends Short and Medium
  * requests (with replies) to every rank and runs a reduction, all before it attaches a segment;
  * gex_Segment_QueryBound reports no segment meanwhile. It then attaches one and sends Long
@@ -92,7 +94,11 @@ int main(int argc, char **argv) {
   const int attach = !(argc > 1 && strcmp(argv[1], "noattach") == 0);
   gex_Client_t client;
   gex_EP_t ep;
+  /* Before the client exists, the job's queries answer as GASNet-EX's do: no rank, no ranks. */
+  CHECK(gex_System_QueryJobRank() == GEX_RANK_INVALID && gex_System_QueryJobSize() == 0);
+  CHECK(gasnet_mynode() == (gasnet_node_t)-1 && gasnet_nodes() == 0);
   OK(gex_Client_Init(&client, &ep, &tm, "EARLY", &argc, &argv, 0));
+  CHECK(gex_System_QueryJobRank() == gex_TM_QueryRank(tm) && gex_System_QueryJobSize() == gex_TM_QuerySize(tm));
   me = gex_TM_QueryRank(tm);
   n = gex_TM_QuerySize(tm);
   CHECK(n <= MAXR);
