@@ -293,13 +293,15 @@ void engine_leave_at_exit(unsigned front) noexcept {
   Runtime &r = rt();
   if ((g_users & front) == 0)
     return;
-  if (r.mpi.active() && deaths() > 0) {
-    // MPI_Finalize would wait forever for the dead rank's part of the windows' collective end
-    // (docs/mpi-failures.md): the process ends without it, as after an exit without term.
-    log::error("a rank of the job is dead: this rank exits without MPI_Finalize");
-    r.mpi.leave_at_exit();
-  } else if (r.mpi.active()) {
-    r.mpi.finalize_at_process_exit(); // also where the client started MPI: it cannot finalize it now
+  if (r.mpi.active()) {
+    if (deaths() > 0) {
+      // MPI_Finalize would wait forever for the dead rank's part of the windows' collective end
+      // (docs/mpi-failures.md): the process ends without it, as after an exit without term.
+      log::error("a rank of the job is dead: this rank exits without MPI_Finalize");
+      r.mpi.leave_at_exit();
+    } else {
+      r.mpi.finalize_at_process_exit(); // also where the client started MPI: it cannot finalize it now
+    }
   }
   g_users &= ~front;
   if (g_users != 0)

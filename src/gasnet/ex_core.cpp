@@ -293,9 +293,10 @@ void gasnet_QueryGexObjects(gex_Client_t *client_p, gex_EP_t *endpoint_p, gex_TM
     *segment_p = x.segment.load(std::memory_order_acquire) ? &x.segment_object : GEX_SEGMENT_INVALID;
 }
 
-// Before gex_Client_Init: GEX_RANK_INVALID and 0, as GASNet-EX's own globals read then.
-gex_Rank_t gex_System_QueryJobRank(void) { return state().inited.load() ? state().mynode : GEX_RANK_INVALID; }
-gex_Rank_t gex_System_QueryJobSize(void) { return state().inited.load() ? state().nodes : 0; }
+// GASNet-1's answers (core.cpp), GEX_RANK_INVALID and 0 before gex_Client_Init among them.
+static_assert(static_cast<gex_Rank_t>(static_cast<gasnet_node_t>(-1)) == GEX_RANK_INVALID);
+gex_Rank_t gex_System_QueryJobRank(void) { return gasnet_mynode(); }
+gex_Rank_t gex_System_QueryJobSize(void) { return gasnet_nodes(); }
 
 void gex_System_QueryNbrhdInfo(gex_RankInfo_t **info_p, gex_Rank_t *info_count_p, gex_Rank_t *my_info_index_p) {
   query_nbrhd("gex_System_QueryNbrhdInfo", info_p, info_count_p, my_info_index_p);

@@ -102,17 +102,21 @@ std::string describe(const Driver *driver, CUresult r) {
   }
   // Without the driver's names (no driver, or the toolkit's stub, which answers cuGetErrorName with
   // an error too): the codes a start-up meets, by their cuda.h names.
+#define HYGASPI_CUDA_CODE(c)                                                                                           \
+  { c, #c }
   static constexpr struct {
-    int code;
+    CUresult code;
     const char *name;
-  } kKnown[] = {{1, "CUDA_ERROR_INVALID_VALUE"},        {2, "CUDA_ERROR_OUT_OF_MEMORY"},
-                {3, "CUDA_ERROR_NOT_INITIALIZED"},      {34, "CUDA_ERROR_STUB_LIBRARY"},
-                {35, "CUDA_ERROR_INSUFFICIENT_DRIVER"}, {100, "CUDA_ERROR_NO_DEVICE"},
-                {101, "CUDA_ERROR_INVALID_DEVICE"}};
+  } kKnown[] = {HYGASPI_CUDA_CODE(CUDA_ERROR_INVALID_VALUE),       HYGASPI_CUDA_CODE(CUDA_ERROR_OUT_OF_MEMORY),
+                HYGASPI_CUDA_CODE(CUDA_ERROR_NOT_INITIALIZED),     HYGASPI_CUDA_CODE(CUDA_ERROR_STUB_LIBRARY),
+                HYGASPI_CUDA_CODE(CUDA_ERROR_INSUFFICIENT_DRIVER), HYGASPI_CUDA_CODE(CUDA_ERROR_NO_DEVICE),
+                HYGASPI_CUDA_CODE(CUDA_ERROR_INVALID_DEVICE)};
+#undef HYGASPI_CUDA_CODE
+  const std::string code = "CUDA error " + std::to_string(static_cast<int>(r));
   for (const auto &k : kKnown)
-    if (k.code == static_cast<int>(r))
-      return std::string(k.name) + " (CUDA error " + std::to_string(k.code) + ")";
-  return "CUDA error " + std::to_string(static_cast<int>(r));
+    if (k.code == r)
+      return std::string(k.name) + " (" + code + ")";
+  return code;
 }
 
 } // namespace hygaspi::cuda
