@@ -21,6 +21,10 @@
  * the bad input exactly as before, and looks the target up again. So nothing here can write
  * outside a segment.
  *
+ * From before those checks until the atomic is done, the thread's `calls` is raised, so that
+ * gaspi_proc_term in another thread waits for the atomic before it unmaps the segment (the
+ * library's call gate: its term fences every thread, then waits until every `calls` is 0).
+ *
  * Only GCC-compatible compilers get it (atomic builtins, __thread). Define HYGASPI_NO_INLINE before
  * GASPI.h to turn it off: a profiling tool (spec §14.2) that defines gaspi_atomic_fetch_add or
  * gaspi_atomic_compare_swap itself must, and its clients must too if the tool is to see their
@@ -38,7 +42,7 @@ extern "C" {
 #pragma GCC visibility push(default)
 
 /* A thread's cached atomic target. Not an interface: its layout may change with the library's
- * version, and the exported names below carry the layout's number (_v1), so that a client built
+ * version, and the exported names below carry the layout's number (_v2), so that a client built
  * against another layout fails to load instead of misreading it. */
 typedef struct {
   unsigned long long key;               /* (life << 32) | (rank << 8) | segment; 0: empty */
@@ -47,15 +51,17 @@ typedef struct {
   unsigned long long mapped_generation; /* the segment's generation when it was mapped */
   const unsigned long long *generation; /* the owner's published generation of the segment */
   const unsigned int *state;            /* the owner's life: GASPI_HYG_DEAD_OWNER once dead */
+  unsigned int calls;                   /* fast calls of this thread under way (only it writes) */
+  unsigned int joined;                  /* the library knows where `calls` is */
 } gaspi_hyg_atomic_target_t;
 #define GASPI_HYG_DEAD_OWNER 3u
 
 /* The life of GASPI (1 at the first gaspi_proc_init) while the inline path may run: GASPI is
  * initialised and statistics are off. 0 otherwise. */
-extern unsigned int gaspi_hyg_atomic_life_v1;
+extern unsigned int gaspi_hyg_atomic_life_v2;
 /* initial-exec: the library holds it in the static TLS block, so a client built as a shared
  * library (-fPIC) reads it as an executable does, without a __tls_get_addr call. */
-extern __thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target_v1 __attribute__((tls_model("initial-exec")));
+extern __thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target_v2 __attribute__((tls_model("initial-exec")));
 
 #pragma GCC visibility pop
 
@@ -65,11 +71,25 @@ static __inline__ unsigned long long gaspi_hyg_atomic_key(unsigned long long lif
   return (life << 32) | (rank * 256ull) | (segment_id + 0ull);
 }
 
-/* The mapped 8-byte word of an atomic on (rank, segment_id, offset), or NULL: go to the library. */
+/* The thread's fast call begins: its count rises before anything of the library is read. A compiler
+ * fence suffices here; gaspi_proc_term pays for the rest (membarrier). */
+static __inline__ void gaspi_hyg_enter(void) {
+  gaspi_hyg_atomic_target_t *t = &gaspi_hyg_atomic_target_v2;
+  __atomic_store_n(&t->calls, t->calls + 1, __ATOMIC_RELAXED);
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+/* ... and ends, after its last access to a segment. */
+static __inline__ void gaspi_hyg_leave(void) {
+  gaspi_hyg_atomic_target_t *t = &gaspi_hyg_atomic_target_v2;
+  __atomic_store_n(&t->calls, t->calls - 1, __ATOMIC_RELEASE);
+}
+
+/* The mapped 8-byte word of an atomic on (rank, segment_id, offset), or NULL: go to the library.
+ * Between gaspi_hyg_enter and gaspi_hyg_leave only. */
 static __inline__ gaspi_atomic_value_t *gaspi_hyg_atomic_word(gaspi_segment_id_t segment_id, gaspi_offset_t offset,
                                                               gaspi_rank_t rank, const gaspi_atomic_value_t *val_old) {
-  const gaspi_hyg_atomic_target_t *t = &gaspi_hyg_atomic_target_v1;
-  const unsigned long long life = __atomic_load_n(&gaspi_hyg_atomic_life_v1, __ATOMIC_ACQUIRE);
+  const gaspi_hyg_atomic_target_t *t = &gaspi_hyg_atomic_target_v2;
+  const unsigned long long life = __atomic_load_n(&gaspi_hyg_atomic_life_v2, __ATOMIC_ACQUIRE);
   if (life == 0 || val_old == NULL || (offset & 7u) != 0 || t->key != gaspi_hyg_atomic_key(life, rank, segment_id) ||
       offset > t->last || __atomic_load_n(t->generation, __ATOMIC_ACQUIRE) != t->mapped_generation ||
       __atomic_load_n(t->state, __ATOMIC_ACQUIRE) == GASPI_HYG_DEAD_OWNER)
@@ -86,10 +106,15 @@ static __inline__ gaspi_atomic_value_t *gaspi_hyg_atomic_word(gaspi_segment_id_t
 static __inline__ gaspi_return_t gaspi_hyg_atomic_fetch_add(gaspi_segment_id_t segment_id, gaspi_offset_t offset,
                                                             gaspi_rank_t rank, gaspi_atomic_value_t val_add,
                                                             gaspi_atomic_value_t *val_old, gaspi_timeout_t timeout) {
-  gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old);
-  if (__builtin_expect(word == NULL, 0))
+  gaspi_atomic_value_t *word;
+  gaspi_hyg_enter();
+  word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old);
+  if (__builtin_expect(word == NULL, 0)) {
+    gaspi_hyg_leave();
     return gaspi_atomic_fetch_add(segment_id, offset, rank, val_add, val_old, timeout);
+  }
   *val_old = __atomic_fetch_add(word, val_add, __ATOMIC_SEQ_CST);
+  gaspi_hyg_leave();
   return GASPI_SUCCESS;
 }
 
@@ -98,12 +123,17 @@ static __inline__ gaspi_return_t gaspi_hyg_atomic_compare_swap(gaspi_segment_id_
                                                                gaspi_rank_t rank, gaspi_atomic_value_t comparator,
                                                                gaspi_atomic_value_t val_new,
                                                                gaspi_atomic_value_t *val_old, gaspi_timeout_t timeout) {
-  gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old);
+  gaspi_atomic_value_t *word;
   gaspi_atomic_value_t expected = comparator;
-  if (__builtin_expect(word == NULL, 0))
+  gaspi_hyg_enter();
+  word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old);
+  if (__builtin_expect(word == NULL, 0)) {
+    gaspi_hyg_leave();
     return gaspi_atomic_compare_swap(segment_id, offset, rank, comparator, val_new, val_old, timeout);
+  }
   (void)__atomic_compare_exchange_n(word, &expected, val_new, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
   *val_old = expected;
+  gaspi_hyg_leave();
   return GASPI_SUCCESS;
 }
 

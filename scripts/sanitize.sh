@@ -96,13 +96,13 @@ asan() {
 # thread per rank), mpi-progress.mr_passive (mpi-progress.mr_atomics covers the progress thread).
 # mr_passive's check that a blocked receive uses under 100 ms of CPU in 500 ms is off under TSan,
 # whose slowdown it would measure (107-122 ms under TSan, 26-88 ms without).
-tsan_tests='^(shm\.mr_(notify|queue|passive|atomics|collectives|stress|threads|term_wakes)\.n(2|4)'
+tsan_tests='^(shm\.mr_(notify|queue|passive|atomics|collectives|stress|threads|term_wakes|term_race)\.n(2|4)'
 tsan_tests+='|mpi\.mr_(notify|passive|atomics|stress|term_wakes)\.n2|hybrid\.mr_(passive|atomics|stress)\.n4'
 tsan_tests+='|mpi-progress\.mr_atomics\.n4|failure\.dead_(wait|peer)\..*|shm\.gn_(am|mixed|hsl|par|loopback_par)\.n(2|4)'
 tsan_tests+='|mpi\.gn_am\.n(2|4)|hybrid\.gn_am\.n4|mpi\.gn_par\.n2|shm\.gex_ep_am\.n4|mpi\.mr_segment_windows\.n2'
 tsan_tests+='|shm\.gex_coll\.n4|mpi\.gex_coll\.n2|shm\.gn_barrier\.n4|shm\.mr_device\.threads\.n2|mpi\.mr_device\.threads\.n2'
 tsan_tests+='|hybrid\.mr_death_news\.witness\.n4|mpi\.mr_death_news\.killer\.n4)$'
-tsan_targets='hygaspi-run mr_notify mr_queue mr_passive mr_atomics mr_collectives mr_stress mr_threads mr_term_wakes'
+tsan_targets='hygaspi-run mr_notify mr_queue mr_passive mr_atomics mr_collectives mr_stress mr_threads mr_term_wakes mr_term_race'
 tsan_targets+=' dead_wait mr_dead_peer gn_am gn_mixed gn_hsl gn_par gn_loopback_par gex_ep_am mr_segment_windows'
 tsan_targets+=' gex_coll gn_barrier mr_device fake_cuda mr_death_news'
 tsan() {

@@ -255,7 +255,7 @@ gaspi_return_t engine_start(unsigned front, const Knobs &knobs, const Deadline &
   r.deaths_acknowledged.store(0);
   r.node_deaths_told.store(0);
   r.segments.bind(r.node, r.rma);
-  r.mpi_transport.bind(r.rma, r.control, mpi_progress());
+  r.mpi_transport.bind(r.rma, r.control, mpi_progress(), mpi_health());
   const gaspi_return_t rc = mpi::wanted(knobs) ? start_mpi_job(r, knobs, deadline, passive_max)
                                                : start_node_job(r, knobs, deadline, passive_max);
   if (rc == GASPI_SUCCESS) {

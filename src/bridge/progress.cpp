@@ -40,6 +40,14 @@ struct MpiProgress {
 };
 const MpiProgress g_mpi_progress;
 
+struct MpiHealth {
+  bool operator()() const {
+    engine::refresh_liveness(); // a death a node peer saw is told to the other nodes from here
+    return !rt().node.stopping();
+  }
+};
+const MpiHealth g_mpi_health;
+
 std::thread g_thread;
 std::atomic<bool> g_stop{false};
 
@@ -100,6 +108,8 @@ bool progress_step() {
 Step progress() noexcept { return rt().rma.active() ? Step(g_mpi_progress) : Step(); }
 
 Step mpi_progress() noexcept { return Step(g_mpi_progress); }
+
+Step mpi_health() noexcept { return Step(g_mpi_health); }
 
 void start_progress_thread(std::chrono::microseconds longest_nap) {
   g_stop.store(false);

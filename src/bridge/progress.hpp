@@ -25,6 +25,9 @@ bool progress_step();
 // progress_step itself, for what the bridge hands the MPI transport when it binds it (its atomics
 // wait for replies while serving requests, so two ranks that target each other cannot deadlock).
 [[nodiscard]] Step mpi_progress() noexcept;
+// What the MPI transport's atomics ask while they wait for a reply: false once gaspi_proc_term in
+// another thread of this rank began (it waits for that call to return).
+[[nodiscard]] Step mpi_health() noexcept;
 
 // The progress thread (HYGASPI_PROGRESS_THREAD): serves the step while the application computes
 // outside GASPI, so that a target-side atomic or a passive-target put does not wait for the

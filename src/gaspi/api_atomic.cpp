@@ -9,8 +9,8 @@
 using namespace hygaspi;
 
 extern "C" {
-unsigned int gaspi_hyg_atomic_life_v1 = 0;
-__thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target_v1 __attribute__((tls_model("initial-exec"))) = {};
+unsigned int gaspi_hyg_atomic_life_v2 = 0;
+__thread gaspi_hyg_atomic_target_t gaspi_hyg_atomic_target_v2 __attribute__((tls_model("initial-exec"))) = {};
 }
 static_assert(GASPI_HYG_DEAD_OWNER == engine::kDeadOwner);
 static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t) && sizeof(unsigned int) == sizeof(std::uint32_t));
@@ -20,14 +20,15 @@ namespace hygaspi::fast {
 void publish_atomic_life() noexcept {
   const gaspi::State &gs = gaspi::state();
   const bool inline_path = gs.initialized.load(std::memory_order_acquire) && !stats::active(1);
-  __atomic_store_n(&gaspi_hyg_atomic_life_v1, inline_path ? gs.life.load(std::memory_order_relaxed) : 0u,
+  __atomic_store_n(&gaspi_hyg_atomic_life_v2, inline_path ? gs.life.load(std::memory_order_relaxed) : 0u,
                    __ATOMIC_RELEASE);
 }
 
 void remember_atomic_target(gaspi_rank_t rank, gaspi_segment_id_t seg) noexcept {
-  gaspi_hyg_atomic_target_t &t = gaspi_hyg_atomic_target_v1;
+  gaspi_hyg_atomic_target_t &t = gaspi_hyg_atomic_target_v2;
   const gaspi::State &gs = gaspi::state();
   t.key = 0;
+  calls::join_thread(); // before the key: a thread whose key matches is one that term waits for
   engine::AtomicTarget found;
   if (!gs.initialized.load(std::memory_order_acquire) || seg >= gs.config.segment_max ||
       !engine::fill_atomic_target(rank, seg, found))
@@ -106,10 +107,13 @@ gaspi_return_t pgaspi_atomic_fetch_add(const gaspi_segment_id_t segment_id, cons
                                        const gaspi_rank_t rank, const gaspi_atomic_value_t val_add,
                                        gaspi_atomic_value_t *const val_old, const gaspi_timeout_t timeout) {
   // For a client without the inline path (GASPI_inline.h): the same check, no frame to build.
-  if (gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old); word != nullptr)
-      [[likely]] {
-    *val_old = apply_atomic(word, fetch_add_op(val_add)); // the engine's CPU atomic, folded to one fetch_add
-    return GASPI_SUCCESS;
+  {
+    calls::Section in;
+    if (gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old); word != nullptr)
+        [[likely]] {
+      *val_old = apply_atomic(word, fetch_add_op(val_add)); // the engine's CPU atomic, folded to one fetch_add
+      return GASPI_SUCCESS;
+    }
   }
   return fetch_add_full(segment_id, offset, rank, val_add, val_old, timeout);
 }
@@ -119,11 +123,14 @@ gaspi_return_t pgaspi_atomic_compare_swap(const gaspi_segment_id_t segment_id, c
                                           const gaspi_atomic_value_t val_new, gaspi_atomic_value_t *const val_old,
                                           const gaspi_timeout_t timeout) {
   // For a client without the inline path (GASPI_inline.h): the same check, no frame to build.
-  if (gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old); word != nullptr)
-      [[likely]] {
-    // The value before the call, whether or not it was swapped (spec §10.3).
-    *val_old = apply_atomic(word, compare_swap_op(comparator, val_new));
-    return GASPI_SUCCESS;
+  {
+    calls::Section in;
+    if (gaspi_atomic_value_t *word = gaspi_hyg_atomic_word(segment_id, offset, rank, val_old); word != nullptr)
+        [[likely]] {
+      // The value before the call, whether or not it was swapped (spec §10.3).
+      *val_old = apply_atomic(word, compare_swap_op(comparator, val_new));
+      return GASPI_SUCCESS;
+    }
   }
   return compare_swap_full(segment_id, offset, rank, comparator, val_new, val_old, timeout);
 }

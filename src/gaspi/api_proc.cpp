@@ -47,6 +47,9 @@ void teardown() {
   };
   (void)wait_until(none_in_flight, Deadline(GASPI_BLOCK), engine::wait_policy(), NoProgress{}, ring_and_nap,
                    kAlwaysHealthy);
+  // And the calls no shared counter counts (gaspi/calls.hpp): the fast paths, the client's inline
+  // atomics and the non-blocking calls, which may write into segments until they return.
+  calls::wait_for_other_threads();
   for (gaspi::Group &g : gs.groups.groups)
     if (g.state == gaspi::GroupState::committed)
       engine::drop_group(std::exchange(g.engine, nullptr));

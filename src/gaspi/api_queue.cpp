@@ -94,15 +94,18 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
                                       gaspi_notification_id_t *const first_id, const gaspi_timeout_t timeout) {
   // Fast path: one look at valid arguments (as check::init, like any non-blocking call), before
   // the InFlight registration and the timer that only a call that waits needs.
-  if (const SegmentView *seg = fast::local_segment(segment_id_local, 0, 0);
-      seg != nullptr && first_id != nullptr && num != 0 && notification_begin < seg->notification_num &&
-      num <= seg->notification_num - notification_begin && !stats::active(2)) [[likely]] {
-    const std::uint32_t *const first = seg->notifications + notification_begin;
-    for (gaspi_number_t i = 0; i < num; ++i)
-      if (std::atomic_ref<const std::uint32_t>(first[i]).load(std::memory_order_acquire) != 0) {
-        *first_id = notification_begin + i;
-        return GASPI_SUCCESS;
-      }
+  {
+    calls::Section in;
+    if (const SegmentView *seg = fast::local_segment(segment_id_local, 0, 0);
+        seg != nullptr && first_id != nullptr && num != 0 && notification_begin < seg->notification_num &&
+        num <= seg->notification_num - notification_begin && !stats::active(2)) [[likely]] {
+      const std::uint32_t *const first = seg->notifications + notification_begin;
+      for (gaspi_number_t i = 0; i < num; ++i)
+        if (std::atomic_ref<const std::uint32_t>(first[i]).load(std::memory_order_acquire) != 0) {
+          *first_id = notification_begin + i;
+          return GASPI_SUCCESS;
+        }
+    }
   }
   return guarded("gaspi_notify_waitsome", [&] {
     stats::Timer timer(stats::notify_wait_us);
@@ -136,13 +139,16 @@ gaspi_return_t pgaspi_notify_waitsome(const gaspi_segment_id_t segment_id_local,
 gaspi_return_t pgaspi_notify_reset(const gaspi_segment_id_t segment_id_local,
                                    const gaspi_notification_id_t notification_id,
                                    gaspi_notification_t *const old_notification_val) {
-  if (const SegmentView *seg = fast::local_segment(segment_id_local, 0, 0);
-      seg != nullptr && notification_id < seg->notification_num) [[likely]] {
-    const gaspi_notification_t old =
-        std::atomic_ref<std::uint32_t>(seg->notifications[notification_id]).exchange(0, std::memory_order_acq_rel);
-    if (old_notification_val != nullptr)
-      *old_notification_val = old;
-    return GASPI_SUCCESS;
+  {
+    calls::Section in;
+    if (const SegmentView *seg = fast::local_segment(segment_id_local, 0, 0);
+        seg != nullptr && notification_id < seg->notification_num) [[likely]] {
+      const gaspi_notification_t old =
+          std::atomic_ref<std::uint32_t>(seg->notifications[notification_id]).exchange(0, std::memory_order_acq_rel);
+      if (old_notification_val != nullptr)
+        *old_notification_val = old;
+      return GASPI_SUCCESS;
+    }
   }
   return guarded("gaspi_notify_reset", [&] {
     HYGASPI_TRY(check::init());

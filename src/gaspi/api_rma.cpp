@@ -157,14 +157,18 @@ gaspi_return_t pgaspi_write(const gaspi_segment_id_t segment_id_local, const gas
                             const gaspi_timeout_t) {
   // Fast path: a node peer's shm segment from a host segment, every argument valid; the same checks
   // as write_full.
-  const SegmentView *dst = nullptr, *src = nullptr;
-  if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst, src) &&
-      dst->host_mapped() && src->host_mapped() && size <= gaspi::state().config.transfer_size_max &&
-      gaspi::state().queues.exists(queue)) [[likely]] {
-    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
-    std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
-    stats::posted(rank, size, stats::write);
-    return GASPI_SUCCESS;
+  {
+    calls::Section in;
+    const SegmentView *dst = nullptr, *src = nullptr;
+    if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst,
+                                src) &&
+        dst->host_mapped() && src->host_mapped() && size <= gaspi::state().config.transfer_size_max &&
+        gaspi::state().queues.exists(queue)) [[likely]] {
+      HYGASPI_TRY(gaspi::state().queues.reserve(queue, 1));
+      std::memmove(dst->data + offset_remote, src->data + offset_local, size); // loopback writes may overlap
+      stats::posted(rank, size, stats::write);
+      return GASPI_SUCCESS;
+    }
   }
   return write_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size, queue);
 }
@@ -214,17 +218,21 @@ gaspi_return_t pgaspi_write_notify(const gaspi_segment_id_t segment_id_local, co
                                    const gaspi_notification_t notification_value, const gaspi_queue_id_t queue,
                                    const gaspi_timeout_t) {
   // Fast path: as gaspi_write's, plus the notification checks of write_notify_full.
-  const SegmentView *dst = nullptr, *src = nullptr;
-  if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst, src) &&
-      dst->host_mapped() && src->host_mapped() && size <= gaspi::state().config.transfer_size_max &&
-      gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num &&
-      !engine::queue_has_copies(queue)) [[likely]] {
-    HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
-    std::memmove(dst->data + offset_remote, src->data + offset_local, size);
-    stats::posted(rank, size, stats::write);
-    // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
-    engine::notify_mapped(rank, *dst, notification_id, notification_value);
-    return GASPI_SUCCESS;
+  {
+    calls::Section in;
+    const SegmentView *dst = nullptr, *src = nullptr;
+    if (fast::transfer_segments(rank, segment_id_remote, offset_remote, segment_id_local, offset_local, size, dst,
+                                src) &&
+        dst->host_mapped() && src->host_mapped() && size <= gaspi::state().config.transfer_size_max &&
+        gaspi::state().queues.exists(queue) && notification_value != 0 && notification_id < dst->notification_num &&
+        !engine::queue_has_copies(queue)) [[likely]] {
+      HYGASPI_TRY(gaspi::state().queues.reserve(queue, 2));
+      std::memmove(dst->data + offset_remote, src->data + offset_local, size);
+      stats::posted(rank, size, stats::write);
+      // spec §8.4.1: the notification becomes visible only after the data (Node::notify).
+      engine::notify_mapped(rank, *dst, notification_id, notification_value);
+      return GASPI_SUCCESS;
+    }
   }
   return write_notify_full(segment_id_local, offset_local, rank, segment_id_remote, offset_remote, size,
                            notification_id, notification_value, queue);

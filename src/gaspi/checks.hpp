@@ -12,6 +12,7 @@
 
 #include "bridge/engine.hpp"
 #include "bridge/target.hpp"
+#include "gaspi/calls.hpp"
 #include "gaspi/state.hpp"
 #include "core/log.hpp"
 
@@ -40,6 +41,7 @@ template <class Mutex> [[nodiscard]] bool lock_for(std::unique_lock<Mutex> &lock
 // its callees' too, carries it); a stray exception becomes GASPI_ERROR plus a message.
 template <class Body> gaspi_return_t guarded(const char *call, Body &&body) noexcept {
   log::CallScope scope(call);
+  calls::Frame frame; // the call stops counting (check::init) when it returns
   try {
     return body();
   } catch (const std::exception &e) {
@@ -92,7 +94,9 @@ private:
 
 namespace check {
 
+// Counts the call until guarded() returns (gaspi/calls.hpp), then reads whether GASPI is up.
 inline gaspi_return_t init() noexcept {
+  calls::enter();
   if (__builtin_expect(!gaspi::state().initialized.load(std::memory_order_acquire), 0)) {
     log::error("called before gaspi_proc_init or after gaspi_proc_term");
     return GASPI_ERR_NOINIT;

@@ -1,5 +1,6 @@
 // The fast path of the GASPI data-path calls: small fixed costs per call (docs/DESIGN.md "Code
-// conventions"; the path of a call in docs/ARCHITECTURE.md). Each helper answers only the common,
+// conventions"; the path of a call in docs/ARCHITECTURE.md). Each helper runs inside a
+// calls::Section (gaspi/calls.hpp) and answers only the common,
 // all-valid case with no message, and returns nullptr for anything unusual (not initialised, a bad
 // or dead rank, another node, a bad segment or offset, a mapping not cached yet); the entry point
 // then runs its full path, which repeats every check and reports the error exactly as before.
@@ -12,6 +13,7 @@
 
 #include "bridge/engine.hpp"
 #include "bridge/fast_views.hpp"
+#include "gaspi/calls.hpp"
 #include "gaspi/state.hpp"
 
 namespace hygaspi {
@@ -45,7 +47,7 @@ inline const SegmentView *local_segment(std::uint32_t seg, std::uint64_t off, st
 // The atomics' cache (GASPI_inline.h): the client reads it inline, and so do the library's own entry
 // points (api_atomic.cpp), with gaspi_hyg_atomic_word.
 
-// Publishes gaspi_hyg_atomic_life_v1: the life while GASPI is initialised and statistics are off, else
+// Publishes gaspi_hyg_atomic_life_v2: the life while GASPI is initialised and statistics are off, else
 // 0, which sends every atomic to the library. Called where either changes, under the lifecycle lock.
 void publish_atomic_life() noexcept;
 

@@ -53,7 +53,7 @@ void RemoteAtomics::reply(const AtomicCall &call, gaspi_return_t rc, std::uint64
 // operations (each adds), and a thread can only retry its own call. The map costs one lock per
 // remote atomic, beside a round trip of microseconds.
 gaspi_return_t RemoteAtomics::run(MpiRank rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline,
-                                  Step progress) {
+                                  Step progress, Step healthy) {
   const std::thread::id self = std::this_thread::get_id();
   std::optional<Pending> flight;
   {
@@ -91,7 +91,12 @@ gaspi_return_t RemoteAtomics::run(MpiRank rank, AtomicRequest request, std::uint
   // call, and two ranks that retry atomics on each other must still serve each other.
   bool failed = false;
   auto replied = [&] { return replies_->test(flight->flight.request, failed); };
-  const gaspi_return_t rc = wait_until(replied, deadline, wait_, progress, Nap{}, kAlwaysHealthy);
+  const gaspi_return_t rc = wait_until(replied, deadline, wait_, progress, Nap{}, healthy);
+  if (rc == GASPI_ERROR && !failed) {
+    log::error("rank %d died, or gaspi_proc_term began here, before the atomic was answered", rank.value());
+    replies_->abandon(std::move(flight->flight)); // a late reply lands in its buffer, kept until then
+    return GASPI_ERROR;
+  }
   if (rc == GASPI_TIMEOUT) {
     // Still in flight: the reply buffer stays alive with it, and the retry adopts it.
     std::lock_guard guard(pending_mutex_);

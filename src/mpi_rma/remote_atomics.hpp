@@ -65,8 +65,11 @@ public:
   // Runs `request` at `rank`. Exactly once per GASPI_SUCCESS: a call that returns GASPI_TIMEOUT
   // leaves its request in flight as this thread's pending atomic, and the thread's next call with
   // the same rank and request adopts it instead of sending another (see remote_atomics.cpp).
-  // `progress` is the caller's progress step, driven while the reply is awaited.
-  gaspi_return_t run(MpiRank rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline, Step progress);
+  // `progress` is the caller's progress step, driven while the reply is awaited; `healthy` false
+  // (the target died, this rank terminates) gives the request up: GASPI_ERROR, and it may or may
+  // not have been applied.
+  gaspi_return_t run(MpiRank rank, AtomicRequest request, std::uint64_t &old, const Deadline &deadline, Step progress,
+                     Step healthy);
   // The split phase, for a front end that keeps several in flight (GASNet-EX's gex_AD_OpNB/NBI):
   // start sends `request` to `rank` with a reply receive posted into `flight`'s buffer (on the heap:
   // the flight may move). test looks once (it drives no progress: the caller's wait does) and, when

@@ -21,7 +21,8 @@ gaspi_return_t Transport::flush(std::uint32_t queue) {
 gaspi_return_t Transport::atomic(MpiRank to, const AtomicRequest &request, std::uint64_t &old,
                                  const Deadline &deadline) {
   std::uint64_t value = 0;
-  const gaspi_return_t rc = control_->atomics().run(to, request, value, deadline, progress_);
+  auto healthy = [&] { return (!healthy_.active() || healthy_()) && !control_->known_dead(to); };
+  const gaspi_return_t rc = control_->atomics().run(to, request, value, deadline, progress_, healthy);
   if (rc == GASPI_SUCCESS)
     old = value;
   return rc;

@@ -34,11 +34,14 @@ public:
   using Peer = MpiRank;
   using Segment = RemoteSegment;
 
-  // `progress`: what the atomics drive while they wait for the target's reply (the bridge's step).
-  void bind(Rma &rma, Control &control, Step progress) noexcept {
+  // `progress`: what the atomics drive while they wait for the target's reply (the bridge's step);
+  // `healthy`: false ends that wait with GASPI_ERROR (this rank is terminating), as does the
+  // target's known death.
+  void bind(Rma &rma, Control &control, Step progress, Step healthy) noexcept {
     rma_ = &rma;
     control_ = &control;
     progress_ = progress;
+    healthy_ = healthy;
   }
   void reset() noexcept;
 
@@ -83,6 +86,7 @@ private:
   Rma *rma_ = nullptr;
   Control *control_ = nullptr;
   Step progress_;
+  Step healthy_;
   std::array<std::atomic<bool>, limits::kMaxQueues> needs_flush_{};
 };
 
