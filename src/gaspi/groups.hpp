@@ -48,7 +48,10 @@ public:
     auto tag = static_cast<std::uint32_t>(h ^ (h >> 32));
     return tag == 0 ? 1 : tag;
   }
-  // A new life: every group free (their engine groups were dropped at term), no commit counted.
+  // A new life: every group free (their engine groups were dropped at term). The commit counts stay:
+  // the engine, and with it the groups each node leader published, outlives a GASPI life while
+  // GASNet holds it, and a node peer still in the previous life (or just past its term) must not
+  // find the new life's GASPI_GROUP_ALL under the tag of the old one.
   void clear() {
     for (auto &g : groups) {
       g.state = GroupState::free;
@@ -56,7 +59,6 @@ public:
       g.committing = false;
       g.engine = nullptr;
     }
-    commits_.clear();
   }
 
 private:

@@ -2,7 +2,11 @@
  * taken (group_max groups, several with the same members as an EX team), and EX collectives over
  * the primordial team and split teams run interleaved with GASPI barriers and allreduces over
  * groups of the same members; an EX reduction stays outstanding across GASPI collectives. Each
- * result is checked against the serial answer. */
+ * result is checked against the serial answer.
+ * Then more GASPI lives while EX keeps the engine up: each makes a segment, writes into the right
+ * neighbour's with a notification, and meets in a barrier and an allreduce. (The second life's
+ * GASPI_GROUP_ALL once took the tag of the first, and a node peer still in the first life, or
+ * just past its term, attached to the old life's collective area: "cannot map shared memory".) */
 #define GASNET_PAR 1
 #include <GASPI.h>
 #include <gasnetex.h>
@@ -11,6 +15,29 @@
 
 #include "gex_check.h"
 #define GOK(call) CHECK((call) == GASPI_SUCCESS)
+
+static void gaspi_life(gex_Rank_t me, gex_Rank_t n, int life) {
+  GOK(gaspi_proc_init(GASPI_BLOCK));
+  GOK(gaspi_segment_create(0, 4096, GASPI_GROUP_ALL, GASPI_BLOCK, GASPI_MEM_INITIALIZED));
+  gaspi_pointer_t base;
+  GOK(gaspi_segment_ptr(0, &base));
+  long *words = (long *)base;
+  words[0] = (long)me * 100 + life;
+  const gaspi_rank_t right = (gaspi_rank_t)((me + 1) % n), left = (gaspi_rank_t)((me + n - 1) % n);
+  GOK(gaspi_write_notify(0, 0, right, 0, 64, sizeof(long), 0, 1, 0, GASPI_BLOCK));
+  GOK(gaspi_wait(0, GASPI_BLOCK));
+  gaspi_notification_id_t id;
+  gaspi_notification_t value;
+  GOK(gaspi_notify_waitsome(0, 0, 1, &id, GASPI_BLOCK));
+  GOK(gaspi_notify_reset(0, id, &value));
+  CHECK(value == 1 && words[8] == (long)left * 100 + life);
+  GOK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK));
+  long one = 1, ranks = 0;
+  GOK(gaspi_allreduce(&one, &ranks, 1, GASPI_OP_SUM, GASPI_TYPE_LONG, GASPI_GROUP_ALL, GASPI_BLOCK));
+  CHECK(ranks == (long)n);
+  GOK(gaspi_segment_delete(0));
+  GOK(gaspi_proc_term(GASPI_BLOCK));
+}
 
 int main(int argc, char **argv) {
   gex_Client_t client;
@@ -72,6 +99,10 @@ int main(int argc, char **argv) {
   CHECK(gex_TM_Destroy(parity, NULL, 0) == 0);
   GOK(gaspi_proc_term(GASPI_BLOCK));
   gex_Event_Wait(gex_Coll_BarrierNB(world, 0));
+  for (int life = 1; life <= 3; ++life) {
+    gaspi_life(me, n, life);
+    gex_Event_Wait(gex_Coll_BarrierNB(world, 0));
+  }
   if (me == 0) {
     printf("SUCCESS gex_mixed\n");
     fflush(stdout);
