@@ -303,9 +303,7 @@ void engine_leave_at_exit(unsigned front) noexcept {
       r.mpi.finalize_at_process_exit(); // also where the client started MPI: it cannot finalize it now
     }
   }
-  g_users &= ~front;
-  if (g_users != 0)
-    return;
+  g_users = 0;
   stop_progress_thread();
   r.node.leave_at_exit(true);
 }

@@ -6,6 +6,8 @@
  *   compute    the last node exits while the others compute without any GASNet call
  *   preattach  node 0 exits before gasnet_attach; the others wait in gasnet_attach
  *   collective every node calls gasnet_exit(code) after a barrier, and says "bye" first
+ *   gaspi      as collective with GASPI initialised too and never terminated: the job ends
+ *              together, so GASPI's "exit without term means dead" must not turn its code into 1
  *   allpre     every node calls gasnet_exit(code) before gasnet_attach
  *   return     every node returns code from main after a barrier, without gasnet_exit
  *   returnone  the last node returns code from main while the others poll in GASNET_BLOCKUNTIL
@@ -17,6 +19,7 @@
  *   busy       on every node two threads put, get and send requests to every node without pause;
  *              once its own threads have made 2000 round trips, the last node's main thread calls
  *              gasnet_exit(code) while they go on */
+#include <GASPI.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -101,7 +104,11 @@ int main(int argc, char **argv) {
     }
     GASNET_BLOCKUNTIL(g_never);
   }
-  if (strcmp(scene, "collective") == 0) {
+  if (strcmp(scene, "gaspi") == 0) {
+    GN_CHECK(gaspi_proc_init(GASPI_BLOCK) == GASPI_SUCCESS);
+    GN_CHECK(gaspi_barrier(GASPI_GROUP_ALL, GASPI_BLOCK) == GASPI_SUCCESS);
+  }
+  if (strcmp(scene, "collective") == 0 || strcmp(scene, "gaspi") == 0) {
     printf("bye from %u\n", me);
     gasnet_exit(g_code);
   }
