@@ -139,8 +139,14 @@ gex_Rank_t pair_rank(const char *call, gex_Rank_t rank) noexcept {
 void require_ep(const char *call, gex_EP_t ep) noexcept {
   if (!ex_state().client.load(std::memory_order_acquire))
     fatal(call, "called before gex_Client_Init");
-  if (ep != &ex_state().ep_object)
-    fatal(call, "ep %p is not the endpoint of gex_Client_Init", static_cast<void *>(ep));
+  ExState &x = ex_state();
+  if (ep == &x.ep_object)
+    return;
+  std::lock_guard lock(x.eps_lock);
+  for (const auto &e : x.eps)
+    if (e.get() == ep)
+      return;
+  fatal(call, "ep %p is no endpoint of this client", static_cast<void *>(ep));
 }
 
 void require_client(const char *call, gex_Client_t client) noexcept {
@@ -229,11 +235,23 @@ void query_nbrhd(const char *call, gex_RankInfo_t **info_p, gex_Rank_t *count_p,
     *index_p = n.my_index;
 }
 
-// [GEX "Client-Data"]: the handles checked like the rest, a null one fatal.
-template <class T> T *object(const char *call, T *p) {
-  if (p == nullptr)
-    fatal(call, "a null handle");
-  return p;
+// [GEX "Client-Data"]: the handles checked like the rest, before anything reads through them: one
+// of this client's objects, or fatal naming the call (a stray pointer must not crash the query).
+gex_hyg_Client *object(const char *call, gex_Client_t client) {
+  require_client(call, client);
+  return client;
+}
+gex_hyg_EP *object(const char *call, gex_EP_t ep) {
+  require_ep(call, ep);
+  return ep;
+}
+gex_hyg_TM *object(const char *call, gex_TM_t tm) {
+  require_tm(call, tm);
+  return tm;
+}
+gex_hyg_Segment *object(const char *call, gex_Segment_t segment) {
+  require_segment_object(call, segment);
+  return segment;
 }
 
 bool valid_client_name(const char *name) {

@@ -109,7 +109,7 @@ void require_host_memory(const char *call, const void *p, std::size_t n) {
 void require_segment_object(const char *call, gex_Segment_t segment) {
   if (segment == GEX_SEGMENT_INVALID)
     fatal(call, "GEX_SEGMENT_INVALID");
-  if (segment->primordial)
+  if (segment == &ex_state().segment_object) // the primordial one; any other is looked up before use
     return;
   Objects &o = objects();
   std::lock_guard lock(o.lock);

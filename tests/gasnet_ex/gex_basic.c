@@ -544,6 +544,15 @@ int main(int argc, char **argv) {
       gex_AM_RequestLong1(tm, n - 1, IDX(H_LONG), NULL, 8, owner_addr[n - 1], GEX_EVENT_NOW, 0, 8);
     if (strcmp(scene, "leafall") == 0)
       (void)gex_Event_QueryLeaf(gex_RMA_PutNB(tm, n - 1, owner_addr[n - 1], &x, 8, GEX_EVENT_DEFER, 0), GEX_EC_ALL);
+    /* Stray handles (never an object of this client): fatal before anything is read through them. */
+    if (strcmp(scene, "straysegment") == 0)
+      (void)gex_Segment_QueryAddr((gex_Segment_t)(uintptr_t)0x1234);
+    if (strcmp(scene, "strayclient") == 0)
+      (void)gex_Client_QueryName((gex_Client_t)(uintptr_t)0x1234);
+    if (strcmp(scene, "strayep") == 0)
+      (void)gex_EP_QueryCData((gex_EP_t)(uintptr_t)0x1234);
+    if (strcmp(scene, "straytm") == 0)
+      gex_TM_SetCData((gex_TM_t)(uintptr_t)0x1234, NULL);
   }
   /* Registration assertions broken by the sender: fatal at the target (rank 0), in its poll. */
   if (n > 1 && (strcmp(scene, "badnargs") == 0 || strcmp(scene, "badcat") == 0 || strcmp(scene, "reqtoreply") == 0)) {
