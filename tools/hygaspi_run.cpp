@@ -292,6 +292,10 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
     end_job(code);
     return;
   }
+  if (kind == ExitKind::followed) { // the rank that asked for the end says so when it is reaped
+    end_job(code);
+    return;
+  }
   if (ending_)
     return; // after the job was told to end, deaths are expected and not reported
   if (kind == ExitKind::killed && signalled && WTERMSIG(status) == SIGKILL) {

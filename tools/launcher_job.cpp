@@ -52,13 +52,14 @@ void JobControl::set_pid(std::uint32_t rank, pid_t pid) noexcept {
 ExitKind JobControl::rank_exited(std::uint32_t rank, std::int32_t &exit_code, bool clean_exit) noexcept {
   shm::JobRankSlot &slot = block_->slot(rank);
   const std::uint32_t flags = slot.flags.load(std::memory_order_seq_cst);
-  if ((flags & shm::kSlotEndedJob) != 0)
+  if ((flags & (shm::kSlotEndedJob | shm::kSlotFollowedEnd)) != 0)
     exit_code = slot.exit_code.load(std::memory_order_relaxed); // the flag's load published it
   slot.exit_code.store(exit_code, std::memory_order_release);
   auto state = static_cast<shm::RankState>(slot.state.load(std::memory_order_seq_cst));
-  const ExitKind kind = (flags & shm::kSlotEndedJob) != 0     ? ExitKind::ended_job
-                        : (flags & shm::kSlotKilled) != 0     ? ExitKind::killed
-                        : (flags & shm::kSlotInitFailed) != 0 ? ExitKind::init_failed
+  const ExitKind kind = (flags & shm::kSlotEndedJob) != 0      ? ExitKind::ended_job
+                        : (flags & shm::kSlotFollowedEnd) != 0 ? ExitKind::followed
+                        : (flags & shm::kSlotKilled) != 0      ? ExitKind::killed
+                        : (flags & shm::kSlotInitFailed) != 0  ? ExitKind::init_failed
                         : clean_exit && state != shm::RankState::terminated && state != shm::RankState::absent
                             ? ExitKind::left
                             : ExitKind::plain;

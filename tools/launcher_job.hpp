@@ -19,6 +19,7 @@ enum class ExitKind {
   init_failed, // its gaspi_proc_init failed: a failure of the job, whatever the exit status
   killed,      // gaspi_proc_kill by a peer: intended, not a failure (GPI-2 lets the job go on)
   ended_job,   // it ended the job with a code of its own (gasnet_exit), which replaces the status
+  followed,    // it left with the code of another rank's gasnet_exit, which replaces the status
   left,        // it exited 0 after init without term: its peers see it dead; a failure of the job
 };
 

@@ -273,6 +273,7 @@ static void leave_job(int code) noexcept {
   if (s.exiting.exchange(true))
     wait_for_process_end(); // another thread of this node is exiting: it ends the process
   t_exiting = true;
+  const bool asked = !s.remote_exit.load(std::memory_order_acquire); // not following another node's exit
   s.exit_code.store(code);
   __atomic_store_n(&gasnet_hyg_segments_v1, nullptr, __ATOMIC_RELEASE); // every put and get to the library
   context() = ThreadContext{};
@@ -318,6 +319,7 @@ static void leave_job(int code) noexcept {
     // inside calls (GASNET_PAR), and the process ends now anyway. They park at their next entry
     // (require_inited), and MPI_Finalize at exit waits for an MPI call under way (mpi::Env).
     std::lock_guard lock(engine::lifecycle());
+    engine::note_job_end(code, asked);
     engine_leave_at_exit(kFrontGasnet);
     return;
   }

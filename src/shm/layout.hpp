@@ -14,10 +14,10 @@ namespace hygaspi::shm {
 using limits::kCacheLine;
 
 inline constexpr std::uint32_t kLayoutVersion =
-    9; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
-       // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments;
-       // 7: passive messages in the engine inbox (no passive ring); 8: barrier rounds carry a value;
-       // 9: JobRankSlot::death_told, segment registrations after the RankBlock
+    10; // 2: group slots by commit tag, claim lines in the passive ring, name nonces; 3: engine segments;
+        // 4: engine group slots (limits::kGroupSlots); 5: shared slots in the reduce area; 6: device segments;
+        // 7: passive messages in the engine inbox (no passive ring); 8: barrier rounds carry a value;
+        // 9: JobRankSlot::death_told, segment registrations after the RankBlock; 10: kSlotFollowedEnd
 inline constexpr std::uint64_t kJobMagic = 0x48594741'53504a42ull;  // "HYGASPJB"
 inline constexpr std::uint64_t kRankMagic = 0x48594741'53505242ull; // "HYGASPRB"
 
@@ -49,6 +49,9 @@ inline constexpr std::uint32_t kSlotKilled = 2;     // gaspi_proc_kill: an inten
 // It ended the whole job (gasnet_exit) and wrote the code it asked for to `exit_code`: the launcher
 // reports that code for it, however the process then ended (a peer's exit may kill it first).
 inline constexpr std::uint32_t kSlotEndedJob = 4;
+// It left with the job's code of another rank's gasnet_exit (exit_code, written by the rank): the
+// launcher takes the code and names the rank that ended the job, not this one.
+inline constexpr std::uint32_t kSlotFollowedEnd = 8;
 
 struct alignas(kCacheLine) JobRankSlot {
   std::atomic<std::int32_t> pid;           // written by the launcher at fork, or by the rank

@@ -345,6 +345,14 @@ void Node::end_job(std::int32_t code) noexcept {
   shm::futex_wake_all(job_block_->bell);
 }
 
+void Node::note_job_end(std::int32_t code, bool asked) noexcept {
+  if (job_block_ == nullptr || solo_)
+    return;
+  JobRankSlot &me = job_block_->slot(rank_);
+  me.exit_code.store(code, std::memory_order_relaxed);
+  me.flags.fetch_or(asked ? kSlotEndedJob : kSlotFollowedEnd, std::memory_order_seq_cst); // publishes the code
+}
+
 bool Node::kill(NodeIndex rank) noexcept {
   JobRankSlot &slot = job_block_->slot(rank.value());
   const pid_t pid = slot.pid.load(std::memory_order_acquire);

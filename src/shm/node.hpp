@@ -97,6 +97,10 @@ public:
   // This rank ends the whole job with `code` (gasnet_exit when not every node joins): a clean end
   // of its own, and the code the launcher reports (kSlotEndedJob). Unmaps nothing.
   void end_job(std::int32_t code) noexcept;
+  // Every rank leaves the job together with `code` (a gasnet_exit that every node joined): this rank
+  // records the code, as the one that asked for it (kSlotEndedJob) or as one that followed
+  // (kSlotFollowedEnd), so that the launcher names the rank that ended the job.
+  void note_job_end(std::int32_t code, bool asked) noexcept;
   // gaspi_proc_kill of a node peer (node-local index): an intended death (kSlotKilled), which the
   // launcher does not count as a failure (as GPI-2). Returns false if the kill failed.
   bool kill(NodeIndex rank) noexcept;

@@ -19,6 +19,14 @@ allpre | collective | gaspi | return)
   ! grep -q "MPI_ABORT" <<<"$out" || { echo "run_exit: the job ended by MPI_Abort"; exit 1; }
   ;;
 esac
+# ORIGIN (hygaspi-run only): the rank whose gasnet_exit ended the job, which the launcher must name,
+# and no other rank's end may be reported as the cause.
+if [ -n "${ORIGIN:-}" ]; then
+  grep -q "^hygaspi-run: rank $ORIGIN ended the job with code $expected\$" <<<"$out" ||
+    { echo "run_exit: the launcher did not name rank $ORIGIN as the one that ended the job"; exit 1; }
+  ! grep "^hygaspi-run: rank " <<<"$out" | grep -qv "^hygaspi-run: rank $ORIGIN " ||
+    { echo "run_exit: the launcher named another rank"; exit 1; }
+fi
 # The peers that gasnet_exit kills are part of the job's end: no report of a gaspi_proc_kill.
 ! grep -q "gaspi_proc_kill" <<<"$out" || { echo "run_exit: the launcher reported a gaspi_proc_kill"; exit 1; }
 n=$(grep -c "^bye from" <<<"$out")
