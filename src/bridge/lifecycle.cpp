@@ -349,7 +349,10 @@ bool engine_all_arrive(std::chrono::milliseconds within) noexcept {
          !failed;
 }
 
-void engine_leaving() noexcept { rt().node.leaving(); }
+void engine_leaving(unsigned front) noexcept {
+  if ((g_users & ~front) == 0)
+    rt().node.leaving();
+}
 
 gaspi_return_t engine_ready_to_stop(unsigned front, const Deadline &deadline) {
   Runtime &r = rt();

@@ -59,9 +59,12 @@ bool engine_all_arrive(std::chrono::milliseconds within) noexcept;
 // (logged) when a rank is known dead: the windows' end can then never complete. GASPI_SUCCESS at
 // once where no such end is ahead (no MPI, or another front end still up).
 gaspi_return_t engine_ready_to_stop(unsigned front, const Deadline &deadline);
-// A front end's term begins: this rank marks itself terminated on its node (shm::Node::leaving),
-// and its node peers' collectives that wait for it fail from here on. Idempotent.
-void engine_leaving() noexcept;
+// `front`'s term begins. When no other front end keeps the engine up, this rank marks itself
+// terminated on its node (shm::Node::leaving), and its node peers' collectives that wait for it fail
+// from here on. While one does (GASNet), the rank stays a live member of the job, and may start
+// `front` again: its groups were departed one by one (depart_group), and the next life's groups
+// have tags of their own. Idempotent.
+void engine_leaving(unsigned front) noexcept;
 
 // MPI_Finalize before the front ends' term: each registers what it must do
 // (GASPI: tear itself down and remember it). Run at the start of MPI_Finalize.

@@ -152,7 +152,7 @@ gaspi_return_t pgaspi_proc_term(const gaspi_timeout_t timeout) {
       for (gaspi::Group &g : gs.groups.groups)
         if (g.state == gaspi::GroupState::committed && g.engine != nullptr)
           engine::depart_group(*g.engine);
-      engine_leaving();
+      engine_leaving(kFrontGaspi);
     }
     // Across nodes the teardown ends MPI's one-sided windows collectively: first every rank gets
     // here, within the timeout. GASPI_TIMEOUT leaves everything up, and a later call goes on.
