@@ -249,15 +249,23 @@ void gex_Event_WaitSome(gex_Event_t *pevent, size_t numevents, gex_Flags_t flags
   block_until([&] { return events_test_some("gex_Event_WaitSome", pevent, numevents); });
 }
 
+// [GEX "NBI"]: the mask is a bitwise OR of event categories; a bit outside GEX_EC_ALL is none.
+static void require_event_mask(const char *call, gex_EC_t event_mask) {
+  if ((event_mask & ~GEX_EC_ALL) != 0)
+    fatal(call, "event mask %#x has bits outside GEX_EC_ALL", static_cast<unsigned>(event_mask));
+}
+
 int gex_NBI_Test(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Test";
   require_no_flags(call, flags);
+  require_event_mask(call, event_mask);
   require_may_communicate(call);
   return nbi_test(call, event_mask) ? GASNET_OK : GASNET_ERR_NOT_READY;
 }
 void gex_NBI_Wait(gex_EC_t event_mask, gex_Flags_t flags) {
   const char *call = "gex_NBI_Wait";
   require_no_flags(call, flags);
+  require_event_mask(call, event_mask);
   require_may_communicate(call);
   nbi_wait(call, event_mask);
 }

@@ -553,6 +553,8 @@ int main(int argc, char **argv) {
       (void)gex_EP_QueryCData((gex_EP_t)(uintptr_t)0x1234);
     if (strcmp(scene, "straytm") == 0)
       gex_TM_SetCData((gex_TM_t)(uintptr_t)0x1234, NULL);
+    if (strcmp(scene, "nbimask") == 0) /* bits outside GEX_EC_ALL name no event category */
+      (void)gex_NBI_Test((gex_EC_t)0x12345678, 0);
   }
   /* Registration assertions broken by the sender: fatal at the target (rank 0), in its poll. */
   if (n > 1 && (strcmp(scene, "badnargs") == 0 || strcmp(scene, "badcat") == 0 || strcmp(scene, "reqtoreply") == 0)) {
