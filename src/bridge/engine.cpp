@@ -165,8 +165,6 @@ gaspi_return_t kill(GlobalRank target, gaspi_timeout_t timeout) {
   return GASPI_SUCCESS;
 }
 
-void note_job_end(int code, bool asked) noexcept { rt().node.note_job_end(code, asked); }
-
 void abort_job(int code, const std::function<bool(std::uint32_t)> &spare) noexcept {
   Runtime &r = rt();
   r.node.end_job(code);

@@ -126,8 +126,5 @@ gaspi_return_t kill(GlobalRank r, gaspi_timeout_t timeout);
 // peers for which `spare(rank)` is false are killed where no MPI runs (under mpirun, MPI_Abort ends
 // every process), then the process ends with `code`.
 [[noreturn]] void abort_job(int code, const std::function<bool(std::uint32_t)> &spare) noexcept;
-// Every rank leaves together with `code`: recorded for the launcher, `asked` by this rank's own
-// gasnet_exit or followed from another rank's (shm::Node::note_job_end).
-void note_job_end(int code, bool asked) noexcept;
 
 } // namespace hygaspi::engine

@@ -289,10 +289,11 @@ void engine_stop(unsigned front) noexcept {
     teardown(r);
 }
 
-void engine_leave_at_exit(unsigned front) noexcept {
+void engine_leave_at_exit(unsigned front, int code, bool asked) noexcept {
   Runtime &r = rt();
   if ((g_users & front) == 0)
     return;
+  r.node.note_job_end(code, asked);
   if (r.mpi.active()) {
     if (deaths() > 0) {
       // MPI_Finalize would wait forever for the dead rank's part of the windows' collective end

@@ -33,12 +33,13 @@ gaspi_return_t engine_abandon(unsigned front, gaspi_return_t rc);
 // `front` leaves; the last one tears the engine down (collective over MPI: every rank's last front
 // end must leave). Nothing of a segment, peer or MPI window survives into the next start.
 void engine_stop(unsigned front) noexcept;
-// `front` ends the whole job and the process with it, every rank together (gasnet_exit that every
-// node joined): every front end leaves with it, since a GASPI still initialised then is not a rank
-// that dies without term. Nothing is torn down, since other threads may still be inside calls.
-// MPI is finalized at exit (also where the client started it); the rank is marked cleanly
-// terminated on its node and the progress thread stops.
-void engine_leave_at_exit(unsigned front) noexcept;
+// `front` ends the whole job and the process with it, every rank together with `code` (gasnet_exit
+// that every node joined; `asked`: by this rank's own call, not following another's). The code is
+// recorded for the launcher (shm::Node::note_job_end). Every front end leaves with it, since a GASPI
+// still initialised then is not a rank that dies without term. Nothing is torn down, since other
+// threads may still be inside calls. MPI is finalized at exit (also where the client started it);
+// the rank is marked cleanly terminated on its node and the progress thread stops.
+void engine_leave_at_exit(unsigned front, int code, bool asked) noexcept;
 
 // Start-up exchanges for the front ends, collective over every rank of an MPI job and trivial on
 // one node without MPI (where every rank shares the launcher's environment and /dev/shm):

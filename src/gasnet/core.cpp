@@ -319,8 +319,7 @@ static void leave_job(int code) noexcept {
     // inside calls (GASNET_PAR), and the process ends now anyway. They park at their next entry
     // (require_inited), and MPI_Finalize at exit waits for an MPI call under way (mpi::Env).
     std::lock_guard lock(engine::lifecycle());
-    engine::note_job_end(code, asked);
-    engine_leave_at_exit(kFrontGasnet);
+    engine_leave_at_exit(kFrontGasnet, code, asked);
     return;
   }
   // Some node does not answer (computing without polling, or before attach): end it. Under mpirun,

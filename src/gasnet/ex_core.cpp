@@ -2,6 +2,8 @@
 // and the attach that gex_Segment_Attach and gasnet_attach share.
 #include <algorithm>
 #include <cstring>
+#include <memory>
+#include <mutex>
 #include <vector>
 
 #include "bridge/am_channel.hpp"
@@ -110,17 +112,21 @@ void make_primordial() noexcept {
   __atomic_store_n(&gex_hyg_tm0, &x.tm_object, __ATOMIC_RELEASE);
 }
 
+// Whether `p` is the primordial object or one of `list` (guarded by `lock`): compared, never read.
+template <class T>
+bool owned(const T *p, const T &primordial, std::mutex &lock, const std::vector<std::unique_ptr<T>> &list) {
+  if (p == &primordial)
+    return true;
+  std::lock_guard guard(lock);
+  return std::any_of(list.begin(), list.end(), [p](const auto &o) { return o.get() == p; });
+}
+
 void require_tm(const char *call, gex_TM_t tm) noexcept {
   if (!ex_state().client.load(std::memory_order_acquire))
     fatal(call, "called before gex_Client_Init");
   ExState &x = ex_state();
-  if (tm == &x.tm_object)
-    return;
-  std::lock_guard lock(x.teams_lock);
-  for (const auto &t : x.teams)
-    if (t.get() == tm)
-      return;
-  fatal(call, "tm %p is not a team of this client", static_cast<void *>(tm));
+  if (!owned(tm, x.tm_object, x.teams_lock, x.teams))
+    fatal(call, "tm %p is not a team of this client", static_cast<void *>(tm));
 }
 
 gex_Rank_t job_rank(const char *call, gex_TM_t tm, gex_Rank_t rank) noexcept {
@@ -140,13 +146,8 @@ void require_ep(const char *call, gex_EP_t ep) noexcept {
   if (!ex_state().client.load(std::memory_order_acquire))
     fatal(call, "called before gex_Client_Init");
   ExState &x = ex_state();
-  if (ep == &x.ep_object)
-    return;
-  std::lock_guard lock(x.eps_lock);
-  for (const auto &e : x.eps)
-    if (e.get() == ep)
-      return;
-  fatal(call, "ep %p is no endpoint of this client", static_cast<void *>(ep));
+  if (!owned(ep, x.ep_object, x.eps_lock, x.eps))
+    fatal(call, "ep %p is no endpoint of this client", static_cast<void *>(ep));
 }
 
 void require_client(const char *call, gex_Client_t client) noexcept {

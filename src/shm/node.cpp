@@ -338,10 +338,8 @@ void Node::leave_at_exit(bool clean) noexcept {
 void Node::end_job(std::int32_t code) noexcept {
   if (job_block_ == nullptr || solo_)
     return;
-  JobRankSlot &me = job_block_->slot(rank_);
-  me.exit_code.store(code, std::memory_order_relaxed);
-  me.flags.fetch_or(kSlotEndedJob, std::memory_order_seq_cst); // publishes the code
-  me.state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
+  note_job_end(code, true);
+  job_block_->slot(rank_).state.store(static_cast<std::uint32_t>(RankState::terminated), std::memory_order_seq_cst);
   shm::futex_wake_all(job_block_->bell);
 }
 
