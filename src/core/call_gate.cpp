@@ -83,17 +83,22 @@ void fence_all_threads() noexcept {
   (void)mprotect(page, bytes, PROT_READ);
 }
 
-void wait_until_outside(const unsigned *self) noexcept {
+void wait_until_outside(const unsigned *self, void (*nudge)() noexcept) noexcept {
   fence_all_threads();
   Registry &r = g_registry.value;
   // Under the registry's lock, so that no thread ends (and frees its count) while it is read. A
   // thread inside a counted call takes no lock of this file, so the wait cannot deadlock with it.
   std::lock_guard guard(r.mutex);
+  auto sleep = [nudge, nap = Nap{}](auto &ready, std::chrono::nanoseconds ns) mutable {
+    if (nudge != nullptr)
+      nudge();
+    return nap(ready, ns);
+  };
   for (const unsigned *count : r.counts) {
     if (count == self)
       continue;
     auto outside = [count] { return __atomic_load_n(count, __ATOMIC_ACQUIRE) == 0; };
-    (void)wait_until(outside, Deadline(GASPI_BLOCK), WaitPolicy{}, NoProgress{}, Nap{}, kAlwaysHealthy);
+    (void)wait_until(outside, Deadline(GASPI_BLOCK), WaitPolicy{}, NoProgress{}, sleep, kAlwaysHealthy);
   }
 }
 

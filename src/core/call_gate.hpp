@@ -1,4 +1,4 @@
-// Threads inside calls that no shared counter counts, and how an ending life waits for them.
+// Threads inside library calls, and how an ending life waits for them.
 //
 // The fast paths of the data calls (a GASPI write or atomic to a node peer: a few ns) cannot afford
 // a shared atomic counter, yet gaspi_proc_term in another thread unmaps what they write into. So each
@@ -19,7 +19,8 @@ void join(const unsigned *count) noexcept;
 
 // For the ending side, after it published that the library is down: fences every thread of the
 // process, then waits until every joined count but `self` (the caller's own, or nullptr) is 0.
-void wait_until_outside(const unsigned *self) noexcept;
+// `nudge` (when given) runs before each nap of the wait: it wakes calls that went to sleep.
+void wait_until_outside(const unsigned *self, void (*nudge)() noexcept = nullptr) noexcept;
 
 // A full memory barrier on every running thread of this process (membarrier(2), or where the kernel
 // refuses it, an mprotect of a page, whose TLB shootdown interrupts the same CPUs).

@@ -36,20 +36,12 @@ void teardown() {
   gaspi::State &gs = gaspi::state();
   gs.initialized.store(false, std::memory_order_seq_cst);
   fast::publish_atomic_life(); // every atomic to the library, which now says GASPI_ERR_NOINIT
-  // Other threads may be blocked in this rank's waits: wake them, each returns
-  // GASPI_ERROR at its next look (a waiter re-looks at least every 10 ms), and wait until every
-  // counted call (InFlight) has left before anything is torn down.
+  // Other threads may be inside calls (gaspi/calls.hpp), some blocked in this rank's waits: wake
+  // them (each returns GASPI_ERROR at its next look; a waiter re-looks at least every 10 ms), and
+  // wait until every call has left before anything is torn down. The doorbell rings again before
+  // each nap: a waiter may have gone to sleep after the first ring.
   engine::set_stopping(true);
-  auto none_in_flight = [&gs] { return gs.in_flight.load(std::memory_order_seq_cst) == 0; };
-  auto ring_and_nap = [nap = Nap{}](auto &ready, std::chrono::nanoseconds ns) mutable {
-    engine::set_stopping(true); // rings again: a waiter may have gone to sleep after the first ring
-    return nap(ready, ns);
-  };
-  (void)wait_until(none_in_flight, Deadline(GASPI_BLOCK), engine::wait_policy(), NoProgress{}, ring_and_nap,
-                   kAlwaysHealthy);
-  // And the calls no shared counter counts (gaspi/calls.hpp): the fast paths, the client's inline
-  // atomics and the non-blocking calls, which may write into segments until they return.
-  calls::wait_for_other_threads();
+  calls::wait_for_other_threads([]() noexcept { engine::set_stopping(true); });
   for (gaspi::Group &g : gs.groups.groups)
     if (g.state == gaspi::GroupState::committed)
       engine::drop_group(std::exchange(g.engine, nullptr));

@@ -12,6 +12,6 @@ void join_thread() noexcept {
   t.joined = 1;
 }
 
-void wait_for_other_threads() noexcept { call_gate::wait_until_outside(&mine().calls); }
+void wait_for_other_threads(void (*nudge)() noexcept) noexcept { call_gate::wait_until_outside(&mine().calls, nudge); }
 
 } // namespace hygaspi::calls

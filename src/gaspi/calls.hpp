@@ -1,13 +1,11 @@
 // Which GASPI calls a thread is inside, for gaspi_proc_term in another thread: it must not unmap a
-// segment or free a table while a call still uses it.
-//  - A call that may block counts itself in a shared counter (InFlight, gaspi/checks.hpp), and term
-//    wakes it and waits for it.
-//  - Every other call counts itself in its thread's own word (gaspi_hyg_atomic_target_v2.calls,
-//    GASPI_inline.h): a fast path in a Section, a full path from its check::init() until guarded()
-//    returns, and the client's inline atomics around their access. Term fences every thread and
-//    waits until each word is 0 (core/call_gate.hpp). This costs a call two stores to a word of its
-//    own thread, where a shared counter would cost two atomic read-modify-writes on one line that
-//    every thread writes.
+// segment or free a table while a call still uses it. Every call counts itself in its thread's own
+// word (gaspi_hyg_atomic_target_v2.calls, GASPI_inline.h): a fast path in a Section, a full path
+// from its check::init() (or InFlight, for a call that may block) until guarded() returns, and the
+// client's inline atomics around their access. Term wakes the calls that wait, fences every thread
+// and waits until each word is 0 (core/call_gate.hpp). This costs a call two stores to a word of
+// its own thread, where a shared counter would cost two atomic read-modify-writes on one line that
+// every thread writes.
 #pragma once
 #include <GASPI.h>
 
@@ -17,8 +15,8 @@ namespace hygaspi::calls {
 void join_thread() noexcept;
 
 // For gaspi_proc_term, once `initialized` and the atomics' life say GASPI is down: waits until no
-// other thread is inside a counted call.
-void wait_for_other_threads() noexcept;
+// other thread is inside a counted call, running `nudge` before each nap (it wakes waiting calls).
+void wait_for_other_threads(void (*nudge)() noexcept) noexcept;
 
 inline gaspi_hyg_atomic_target_t &mine() noexcept { return gaspi_hyg_atomic_target_v2; }
 

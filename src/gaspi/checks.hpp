@@ -61,17 +61,16 @@ template <class Body> gaspi_return_t guarded(const char *call, Body &&body) noex
     }                                                                                                                  \
   } while (0)
 
-// A call that may block counts itself for its whole duration, so that gaspi_proc_term in another
-// thread can wake it and wait until it has left before unmapping what it uses (docs/DESIGN.md
-// "Failures").
-// Use it instead of check::init: `InFlight call; HYGASPI_TRY(call.status());`. The count and
-// `initialized` form a Dekker pair with term (seq_cst on both sides): either the call sees
-// `initialized` false and touches nothing, or term sees the count and waits.
+// A call that may block counts itself for its whole duration in its thread's word of the call gate
+// (gaspi/calls.hpp), as every other call does, and can stop counting before it returns (leave).
+// gaspi_proc_term in another thread rings the doorbell, so that a waiting call returns, and waits
+// until it has left before unmapping what it uses (docs/DESIGN.md "Failures").
+// Use it instead of check::init: `InFlight call; HYGASPI_TRY(call.status());`.
 class InFlight {
 public:
-  InFlight() noexcept {
-    gaspi::state().in_flight.fetch_add(1, std::memory_order_seq_cst);
-    if (__builtin_expect(!gaspi::state().initialized.load(std::memory_order_seq_cst), 0)) {
+  InFlight() noexcept : before_(calls::mine().calls) {
+    calls::enter();
+    if (__builtin_expect(!gaspi::state().initialized.load(std::memory_order_acquire), 0)) {
       log::error("called before gaspi_proc_init or after gaspi_proc_term");
       status_ = GASPI_ERR_NOINIT;
     }
@@ -83,11 +82,12 @@ public:
   // The call no longer counts: gaspi_proc_term stops waiting for it.
   void leave() noexcept {
     if (!left_)
-      gaspi::state().in_flight.fetch_sub(1, std::memory_order_seq_cst);
+      calls::restore(before_);
     left_ = true;
   }
 
 private:
+  unsigned before_;
   gaspi_return_t status_ = GASPI_SUCCESS;
   bool left_ = false;
 };

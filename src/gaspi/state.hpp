@@ -17,7 +17,6 @@ namespace hygaspi::gaspi {
 struct State {
   std::atomic<bool> initialized{false};
   std::atomic<std::uint32_t> life{0};       // +1 at every gaspi_proc_init: what a cache of one life keys on
-  std::atomic<std::uint32_t> in_flight{0};  // blocking calls under way (InFlight); term waits for them
   bool leaving = false;                     // gaspi_proc_term told the others (depart_group, engine_leaving)
   bool finalized_by_mpi = false;            // MPI_Finalize ran the teardown; the next gaspi_proc_term succeeds
   gaspi_config_t config = default_config(); // proposed before init, granted after
