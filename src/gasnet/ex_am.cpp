@@ -291,15 +291,6 @@ gex_hyg_SrcDesc &thread_desc(bool request) {
   static thread_local gex_hyg_SrcDesc desc[2];
   return desc[request ? 1 : 0];
 }
-bool pending_prepare(const char *&which) {
-  for (const bool request : {false, true})
-    if (thread_desc(request).pending) {
-      which = thread_desc(request).prepare;
-      return true;
-    }
-  return false;
-}
-
 const char *prepare_name(int category, bool request) {
   if (category == kMedium)
     return request ? "gex_AM_PrepareRequestMedium" : "gex_AM_PrepareReplyMedium";
@@ -316,8 +307,15 @@ gex_AM_SrcDesc_t prepare(int category, bool request, Destination to, Token *toke
   const char *call = prepare_name(category, request);
   require_messaging(call);
   require_flags(call, flags, kInjectFlags);
-  if (const char *which = nullptr; pending_prepare(which))
-    fatal(call, "a Prepare is pending on this thread (from %s): Prepare/Commit pairs do not nest", which);
+  // [GEX "Negotiated-payload Active Messages"]: "in the interval between a Prepare and Commit, the
+  // client is bound by the same restrictions as in an Active Message Reply handler (ie all
+  // communication calls are prohibited). Prepare/commit pairs do not nest." A Prepare is
+  // permitted where its fixed-payload call is.
+  ThreadContext &ctx = context();
+  if (ctx.prepared != nullptr)
+    fatal(call, "a Prepare is pending on this thread (from %s): Prepare/Commit pairs do not nest", ctx.prepared);
+  if (request)
+    require_may_communicate(call);
   gex_hyg_SrcDesc &d = thread_desc(request);
   if (numargs > kMaxArgs)
     fatal(call, "numargs %u exceeds gex_AM_MaxArgs() = %zu", numargs, kMaxArgs);
@@ -355,6 +353,8 @@ gex_AM_SrcDesc_t prepare(int category, bool request, Destination to, Token *toke
   d.lc_opt = lc_opt;
   d.numargs = numargs;
   d.prepare = call;
+  ctx.prepared = call;
+  ctx.publish();
   return &d;
 }
 
@@ -411,6 +411,9 @@ void gex_hyg_AMCommit(int category, int request, gex_AM_SrcDesc_t sd, gex_AM_Ind
   if (category == kLong && d.dest_addr != nullptr && dest_addr != d.dest_addr)
     fatal(call, "dest_addr %p differs from the Prepare's %p", dest_addr, d.dest_addr);
   d.pending = false; // consumed, whatever the send does
+  ThreadContext &ctx = context();
+  ctx.prepared = nullptr;
+  ctx.publish();
   std::va_list args;
   va_start(args, numargs);
   (void)am_send(call, d.token, d.rank, category, handler, d.addr, nbytes, dest_addr, numargs, args, d.from_ep, d.to_ep);

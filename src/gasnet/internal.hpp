@@ -142,12 +142,13 @@ State &state() noexcept;
 // Per-thread context, for the rules of [G1 §2.4]: what may be called inside a handler, a
 // no-interrupt section or while a handler-safe lock is held.
 struct ThreadContext {
-  Token *handler = nullptr; // the token of the handler this thread runs, or nullptr
-  bool nis = false;         // inside gasnet_hold_interrupts
-  unsigned hsl_held = 0;    // handler-safe locks held
-  // Every change of the fields above ends here: the inline node path (gasnet_inline.h) reads
-  // whether the thread may communicate from gasnet_hyg_busy.
-  void publish() const noexcept { gasnet_hyg_busy = handler != nullptr || nis || hsl_held != 0; }
+  Token *handler = nullptr;       // the token of the handler this thread runs, or nullptr
+  bool nis = false;               // inside gasnet_hold_interrupts
+  unsigned hsl_held = 0;          // handler-safe locks held
+  const char *prepared = nullptr; // the gex_AM_Prepare* call whose Commit is pending, or nullptr
+  // Every change of the fields above ends here: the inline node paths (gasnet_inline.h,
+  // gasnetex_inline.h) read whether the thread may communicate from gasnet_hyg_busy.
+  void publish() const noexcept { gasnet_hyg_busy = handler != nullptr || nis || hsl_held != 0 || prepared != nullptr; }
 };
 ThreadContext &context() noexcept;
 
@@ -156,8 +157,8 @@ ThreadContext &context() noexcept;
 // An error the spec lets a call return: logged with the rank and the call, then returned.
 int error(const char *call, int code, const char *fmt, ...) noexcept __attribute__((format(printf, 3, 4)));
 
-// Entry checks: GASNet is attached (or inited, or may message), and the caller is not in a handler, an NIS or
-// holding an HSL (the calls that communicate or poll).
+// Entry checks: GASNet is attached (or inited, or may message), and the caller is not in a handler, an NIS,
+// holding an HSL, or between a negotiated-payload Prepare and its Commit (the calls that communicate or poll).
 void require_attached(const char *call) noexcept;
 void require_inited(const char *call) noexcept;
 // Client AMs may be sent and polled: the AM inbox is open (am::is_open), from gasnet_attach for a

@@ -13,7 +13,9 @@
  *   nest: a Prepare while one is pending;  toolong: a Commit of more than gex_AM_SrcDescSize;
  *   nargs: a Commit with fewer arguments than its Prepare announced;  stalereply, stalemax: a
  *   reply Prepare, and gex_Token_MaxReplyMedium, with a request handler's token after the handler
- *   returned (the Prepare was accepted, and refused only at its Commit). */
+ *   returned (the Prepare was accepted, and refused only at its Commit);  betweenput,
+ *   betweenbarrier, betweenreply: a put, a barrier, and (in a request handler) a fixed-payload
+ *   reply between a Prepare and its Commit, where every communication call is prohibited. */
 #define GASNET_PAR 1
 #include <gasnetex.h>
 #include <stdio.h>
@@ -63,6 +65,8 @@ static gex_AM_Entry_t table[H_COUNT];
 
 /* The token of the last request handler run here: a scene uses it after the handler returned. */
 static gex_Token_t g_stale_token;
+/* Scene betweenreply: the next reply sends a fixed-payload reply between its Prepare and Commit. */
+static volatile int g_reply_between;
 
 /* A reply of `nbytes` (salt 200 + salt of the request) from a library buffer, Medium or Long. */
 static void reply(gex_Token_t t, size_t nbytes, int salt, int is_long) {
@@ -75,6 +79,8 @@ static void reply(gex_Token_t t, size_t nbytes, int salt, int is_long) {
     sd = gex_AM_PrepareReplyMedium(t, NULL, nbytes, nbytes + 100, NULL, 0, 2);
   CHECK(sd != GEX_AM_SRCDESC_NO_OP);
   CHECK(gex_AM_SrcDescSize(sd) >= nbytes && ((uintptr_t)gex_AM_SrcDescAddr(sd) & 15u) == 0);
+  if (g_reply_between)
+    gex_AM_ReplyMedium2(t, IDX(H_REP_MED), NULL, 0, GEX_EVENT_NOW, 0, 0, salt); /* fatal */
   fill(gex_AM_SrcDescAddr(sd), nbytes, me, 200 + salt);
   if (is_long)
     gex_AM_CommitReplyLong2(sd, IDX(H_REP_LONG), nbytes, slot_of(src, me) + SLOT / 2 + region(salt),
@@ -239,6 +245,21 @@ int main(int argc, char **argv) {
   if (me == 0 && strcmp(scene, "nargs") == 0) {
     sd = gex_AM_PrepareRequestMedium(tm, 0, NULL, 8, 8, NULL, 0, 3);
     gex_AM_CommitRequestMedium0(sd, IDX(H_MED3), 8); /* fatal */
+  }
+  if (me == 0 && strcmp(scene, "betweenput") == 0) {
+    static char src[8];
+    (void)gex_AM_PrepareRequestMedium(tm, 0, NULL, 8, 8, NULL, 0, 0);
+    (void)gex_RMA_PutBlocking(tm, (me + 1) % n, slot_of((me + 1) % n, me), src, sizeof src, 0); /* fatal */
+  }
+  if (me == 0 && strcmp(scene, "betweenbarrier") == 0) {
+    (void)gex_AM_PrepareRequestMedium(tm, 0, NULL, 8, 8, NULL, 0, 0);
+    (void)gex_Coll_BarrierNB(tm, 0); /* fatal */
+  }
+  if (me == 0 && strcmp(scene, "betweenreply") == 0) {
+    g_reply_between = 1;
+    sd = gex_AM_PrepareRequestMedium(tm, 0, NULL, 777, 777, NULL, 0, 0);
+    fill(gex_AM_SrcDescAddr(sd), 777, me, 1);
+    gex_AM_CommitRequestMedium0(sd, IDX(H_MED0), 777); /* to itself: its handler runs here, and replies */
   }
   if (me == 0 && (strcmp(scene, "stalereply") == 0 || strcmp(scene, "stalemax") == 0))
     CHECK(g_stale_token != NULL); /* a request handler ran here (one from every rank, itself too) */
