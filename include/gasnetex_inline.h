@@ -5,7 +5,8 @@
  * library call (a call, a frame, the checks) a FADD cost 2.9x an inlined std::atomic fetch_add
  * (bench_atomics); here the client makes the library's checks itself and applies the same seq_cst
  * CPU atomic (the engine's, src/shm/atomics.hpp), so both paths are one atomicity domain:
- *   - the domain is live, its data type is the call's, the opcode is one of its operations (one
+ *   - the handle is one of the library's domain slots (gex_hyg_AD_pool_v1), the domain is live,
+ *     its data type is the call's, the opcode is one of its operations (one
  *     bit) that are one instruction (not MULT, MIN, MAX), and its team is the primordial one;
  *   - the flags are among GEX_FLAG_IMMEDIATE, _AD_MY_NBRHD, _AD_ACQ and _AD_REL;
  *   - the word is aligned to its type and inside a segment this process maps, and the thread is
@@ -28,6 +29,15 @@ typedef struct {
   uint32_t identity;   /* non-zero: its team's ranks are the job's */
 } gex_hyg_AD_head_t;
 #define GEX_HYG_AD_LIVE 0x41444f4bu
+/* Where the library keeps its atomic domains: GEX_HYG_AD_POOL_BYTES from gex_hyg_AD_pool_v1, in slots
+ * of GEX_HYG_AD_SLOT bytes, never unmapped. A handle elsewhere, or not at a slot's start, is no
+ * domain: the inline path leaves it to the library, which says so, instead of reading through it.
+ * Both are powers of two, so one mask tests both. */
+extern const void *const gex_hyg_AD_pool_v1;
+#define GEX_HYG_AD_SLOT 64u
+#define GEX_HYG_AD_POOL_BYTES ((uintptr_t)1 << 20)
+#define GEX_HYG_AD_IN_POOL(ad)                                                                                         \
+  ((((uintptr_t)(ad) - (uintptr_t)gex_hyg_AD_pool_v1) & ~(GEX_HYG_AD_POOL_BYTES - GEX_HYG_AD_SLOT)) == 0)
 #define GEX_HYG_AD_INLINE_OPS                                                                                          \
   (GEX_OP_GET | GEX_OP_SET | GEX_OP_SWAP | GEX_OP_CAS | GEX_OP_FCAS | GEX_OP_ADD | GEX_OP_FADD | GEX_OP_SUB |          \
    GEX_OP_FSUB | GEX_OP_INC | GEX_OP_FINC | GEX_OP_DEC | GEX_OP_FDEC | GEX_OP_AND | GEX_OP_FAND | GEX_OP_OR |          \
@@ -45,7 +55,7 @@ typedef struct {
                                               TYPE op1, TYPE op2, gex_Flags_t flags) {                                 \
     const gex_hyg_AD_head_t *h = (const gex_hyg_AD_head_t *)(const void *)ad;                                          \
     TYPE *w, old;                                                                                                      \
-    if (h == NULL || h->magic != GEX_HYG_AD_LIVE || h->dt != GEX_DT_##NAME || (op & (op - 1)) != 0 ||                  \
+    if (!GEX_HYG_AD_IN_POOL(ad) || h->magic != GEX_HYG_AD_LIVE || h->dt != GEX_DT_##NAME || (op & (op - 1)) != 0 ||    \
         (op & h->inline_ops) == 0 || (flags & ~GEX_HYG_AD_INLINE_FLAGS) != 0 || h->identity == 0 ||                    \
         ((uintptr_t)addr & (sizeof(TYPE) - 1)) != 0 || ((op & GEX_HYG_AD_FETCHING) != 0 && result_p == NULL))          \
       return 0;                                                                                                        \

@@ -35,7 +35,7 @@
 
 // The head is what a client's inline path reads (gasnetex_inline.h): magic, dt, the opcodes it may
 // apply, and whether team rank = job rank (the primordial team), which the short paths need.
-struct gex_hyg_AD {
+struct alignas(GEX_HYG_AD_SLOT) gex_hyg_AD {
   gex_hyg_AD_head_t head{};
   gex_TM_t tm = nullptr;
   gex_OP_t ops = 0;
@@ -43,6 +43,7 @@ struct gex_hyg_AD {
   std::atomic<const void *> cdata{nullptr};
 };
 static_assert(offsetof(gex_hyg_AD, head) == 0);
+static_assert(sizeof(gex_hyg_AD) == GEX_HYG_AD_SLOT); // a domain per slot of the pool
 
 using namespace hygaspi;
 using namespace hygaspi::gasnet;
@@ -126,14 +127,24 @@ template <class T> AtomicOp engine_op(const Opcode &o, T op1, T op2) noexcept {
   return AtomicOp{Dt<T>::type, o.code, atomic_detail::to_bits(o.one ? T{1} : op1), atomic_detail::to_bits(op2)};
 }
 
-// ---- domains. Destroyed ones are kept for reuse, so that a stale handle meets a dead magic
-// rather than freed memory (until a later gex_AD_Create reuses it).
+// ---- domains. They live in one array that is never freed (gex_hyg_AD_pool_v1): a client's inline
+// path and the short path below reject a handle outside it before they read through it, and
+// domain() does too. Destroyed domains are kept for reuse, so that a stale handle meets a dead
+// magic (until a later gex_AD_Create reuses its slot).
+constexpr std::size_t kMaxDomains = 16384; // 1 MiB of address space, touched as domains are made
+gex_hyg_AD g_pool[kMaxDomains];
 std::mutex g_domains_lock;
-std::vector<std::unique_ptr<gex_hyg_AD>> g_free_domains;
+std::size_t g_pool_used = 0;              // slots handed out at least once
+std::vector<gex_hyg_AD *> g_free_domains; // destroyed, for reuse
+
+static_assert(kMaxDomains * sizeof(gex_hyg_AD) == GEX_HYG_AD_POOL_BYTES);
+bool in_pool(const void *ad) noexcept { return GEX_HYG_AD_IN_POOL(ad); }
 
 gex_hyg_AD &domain(const char *call, gex_AD_t ad) {
   if (ad == nullptr)
     fatal(call, "a null atomic domain");
+  if (!in_pool(ad))
+    fatal(call, "ad %p is not an atomic domain that gex_AD_Create made", static_cast<void *>(ad));
   if (ad->head.magic != kLive)
     fatal(call, "ad %p is not a live atomic domain (destroyed?)", static_cast<void *>(ad));
   return *ad;
@@ -145,9 +156,9 @@ template <class T>
 [[gnu::always_inline]] inline bool node_op(gex_AD_t ad, T *result_p, gex_Rank_t rank, void *addr, gex_OP_t opcode,
                                            T op1, T op2, gex_Flags_t flags) noexcept {
   const gasnet_hyg_segment_t *table = __atomic_load_n(&gasnet_hyg_segments_v1, __ATOMIC_ACQUIRE);
-  if (ad == nullptr || table == nullptr || gasnet_hyg_busy != 0 || ad->head.magic != kLive ||
-      ad->head.dt != Dt<T>::dt || (opcode & (opcode - 1)) != 0 || (opcode & ad->ops) == 0 ||
-      (flags & ~kFastFlags) != 0 || ad->head.identity == 0 || rank >= gasnet_hyg_nnodes)
+  if (!in_pool(ad) || table == nullptr || gasnet_hyg_busy != 0 || ad->head.magic != kLive || ad->head.dt != Dt<T>::dt ||
+      (opcode & (opcode - 1)) != 0 || (opcode & ad->ops) == 0 || (flags & ~kFastFlags) != 0 || ad->head.identity == 0 ||
+      rank >= gasnet_hyg_nnodes)
     return false;
   const gasnet_hyg_segment_t &seg = table[rank];
   const std::uintptr_t offset = reinterpret_cast<std::uintptr_t>(addr) - seg.addr; // wraps below the segment
@@ -243,6 +254,10 @@ template <class T>
 
 extern "C" {
 
+// Constant-initialized (no code runs for it), so that a client's copy of it (a copy relocation) holds
+// the same value.
+constinit const void *const gex_hyg_AD_pool_v1 = &g_pool[0];
+
 void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_Flags_t flags) {
   const char *call = "gex_AD_Create";
   require_tm(call, tm);
@@ -257,16 +272,18 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   require_flags(call, flags, kFavorFlags);
   if (std::popcount(flags) > 1)
     fatal(call, "the GEX_FLAG_AD_FAVOR_* flags exclude each other");
-  std::unique_ptr<gex_hyg_AD> ad;
+  gex_hyg_AD *ad = nullptr;
   {
     std::lock_guard lock(g_domains_lock);
     if (!g_free_domains.empty()) {
-      ad = std::move(g_free_domains.back());
+      ad = g_free_domains.back();
       g_free_domains.pop_back();
+    } else if (g_pool_used < kMaxDomains) {
+      ad = &g_pool[g_pool_used++];
     }
   }
   if (ad == nullptr)
-    ad = std::make_unique<gex_hyg_AD>();
+    fatal(call, "%zu atomic domains exist already, the most this library holds", kMaxDomains);
   ad->tm = tm;
   ad->ops = ops;
   ad->flags = flags;
@@ -275,7 +292,7 @@ void gex_AD_Create(gex_AD_t *ad_p, gex_TM_t tm, gex_DT_t dt, gex_OP_t ops, gex_F
   ad->head.inline_ops = dt == GEX_DT_FLT || dt == GEX_DT_DBL ? 0 : ops & GEX_HYG_AD_INLINE_OPS;
   ad->head.identity = tm->jobranks.empty() ? 1 : 0;
   ad->head.magic = kLive;
-  *ad_p = ad.release();
+  *ad_p = ad;
 }
 
 // [GEX]: every operation on the domain is complete before any rank calls this, so nothing here
@@ -284,7 +301,7 @@ void gex_AD_Destroy(gex_AD_t ad) {
   gex_hyg_AD &d = domain("gex_AD_Destroy", ad);
   d.head.magic = 0;
   std::lock_guard lock(g_domains_lock);
-  g_free_domains.emplace_back(&d);
+  g_free_domains.push_back(&d);
 }
 
 gex_Flags_t gex_AD_QueryFlags(gex_AD_t ad) { return domain("gex_AD_QueryFlags", ad).flags; }

@@ -17,7 +17,8 @@
  *
  * With an argument it runs one fatal scene instead (CMakeLists.txt checks the message): badop (an
  * opcode not in the domain), badalign (an unaligned target), badseg (a target past the segment),
- * baddt (a data type other than the domain's), badcreate (GEX_DT_USER). */
+ * baddt (a data type other than the domain's), badcreate (GEX_DT_USER), strayad and strayquery (a
+ * handle that no gex_AD_Create returned), insidead (an address inside a domain's object). */
 #define GASNET_PAR 1
 #include <gasnetex.h>
 #ifndef GEX_AD_NAME
@@ -390,6 +391,12 @@ static void scene(const char *name) {
     else if (strcmp(name, "baddt") == 0) {
       int64_t o = 0;
       gex_Event_Wait(gex_AD_OpNB_I64(ad, &o, last, base[last] + 64, GEX_OP_FADD, 1, 0, 0));
+    } else if (strcmp(name, "strayad") == 0) { /* no domain at all */
+      gex_Event_Wait(gex_AD_OpNB_U64((gex_AD_t)(uintptr_t)0x1234, &old, last, base[last] + 64, GEX_OP_FADD, 1, 0, 0));
+    } else if (strcmp(name, "insidead") == 0) { /* an address inside a domain */
+      gex_AD_OpNBI_U64((gex_AD_t)(void *)((char *)ad + 8), &old, last, base[last] + 64, GEX_OP_FADD, 1, 0, 0);
+    } else if (strcmp(name, "strayquery") == 0) {
+      (void)gex_AD_QueryDT((gex_AD_t)(uintptr_t)0xdead0000);
     } else if (strcmp(name, "badcreate") == 0) {
       gex_AD_t bad;
       gex_AD_Create(&bad, tm, GEX_DT_USER, GEX_OP_FADD, 0);
