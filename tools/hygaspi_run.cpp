@@ -66,7 +66,14 @@ private:
   void handle_signals();
   void reap() noexcept;
   void rank_exited(std::uint32_t rank, int status) noexcept;
-  void end_job(int exit_code) noexcept;
+  // The job's exit code is the first of the strongest reasons recorded. A code a rank exited with
+  // or the launcher chose (non-zero) beats the 1 the launcher gives a rank that exited 0 without
+  // ending its session, which beats the 0 of a rank's gasnet_exit(0): GASNet lets the job's code
+  // be any of the codes its ranks asked for at once (G1 section 2.1.5, "chosen arbitrarily"), and
+  // a script must see the failure, whichever rank the launcher reaped first.
+  enum class Reason { asked_zero, made_up, given };
+  void record(int exit_code, Reason reason) noexcept;
+  void end_job(int exit_code, Reason reason = Reason::given) noexcept;
   void finish() noexcept;
   [[nodiscard]] std::vector<pid_t> live_ranks() const;
   [[nodiscard]] int poll_timeout_ms() const;
@@ -79,9 +86,10 @@ private:
   std::unordered_map<pid_t, std::uint32_t> rank_of_;
   std::uint32_t live_ = 0;
   std::vector<std::unique_ptr<LineForwarder>> outputs_;
-  std::optional<int> exit_code_; // the first reason the job ended badly
-  bool ending_ = false;          // SIGTERM sent to the job
-  bool killed_ = false;          // SIGKILL sent to the job
+  std::optional<int> exit_code_; // record()
+  Reason exit_reason_ = Reason::asked_zero;
+  bool ending_ = false; // SIGTERM sent to the job
+  bool killed_ = false; // SIGKILL sent to the job
   bool finished_ = false;
   std::optional<Clock::time_point> timeout_at_;
   Clock::time_point kill_at_{};
@@ -305,18 +313,19 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
       std::fprintf(stderr, "hygaspi-run: rank %u killed by a peer's gaspi_proc_kill; the job goes on\n", rank);
     return;
   }
+  Reason reason = Reason::given;
   if (kind == ExitKind::init_failed && code == 0) {
     // Its peers failed their init because of it: the job failed, whatever this rank returned.
     std::fprintf(stderr, "hygaspi-run: rank %u exited with code 0 after its gaspi_proc_init failed\n", rank);
     code = 1;
+    reason = Reason::made_up;
   } else if (kind == ExitKind::left) {
     // Its peers see it dead and may go on (fault-tolerant programs do); the job still failed.
     std::fprintf(stderr,
                  "hygaspi-run: rank %u exited with code 0 without gaspi_proc_term or gasnet_exit; its peers see it "
                  "dead\n",
                  rank);
-    if (!exit_code_)
-      exit_code_ = 1;
+    record(1, Reason::made_up);
     return;
   } else if (code == 0) {
     return;
@@ -326,16 +335,21 @@ void Launcher::rank_exited(std::uint32_t rank, int status) noexcept {
     std::fprintf(stderr, "hygaspi-run: rank %u exited with code %d\n", rank, code);
   }
   if (options_.keep_going) { // the survivors see it dead and handle the failure themselves
-    if (!exit_code_)
-      exit_code_ = code;
+    record(code, reason);
     return;
   }
-  end_job(code);
+  end_job(code, reason);
 }
 
-void Launcher::end_job(int exit_code) noexcept {
-  if (!exit_code_)
-    exit_code_ = exit_code;
+void Launcher::record(int exit_code, Reason reason) noexcept {
+  if (exit_code_ && reason <= exit_reason_)
+    return;
+  exit_code_ = exit_code;
+  exit_reason_ = reason;
+}
+
+void Launcher::end_job(int exit_code, Reason reason) noexcept {
+  record(exit_code, exit_code == 0 ? Reason::asked_zero : reason);
   if (ending_)
     return;
   ending_ = true;

@@ -23,7 +23,9 @@ void print_usage(std::FILE *to) {
                "                    of NUMA node r %% nnuma) or none (the default)\n"
                "  -h, --help        this text\n"
                "Exit code: that of the first rank that failed (128+signal when killed), 0 if all\n"
-               "succeeded, 124 on timeout, 128+signal when the launcher was interrupted.\n",
+               "succeeded, 124 on timeout, 128+signal when the launcher was interrupted. A rank's\n"
+               "own non-zero code comes before the 1 of a rank that exited 0 without\n"
+               "gaspi_proc_term or gasnet_exit, and before the 0 of another rank's gasnet_exit(0).\n",
                kMaxLauncherRanks);
 }
 

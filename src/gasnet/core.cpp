@@ -275,7 +275,9 @@ static void leave_job(int code) noexcept {
   if (s.exiting.exchange(true))
     wait_for_process_end(); // another thread of this node is exiting: it ends the process
   t_exiting = true;
-  const bool asked = !s.remote_exit.load(std::memory_order_acquire); // not following another node's exit
+  // Following another node's exit: its notice came first and this exit asks for its code. A node
+  // whose own gasnet_exit asks for another code ends the job too (the launcher names it).
+  const bool asked = !s.remote_exit.load(std::memory_order_acquire) || s.exit_code.load() != code;
   s.exit_code.store(code);
   __atomic_store_n(&gasnet_hyg_segments_v1, nullptr, __ATOMIC_RELEASE); // every put and get to the library
   context() = ThreadContext{};

@@ -9,6 +9,9 @@
 //                (no GASPI call) for up to 30 s; rank 0 prints "VICTIM_GONE <ms>" once the
 //                victim's process has ended. The others then leave with _exit(0), since nothing
 //                of the job can be completed without the victim.
+//   exit_code: the last rank calls exit(5) without gaspi_proc_term while every other rank returns 0
+//                from main without it, at once: the job's code is 5 (the launcher used to report
+//                the 1 of whichever rank that left without term it reaped first).
 //   threads: a GPI-2 style program that starts threads with gaspi_threads_run (one still runs at
 //                exit) and never calls gaspi_threads_term; it must exit 0 ("SUCCESS threads").
 #include <GASPI_Threads.h>
@@ -112,6 +115,11 @@ int main(int argc, char **argv) {
     std::fflush(stdout);
     _exit(rc == GASPI_ERROR ? 0 : 1); // the job cannot finish a collective without the victim
   }
+  if (mode == "exit_code") {
+    if (me == victim)
+      std::exit(5);
+    return 0;
+  }
   if (mode == "exit_computing") {
     if (me == victim) {
       std::printf("VICTIM exits\n");
@@ -130,6 +138,7 @@ int main(int argc, char **argv) {
     }
     _exit(0);
   }
-  std::fprintf(stderr, "usage: %s return barrier|allreduce|notify|passive | exit_computing | threads\n", argv[0]);
+  std::fprintf(stderr, "usage: %s return barrier|allreduce|notify|passive | exit_computing | exit_code | threads\n",
+               argv[0]);
   return 2;
 }
