@@ -71,15 +71,19 @@ void at_process_exit(int status, void *) noexcept {
 // from the rank it waits for (measured: 4 ranks on 2 cores, barrier 225 us with a 2000-poll spin,
 // 8.9 us without), so unless HYGASPI_SPIN is set we go straight to yielding.
 //
-// The node's ranks are compared with the CPUs of the host, not with this process's affinity mask:
-// a rank pinned to one core (hygaspi-run --bind core, mpirun's default) has a mask of one CPU
-// although every rank has a core of its own (measured: treating that as oversubscribed turned a
-// 323 ns write_notify into 1167 ns).
-std::int64_t effective_spin(const Knobs &knobs, std::uint32_t node_ranks) {
+// The host's ranks (under mpirun, those of every virtual node on it: HYGASPI_NODE_SIZE) are
+// compared with the CPUs of the host, not with this process's affinity mask: a rank pinned to one
+// core (hygaspi-run --bind core, mpirun's default) has a mask of one CPU although every rank has a
+// core of its own (measured: treating that as oversubscribed turned a 323 ns write_notify into
+// 1167 ns). Counting a virtual node's ranks instead let 32 ranks spin on 2 CPUs.
+std::int64_t effective_spin(const Knobs &knobs, std::uint32_t host_ranks) {
   if (knobs.given(&Knobs::spin))
     return knobs.spin;
   const long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-  return static_cast<long>(node_ranks) > cpus ? 0 : knobs.spin;
+  const std::int64_t spin = static_cast<long>(host_ranks) > cpus ? 0 : knobs.spin;
+  log::debug("waits spin %lld looks before they yield (%u ranks on this host, %ld CPUs)", static_cast<long long>(spin),
+             host_ranks, cpus);
+  return spin;
 }
 
 // True when `pid` is this process's parent, grandparent, ... (read from /proc).
@@ -184,6 +188,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
     members.push_back(GlobalRank{static_cast<std::uint32_t>(g)});
   r.peers.build(GlobalRank{r.rank}, r.nranks, members, true);
   const auto node_size = static_cast<std::uint32_t>(members.size());
+  const std::int64_t spin = effective_spin(knobs, static_cast<std::uint32_t>(std::max(1, r.mpi.host_ranks)));
   gaspi_return_t rc = GASPI_SUCCESS;
   if (r.mpi.local_rank == 0) {
     shm::reclaim_stale_objects(); // no launcher sweeps /dev/shm after a crashed MPI job
@@ -191,7 +196,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   }
   HYGASPI_TRY(agree(r, rc)); // the job blocks exist
   shm::NodeOptions options{r.mpi.node_job,    static_cast<std::uint32_t>(r.mpi.local_rank),
-                           node_size,         {effective_spin(knobs, node_size), knobs.yields, &r.served},
+                           node_size,         {spin, knobs.yields, &r.served},
                            members,           false,
                            knobs.cuda_library};
   rc = r.node.init(options, deadline);
@@ -201,7 +206,7 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   r.bootstrap_job.reset();
   // Before MPI RMA and the progress thread, which a failed start would leave running.
   HYGASPI_TRY(agree(r, am::open_inbox(passive_max)));
-  r.control.init(r.mpi, WaitPolicy{effective_spin(knobs, node_size), knobs.yields, &r.served});
+  r.control.init(r.mpi, WaitPolicy{spin, knobs.yields, &r.served});
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
   if (r.peers.spans_nodes()) {
     HYGASPI_TRY(r.rma.init(r.mpi)); // from here on, waits drive progress() (bridge/progress.hpp)

@@ -90,7 +90,7 @@ inline constexpr Knob kKnobs[] = {
                   "an mpirun job that started MPI. Another process that inherits it (a program the rank "
                   "starts) runs as a standalone 1-rank job"),
     knob::integer("HYGASPI_SPIN", "2000", 0, 1 << 30, &Knobs::spin,
-                  "busy-poll iterations before a wait yields the CPU (unset: 0 when the node has more ranks "
+                  "busy-poll iterations before a wait yields the CPU (unset: 0 when the host has more ranks "
                   "than CPUs)"),
     knob::integer("HYGASPI_YIELDS", "50", 0, 1 << 30, &Knobs::yields,
                   "`sched_yield` calls before a wait sleeps on a futex"),
