@@ -62,13 +62,15 @@ typedef void (*gasnet_hyg_put_fn)(gasnet_node_t, void *, void *, size_t);
 typedef void (*gasnet_hyg_get_fn)(void *, gasnet_node_t, void *, size_t);
 typedef void (*gasnet_hyg_put_val_fn)(gasnet_node_t, void *, gasnet_register_value_t, size_t);
 
-/* The first page is never mapped: a local buffer there is a null pointer or an offset from one. */
-#define GASNET_HYG_LOCAL_OK(p) ((uintptr_t)(p) >= 4096u)
+/* A local buffer of n bytes (n > 0) that the inline path may copy: not in the first page, which is
+ * never mapped (a null pointer or an offset from one), and not wrapping around the address space.
+ * Any other buffer goes to the library, which reports it. */
+#define GASNET_HYG_LOCAL_OK(p, n) ((uintptr_t)(p) >= 4096u && (uintptr_t)(p) <= UINTPTR_MAX - (uintptr_t)(n))
 
 static __inline__ void gasnet_hyg_put_inline(gasnet_node_t node, void *dest, void *src, size_t nbytes,
                                              gasnet_hyg_put_fn library) {
   char *to = gasnet_hyg_mapped(node, dest, nbytes);
-  if (__builtin_expect(to != NULL && GASNET_HYG_LOCAL_OK(src), 1))
+  if (__builtin_expect(to != NULL && GASNET_HYG_LOCAL_OK(src, nbytes), 1))
     memcpy(to, src, nbytes);
   else
     library(node, dest, src, nbytes);
@@ -77,7 +79,7 @@ static __inline__ void gasnet_hyg_put_inline(gasnet_node_t node, void *dest, voi
 static __inline__ void gasnet_hyg_get_inline(void *dest, gasnet_node_t node, void *src, size_t nbytes,
                                              gasnet_hyg_get_fn library) {
   const char *from = gasnet_hyg_mapped(node, src, nbytes);
-  if (__builtin_expect(from != NULL && GASNET_HYG_LOCAL_OK(dest), 1))
+  if (__builtin_expect(from != NULL && GASNET_HYG_LOCAL_OK(dest, nbytes), 1))
     memcpy(dest, from, nbytes);
   else
     library(dest, node, src, nbytes);

@@ -898,12 +898,13 @@ gex_hyg_AD_DECLARE(I32, int32_t) gex_hyg_AD_DECLARE(U32, uint32_t) gex_hyg_AD_DE
  * GASNet-1: a put or get on the primordial team, with no flags, to a rank whose segment this
  * process maps, is a copy; it then completes before it returns, so an NB call's event is
  * GEX_EVENT_INVALID and an lc_opt event is complete. Everything else, and every failed check (a
- * local buffer in the first page among them: a null pointer), goes to the library, which checks
- * and reports exactly as before. */
+ * local buffer in the first page, a null pointer, or one that wraps around the address space
+ * among them), goes to the library, which checks and reports exactly as before. */
 #if defined(__GNUC__) && !defined(GASNET_HYG_LIBRARY) && !defined(GASNET_HYG_NO_INLINE)
 static __inline__ char *gex_hyg_mapped(gex_TM_t tm, gex_Rank_t rank, const void *addr, size_t nbytes, gex_Flags_t flags,
                                        const void *local) {
-  return tm == __atomic_load_n(&gex_hyg_tm0, __ATOMIC_RELAXED) && tm != NULL && flags == 0 && GASNET_HYG_LOCAL_OK(local)
+  return tm == __atomic_load_n(&gex_hyg_tm0, __ATOMIC_RELAXED) && tm != NULL && flags == 0 &&
+                 GASNET_HYG_LOCAL_OK(local, nbytes)
              ? gasnet_hyg_mapped(rank, addr, nbytes)
              : NULL;
 }
