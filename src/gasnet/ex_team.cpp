@@ -58,7 +58,8 @@ void open_team(const char *call, gex_hyg_TM &tm, std::uint32_t tag) {
   auto &used = slots_used();
   const auto free = std::find(used.begin(), used.end(), false);
   if (free == used.end())
-    fatal(call, "more than %u teams at once", limits::kFrontEndGroups);
+    fatal(call, "more than %u teams at once (the primordial one among them), the most this library holds",
+          limits::kFrontEndGroups);
   auto t = std::make_unique<Team>();
   t->slot = limits::kMaxGroups + static_cast<std::uint32_t>(free - used.begin());
   for (gex_Rank_t r = 0; r < tm.size; ++r)
