@@ -177,6 +177,72 @@ gaspi_return_t combine(void *ctx, void *acc, const void *other) {
   return GASPI_SUCCESS;
 }
 
+// ---- signatures. A collective's signature mixes its kind, root, data type, operation, element
+// size and byte count (never 0). A chunk travels behind it (kSignatureBytes); combining two chunks
+// with different signatures leaves kSignatureMismatch, which every member then finds in its result.
+constexpr std::uint64_t kSignatureMismatch = ~std::uint64_t{0};
+constexpr unsigned kSignReduce = 1, kSignBroadcast = 2;
+constexpr std::uint64_t kSignNoRoot = ~std::uint64_t{0}; // ReduceToAll
+
+std::uint64_t sign(unsigned kind, std::uint64_t root, const Combiner &c, std::size_t total) noexcept {
+  std::uint64_t h = 0xcbf29ce484222325ull; // FNV-1a over the fields
+  for (const std::uint64_t v : {std::uint64_t{kind}, root, std::uint64_t{c.dt}, std::uint64_t{c.op},
+                                std::uint64_t{c.elem}, std::uint64_t{total}})
+    h = (h ^ v) * 0x100000001b3ull;
+  return h == 0 || h == kSignatureMismatch ? 1 : h;
+}
+
+gaspi_return_t combine_signed(void *ctx, void *acc, const void *other) {
+  CollOp &op = *static_cast<CollOp *>(ctx);
+  std::uint64_t mine = 0, theirs = 0;
+  std::memcpy(&mine, acc, sizeof mine);
+  std::memcpy(&theirs, other, sizeof theirs);
+  if (mine != theirs) {
+    std::memcpy(acc, &kSignatureMismatch, sizeof kSignatureMismatch);
+    return GASPI_SUCCESS; // the data no longer matters
+  }
+  return combine(&op.combiner, static_cast<char *>(acc) + kSignatureBytes,
+                 static_cast<const char *>(other) + kSignatureBytes);
+}
+
+// Puts the prepared chunk behind its signature, once per chunk (the engine may read it on every look).
+void sign_chunk(CollOp &op) {
+  const std::size_t bytes = kSignatureBytes + op.bytes;
+  if (bytes <= CollOp::kSignedSmall) {
+    op.signed_out = op.signed_small[0];
+    op.signed_in = op.signed_small[1];
+  } else {
+    if (op.signed_send.size() < bytes) {
+      op.signed_send.resize(bytes);
+      op.signed_receive.resize(bytes);
+    }
+    op.signed_out = op.signed_send.data();
+    op.signed_in = op.signed_receive.data();
+  }
+  std::memcpy(op.signed_out, &op.signature, sizeof op.signature); // the rest of the header is not read
+  if (op.bytes != 0)
+    std::memcpy(op.signed_out + kSignatureBytes, op.send, op.bytes);
+}
+
+// One engine look at the current chunk, behind its signature when the operation has one.
+gaspi_return_t allreduce_chunk(Team &t, CollOp &op, const Deadline &test) {
+  if (op.signature == 0)
+    return engine::allreduce(*t.group, op.send, op.receive, op.bytes, combine, &op.combiner, test);
+  const gaspi_return_t rc =
+      engine::allreduce(*t.group, op.signed_out, op.signed_in, kSignatureBytes + op.bytes, combine_signed, &op, test);
+  if (rc != GASPI_SUCCESS)
+    return rc;
+  std::uint64_t found = 0;
+  std::memcpy(&found, op.signed_in, sizeof found);
+  if (found != op.signature)
+    fatal(op.call,
+          "the team's members did not all issue this collective here: every member must issue the same collectives, "
+          "with the same root, type, operation and size, in the same order [GEX \"Collectives\"]");
+  if (op.bytes != 0)
+    std::memcpy(op.receive, op.signed_in + kSignatureBytes, op.bytes);
+  return GASPI_SUCCESS;
+}
+
 // ---- running the queues
 // One look at `op`: true once it is complete. An engine error is fatal (the engine logged why).
 bool step(Team &t, CollOp &op) {
@@ -195,9 +261,11 @@ bool step(Team &t, CollOp &op) {
     const std::size_t bytes = std::min(op.chunk, op.total - op.done);
     if (!op.in_chunk) {
       op.prepare(op, op.done, bytes);
+      if (op.signature != 0)
+        sign_chunk(op);
       op.in_chunk = true;
     }
-    const gaspi_return_t rc = engine::allreduce(*t.group, op.send, op.receive, op.bytes, combine, &op.combiner, test);
+    const gaspi_return_t rc = allreduce_chunk(t, op, test);
     if (rc == GASPI_TIMEOUT)
       return false;
     if (rc != GASPI_SUCCESS)
@@ -335,13 +403,14 @@ void require_range(const char *call, const void *p, std::size_t bytes) {
 
 // A reduction of `src` into `out` (null: this rank keeps no result).
 CollOp *reduce_op(const char *call, const gex_hyg_TM &tm, void *out, const void *src, std::size_t dt_cnt,
-                  const Combiner &c) {
+                  const Combiner &c, std::uint64_t root) {
   require_range(call, out, c.elem * dt_cnt); // the combiner's checks found no overflow in the product
   require_range(call, src, c.elem * dt_cnt);
   auto *op = new_op();
   op->call = call;
   op->combiner = c;
   op->total = c.elem * dt_cnt;
+  op->signature = sign(kSignReduce, root, c, op->total);
   const auto *in = static_cast<const char *>(src);
   auto *dst = static_cast<char *>(out);
   if (c.op != GEX_OP_USER_NC) {
@@ -594,6 +663,7 @@ gex_Event_t gex_Coll_BroadcastNB(gex_TM_t tm, gex_Rank_t root, void *dst, const 
   op->chunk = kSlotBytes;
   op->combiner.dt = kBytes;
   op->combiner.op = GEX_OP_OR;
+  op->signature = sign(kSignBroadcast, root, op->combiner, nbytes);
   if (!is_root)
     op->buffer.assign(std::min(nbytes, kSlotBytes), 0); // the zeros every other rank contributes
   const auto *in = static_cast<const char *>(src);
@@ -618,7 +688,7 @@ gex_Event_t gex_Coll_ReduceToOneNB(gex_TM_t tm, gex_Rank_t root, void *dst, cons
   const bool is_root = t.rank == root;
   if (dt_cnt > 0 && (src == nullptr || (is_root && dst == nullptr)))
     fatal(call, "a null %s for %zu elements", src == nullptr ? "src" : "dst", dt_cnt);
-  return start_coll(call, t, reduce_op(call, t, is_root ? dst : nullptr, src, dt_cnt, c));
+  return start_coll(call, t, reduce_op(call, t, is_root ? dst : nullptr, src, dt_cnt, c, root));
 }
 
 gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_DT_t dt, size_t dt_sz, size_t dt_cnt,
@@ -629,7 +699,7 @@ gex_Event_t gex_Coll_ReduceToAllNB(gex_TM_t tm, void *dst, const void *src, gex_
   check_reduction(call, t, dt, dt_sz, dt_cnt, op, user_op, user_cdata, c);
   if (dt_cnt > 0 && (src == nullptr || dst == nullptr))
     fatal(call, "a null %s for %zu elements", src == nullptr ? "src" : "dst", dt_cnt);
-  return start_coll(call, t, reduce_op(call, t, dst, src, dt_cnt, c));
+  return start_coll(call, t, reduce_op(call, t, dst, src, dt_cnt, c, kSignNoRoot));
 }
 
 } // extern "C"

@@ -17,6 +17,11 @@ namespace hygaspi::gasnet::ex {
 // Bytes of one member's slot in a team's reduce area: the largest chunk one engine allreduce
 // carries; longer collectives run chunk after chunk. Also the largest GEX_DT_USER element.
 inline constexpr std::size_t kSlotBytes = 32 * 1024;
+// Before each chunk of a broadcast or reduction travels its collective's signature (what was
+// called, with which root, type, operation and size), so that members that issued different
+// collectives in one place of the team's order learn it instead of mixing their data. The engine
+// group's slots hold it beside a full chunk.
+inline constexpr std::size_t kSignatureBytes = 16;
 
 // Combines one chunk: acc = acc (op) other over `count` elements (bridge/collectives Combine).
 struct Combiner {
@@ -33,6 +38,9 @@ struct Combiner {
 // kSlotBytes each: `prepare(offset, bytes)` names the chunk's send and receive buffers, `finish`
 // consumes its result.
 struct CollOp {
+  // User-provided, so that a recycled operation (std::construct_at) is not zero-filled first: the
+  // members below initialise themselves, and signed_small is written before it is read.
+  CollOp() noexcept {}
   const char *call = nullptr; // the initiating gex_ call, for messages
   bool barrier = false;
   ValueFold fold = nullptr; // a barrier that folds `value` (fold_barrier_op)
@@ -47,8 +55,15 @@ struct CollOp {
   Combiner combiner;
   std::function<void(CollOp &, std::size_t offset, std::size_t bytes)> prepare, finish;
   std::vector<char> buffer, received, result; // what prepare and finish use
-  std::atomic<bool> complete{false};          // set under coll_lock(); a waiter may look without it
-  std::uint32_t slot = 0;                     // its event's entry (start_coll)
+  std::uint64_t signature = 0;                // 0: none (gex_TM_Split's gather); else sign()
+  // A chunk behind its signature: in `signed_small` up to kSignedSmall bytes (no allocation for a
+  // small collective), else in the vectors.
+  static constexpr std::size_t kSignedSmall = kSignatureBytes + 64;
+  alignas(16) char signed_small[2][kSignedSmall];
+  std::vector<char> signed_send, signed_receive;
+  char *signed_out = nullptr, *signed_in = nullptr;
+  std::atomic<bool> complete{false}; // set under coll_lock(); a waiter may look without it
+  std::uint32_t slot = 0;            // its event's entry (start_coll)
 };
 
 struct Team {

@@ -66,7 +66,7 @@ void open_team(const char *call, gex_hyg_TM &tm, std::uint32_t tag) {
     t->jobs_sorted.push_back(tm.jobrank(r));
   std::sort(t->jobs_sorted.begin(), t->jobs_sorted.end());
   t->group = engine::open_group(std::vector<std::uint32_t>(t->jobs_sorted.begin(), t->jobs_sorted.end()), t->slot, tag,
-                                kSlotBytes);
+                                kSlotBytes + kSignatureBytes);
   if (t->group == nullptr)
     fatal(call, "the team's engine group could not be made (see the message above)");
   *free = true;

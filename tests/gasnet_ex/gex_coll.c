@@ -12,7 +12,8 @@
  *   badbcast: a broadcast from a root out of the team; bcastwrap, reducewrap: buffers whose size
  *   wraps around the address space; badevent: a test of a value no call returned; staleevent: a
  *   test of a barrier's event after its wait, while a newer barrier is in flight; endregion: an
- *   access region ended that was never begun. */
+ *   access region ended that was never begun; crossed: members that issue a broadcast and a
+ *   reduction in opposite orders (erroneous; fatal on every member, before, silently wrong data). */
 #define GASNET_PAR 1
 #include <gasnetex.h>
 #include <stdint.h>
@@ -516,6 +517,21 @@ int main(int argc, char **argv) {
   CHECK(n <= 64);
   OK(gex_EP_RegisterHandlers(ep, &am_entry, 1));
   OK(gex_Segment_Attach(&seg, world, SEG_SIZE));
+  if (strcmp(scene, "crossed") == 0) {
+    /* Even ranks issue a broadcast, then a reduction of the same size; odd ranks the reverse. */
+    int64_t src = 42, got = -1, mine = me, sum = 0;
+    gex_Event_t e[2];
+    if (me % 2 == 0) {
+      e[0] = gex_Coll_BroadcastNB(world, 0, &got, &src, 8, 0);
+      e[1] = gex_Coll_ReduceToAllNB(world, &sum, &mine, GEX_DT_I64, 8, 1, GEX_OP_ADD, NULL, NULL, 0);
+    } else {
+      e[0] = gex_Coll_ReduceToAllNB(world, &sum, &mine, GEX_DT_I64, 8, 1, GEX_OP_ADD, NULL, NULL, 0);
+      e[1] = gex_Coll_BroadcastNB(world, 0, &got, &src, 8, 0);
+    }
+    gex_Event_WaitAll(e, 2, 0);
+    printf("no fatal error: broadcast %lld, sum %lld\n", (long long)got, (long long)sum);
+    return 1;
+  }
   if (strcmp(scene, "") != 0) {
     if (strcmp(scene, "staleevent") == 0 && me != 0)
       barrier(world); /* rank 0's first barrier */
