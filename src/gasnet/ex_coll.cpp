@@ -22,7 +22,10 @@
 //   (gather) contributes its data, every other byte is zero. It moves the data through the same
 //   reduce area and leader exchange as a reduction of that size would.
 // - Bad input (root out of the team, a data type and operation that do not go together, a size
-//   that does not match the data type) is fatal, naming the rank and the call.
+//   that does not match the data type) is fatal, naming the rank and the call. So are members that
+//   issue different broadcasts or reductions at one place of the team's order, which a signature
+//   before every chunk shows (below); the program is erroneous [GEX "Collectives"], and without
+//   it the members would mix their data silently.
 #include <sched.h>
 
 #include <algorithm>
