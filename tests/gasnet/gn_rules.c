@@ -17,6 +17,9 @@
  *   put_before_attach    gasnet_put before gasnet_attach
  *   put_null_src, get_null_dst, put_nbi_null_src
  *                        a null local buffer (inline on a node: the library's check, not a fault)
+ *   put_wrap_src, get_wrap_dst
+ *                        a local buffer of 16 bytes at UINTPTR_MAX - 4, which wraps around the
+ *                        address space (inline on a node too: the library's check, not a fault)
  *   reply_0, reply_seginfo, reply_barrier, reply_exit, reply_127
  *                        a request handler replies to a handler index the client cannot register
  *                        (0..127): 0; 1, 2 and 3 with what the library's attach, barrier and exit
@@ -126,6 +129,10 @@ int main(int argc, char **argv) {
     gasnet_put(g_target, g_base, NULL, 8);
   } else if (strcmp(scene, "get_null_dst") == 0) {
     gasnet_get(NULL, g_target, g_base, 8);
+  } else if (strcmp(scene, "put_wrap_src") == 0) {
+    gasnet_put(g_target, g_base, (void *)(UINTPTR_MAX - 4), 16);
+  } else if (strcmp(scene, "get_wrap_dst") == 0) {
+    gasnet_get((void *)(UINTPTR_MAX - 4), g_target, g_base, 16);
   } else if (strcmp(scene, "put_nbi_null_src") == 0) {
     gasnet_put_nbi(g_target, g_base, NULL, 8);
   } else if (strcmp(scene, "put_below") == 0) {
