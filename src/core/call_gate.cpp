@@ -56,16 +56,8 @@ int membarrier_command() noexcept {
   return cmd;
 }
 
-} // namespace
-
-void join(const unsigned *count) noexcept {
-  (void)membarrier_command(); // registers the process before any wait needs it
-  Registry &r = g_registry.value;
-  std::lock_guard guard(r.mutex);
-  r.counts.push_back(count);
-  t_member.count = count;
-}
-
+// A full memory barrier on every running thread of this process (membarrier(2), or where the kernel
+// refuses it, an mprotect of a page, whose TLB shootdown interrupts the same CPUs).
 void fence_all_threads() noexcept {
   if (const int cmd = membarrier_command(); cmd >= 0 && membarrier(cmd) == 0)
     return;
@@ -81,6 +73,16 @@ void fence_all_threads() noexcept {
   }
   __atomic_store_n(page, 1, __ATOMIC_SEQ_CST);
   (void)mprotect(page, bytes, PROT_READ);
+}
+
+} // namespace
+
+void join(const unsigned *count) noexcept {
+  (void)membarrier_command(); // registers the process before any wait needs it
+  Registry &r = g_registry.value;
+  std::lock_guard guard(r.mutex);
+  r.counts.push_back(count);
+  t_member.count = count;
 }
 
 void wait_until_outside(const unsigned *self, void (*nudge)() noexcept) noexcept {

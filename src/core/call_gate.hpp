@@ -22,8 +22,4 @@ void join(const unsigned *count) noexcept;
 // `nudge` (when given) runs before each nap of the wait: it wakes calls that went to sleep.
 void wait_until_outside(const unsigned *self, void (*nudge)() noexcept = nullptr) noexcept;
 
-// A full memory barrier on every running thread of this process (membarrier(2), or where the kernel
-// refuses it, an mprotect of a page, whose TLB shootdown interrupts the same CPUs).
-void fence_all_threads() noexcept;
-
 } // namespace hygaspi::call_gate

@@ -263,8 +263,7 @@ int am_send(const char *call, Token *reply_to, gasnet_node_t dest, int category,
       fatal(call, "a request from inside a handler [G1 section 2.4.1]");
     require_may_communicate(call);
   } else {
-    if (ctx.prepared != nullptr)
-      fatal(call, "called between %s and its Commit, where every communication call is prohibited", ctx.prepared);
+    require_no_pending_prepare(call);
     if (ctx.handler != reply_to)
       fatal(call, "the token is not that of the request handler this thread runs");
     if (!reply_to->is_request)

@@ -161,8 +161,12 @@ void require_may_communicate(const char *call) noexcept {
     fatal(call, "called inside a no-interrupt section [G1 section 2.4.3]");
   if (ctx.hsl_held != 0)
     fatal(call, "called while holding a handler-safe lock [G1 section 2.4.4]");
-  if (ctx.prepared != nullptr)
-    fatal(call, "called between %s and its Commit, where every communication call is prohibited", ctx.prepared);
+  require_no_pending_prepare(call);
+}
+
+void require_no_pending_prepare(const char *call) noexcept {
+  if (const char *prepared = context().prepared; prepared != nullptr)
+    fatal(call, "called between %s and its Commit, where every communication call is prohibited", prepared);
 }
 
 void handle_internal(const Token &token, gasnet_handler_t handler, const gasnet_handlerarg_t *args, int nargs) {

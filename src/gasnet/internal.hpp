@@ -160,6 +160,9 @@ int error(const char *call, int code, const char *fmt, ...) noexcept __attribute
 // Entry checks: GASNet is attached (or inited, or may message), and the caller is not in a handler, an NIS,
 // holding an HSL, or between a negotiated-payload Prepare and its Commit (the calls that communicate or poll).
 void require_attached(const char *call) noexcept;
+// Not between a negotiated-payload Prepare and its Commit (part of require_may_communicate; a
+// reply, which a handler may send, checks it alone).
+void require_no_pending_prepare(const char *call) noexcept;
 void require_inited(const char *call) noexcept;
 // Client AMs may be sent and polled: the AM inbox is open (am::is_open), from gasnet_attach for a
 // GASNet-1 client, from gex_Client_Init for a GASNet-EX one (which may send AMs and run
