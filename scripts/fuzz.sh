@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets (tests/fuzz) with clang in build-fuzz and runs each for a fixed
+# Builds the libFuzzer targets (tests/fuzz) with clang in build-fuzz (at -O1 -g1, as libFuzzer's and
+# the sanitizers' documentation suggest; -O2 -g took 1.5 times as long) and runs each for a fixed
 # budget, FUZZ_SECONDS (default 20) per target, on a scratch copy of its seed corpus. Any crash,
 # sanitizer report, broken invariant, leak or hang (an input running past 10 s) fails the script;
 # libFuzzer leaves the input as build-fuzz/fuzz-run/<target>/crash-* (or leak-, timeout-), and
@@ -12,6 +13,7 @@ BUILD_DIR=build-fuzz
 root=$PWD
 CC=clang CXX=clang++ cmake -S . -B "$BUILD_DIR" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo \
   -DHYGASPI_FUZZ=ON -DHYGASPI_BUILD_TESTS=OFF -DHYGASPI_BUILD_BENCH=OFF \
+  "-DCMAKE_C_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" "-DCMAKE_CXX_FLAGS_RELWITHDEBINFO=-O1 -g1 -DNDEBUG" \
   ${HYGASPI_WERROR:+-DHYGASPI_WERROR=$HYGASPI_WERROR} >/dev/null
 cmake --build "$BUILD_DIR" --target fuzzers
 targets=("$@")

@@ -19,9 +19,9 @@
 #include <stdint.h>
 
 #define NT 4        /* threads per node */
-#define ROUNDS 40   /* rounds per thread */
+#define MAX_ROUNDS 40 /* rounds per thread; GN_PAR_ROUNDS asks for fewer (the TSan pass) */
 #define PER_ROUND 2 /* requests of each category with a reply, per destination and round */
-#define SEQS (ROUNDS * PER_ROUND)
+#define MAX_SEQS (MAX_ROUNDS * PER_ROUND)
 #define MAXN 16    /* nodes the bitmaps cover */
 #define PART 65536 /* the parts of a slot */
 #define SLOT (5 * PART)
@@ -38,16 +38,17 @@ enum { H_SHORT = 200, H_MEDIUM, H_LONG, H_NOTE, H_R_SHORT, H_R_MEDIUM, H_R_LONG 
 
 static gasnet_seginfo_t g_seg[MAXN];
 static unsigned g_me, g_n;
+static unsigned g_rounds = MAX_ROUNDS, g_seqs = MAX_SEQS; /* this run's, set before gasnet_attach */
 
 /* Under g_lock: what the request handlers saw, and the counter that handlers and threads add to. */
 static gasnet_hsl_t g_lock = GASNET_HSL_INITIALIZER;
-static unsigned char g_req_seen[NCAT][MAXN][NT][SEQS];
+static unsigned char g_req_seen[NCAT][MAXN][NT][MAX_SEQS];
 static long g_locked;       /* one per request handled, THREAD_ADDS per thread and round */
 static int g_inside;        /* 1 while a holder is in the critical section */
 static atomic_long g_notes; /* H_NOTE requests handled */
 
 /* Replies, per thread of this node (reply handlers run on whichever thread polls). */
-static atomic_uchar g_rep_seen[NCAT][MAXN][NT][SEQS];
+static atomic_uchar g_rep_seen[NCAT][MAXN][NT][MAX_SEQS];
 static atomic_int g_replies[NT];
 
 static size_t slot_at(unsigned s, unsigned t) { return ((size_t)s * NT + t) * SLOT; }
@@ -94,7 +95,7 @@ static unsigned arrived(gasnet_token_t token, unsigned c, gasnet_handlerarg_t t,
                         gasnet_handlerarg_t check) {
   gasnet_node_t src = 9999;
   GN_OK(gasnet_AMGetMsgSource(token, &src));
-  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < SEQS);
+  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < (int)g_seqs);
   GN_CHECK(check == mix(src, (unsigned)t, (unsigned)seq));
   gasnet_hsl_lock(&g_lock);
   GN_CHECK(g_inside == 0);
@@ -111,7 +112,7 @@ static void replied(gasnet_token_t token, unsigned c, gasnet_handlerarg_t t, gas
                     gasnet_handlerarg_t check) {
   gasnet_node_t src = 9999;
   GN_OK(gasnet_AMGetMsgSource(token, &src));
-  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < SEQS);
+  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < (int)g_seqs);
   GN_CHECK(check == mix(src, (unsigned)t, (unsigned)seq));
   GN_CHECK(atomic_exchange(&g_rep_seen[c][src][t][seq], 1) == 0);
   atomic_fetch_add(&g_replies[t], 1);
@@ -156,7 +157,7 @@ static void h_r_medium(gasnet_token_t tk, void *buf, size_t nbytes, gasnet_handl
                        gasnet_handlerarg_t check) {
   gasnet_node_t src = 0;
   GN_OK(gasnet_AMGetMsgSource(tk, &src));
-  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < SEQS);
+  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < (int)g_seqs);
   GN_CHECK(nbytes == medium_len((unsigned)t, (unsigned)seq, 1));
   check_am(buf, src, (unsigned)t, (unsigned)seq, C_MEDIUM, nbytes);
   replied(tk, C_MEDIUM, t, seq, check);
@@ -165,7 +166,7 @@ static void h_r_long(gasnet_token_t tk, void *buf, size_t nbytes, gasnet_handler
                      gasnet_handlerarg_t check) {
   gasnet_node_t src = 0;
   GN_OK(gasnet_AMGetMsgSource(tk, &src));
-  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < SEQS);
+  GN_CHECK(src < g_n && t >= 0 && t < NT && seq >= 0 && seq < (int)g_seqs);
   GN_CHECK(nbytes == long_len((unsigned)t, (unsigned)seq, 1));
   GN_CHECK(nbytes == 0 ||
            (char *)buf == part_of(g_me, src, (unsigned)t, P_LREPLY) + ((unsigned)seq % PER_ROUND) * LONG_STRIDE);
@@ -341,7 +342,7 @@ static void *work(void *arg) {
   char *buf = malloc(LONG_STRIDE), *async = malloc((size_t)g_n * LONG_STRIDE), *src = malloc(PART), *got = malloc(PART);
   GN_CHECK(buf != NULL && async != NULL && src != NULL && got != NULL);
   int expect = 0;
-  for (unsigned r = 0; r < ROUNDS; ++r) {
+  for (unsigned r = 0; r < g_rounds; ++r) {
     for (unsigned i = 0; i < g_n; ++i) /* threads start at different nodes */
     {
       const unsigned d = (g_me + t + i) % g_n;
@@ -362,6 +363,12 @@ static void *work(void *arg) {
 
 int main(int argc, char **argv) {
   GN_OK(gasnet_init(&argc, &argv));
+  const char *rounds = getenv("GN_PAR_ROUNDS"); /* read before attach: no handler runs before it */
+  if (rounds) {
+    g_rounds = (unsigned)atoi(rounds);
+    GN_CHECK(g_rounds >= 1 && g_rounds <= MAX_ROUNDS);
+    g_seqs = g_rounds * PER_ROUND;
+  }
   g_me = gasnet_mynode();
   g_n = gasnet_nodes();
   GN_CHECK(g_n <= MAXN);
@@ -386,31 +393,31 @@ int main(int argc, char **argv) {
   /* Every thread of every node has its replies, so every request with a reply ran; the notes may
    * still be on their way. */
   GN_OK(gasnet_barrier(1, 0));
-  const long notes = (long)g_n * NT * ROUNDS;
+  const long notes = (long)g_n * NT * g_rounds;
   GASNET_BLOCKUNTIL(atomic_load(&g_notes) == notes);
   GN_OK(gasnet_barrier(2, 0));
 
   /* Exact counts: every request and reply once (duplicates failed at arrival). */
   for (unsigned s = 0; s < g_n; ++s)
     for (unsigned t = 0; t < NT; ++t) {
-      for (unsigned seq = 0; seq < SEQS; ++seq)
+      for (unsigned seq = 0; seq < g_seqs; ++seq)
         for (unsigned c = C_SHORT; c <= C_LONG; ++c) {
           GN_CHECK(g_req_seen[c][s][t][seq] == 1);
           GN_CHECK(atomic_load(&g_rep_seen[c][s][t][seq]) == 1);
         }
-      for (unsigned r = 0; r < ROUNDS; ++r)
+      for (unsigned r = 0; r < g_rounds; ++r)
         GN_CHECK(g_req_seen[C_NOTE][s][t][r] == 1);
     }
   for (unsigned t = 0; t < NT; ++t)
-    GN_CHECK(atomic_load(&g_replies[t]) == (int)(3 * SEQS * g_n));
+    GN_CHECK(atomic_load(&g_replies[t]) == (int)(3 * g_seqs * g_n));
   gasnet_hsl_lock(&g_lock);
   const long locked = g_locked;
   gasnet_hsl_unlock(&g_lock);
-  GN_CHECK(locked == (long)g_n * NT * (3 * SEQS + ROUNDS) + (long)NT * ROUNDS * THREAD_ADDS);
+  GN_CHECK(locked == (long)g_n * NT * (3 * g_seqs + g_rounds) + (long)NT * g_rounds * THREAD_ADDS);
 
   /* This node's segment: every (s, t) slot holds s's thread t's last round, and the last Long
    * requests and replies it got. */
-  const unsigned last = ROUNDS - 1;
+  const unsigned last = g_rounds - 1;
   for (unsigned s = 0; s < g_n; ++s)
     for (unsigned t = 0; t < NT; ++t) {
       const char *slot = (const char *)g_seg[g_me].addr + slot_at(s, t);
