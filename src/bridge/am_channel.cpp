@@ -517,6 +517,16 @@ bool poll(Lane lane, Receive fn, void *context) {
   return remote && !mpi_first && poll_mpi(lane, fn, context);
 }
 
+bool waiting(Lane lane) noexcept {
+  if (g.inbox != nullptr) {
+    const Receiving *ends = &g.in[static_cast<unsigned>(lane) * g.peers];
+    for (std::uint32_t s = 0; s < g.peers; ++s)
+      if (shm::am_pending(ends[s].ring))
+        return true;
+  }
+  return rt().peers.spans_nodes() && rt().control.messages().am_queued(box_of(lane));
+}
+
 void sleep(std::chrono::nanoseconds ns) noexcept {
   if (g.inbox == nullptr) {
     timespec ts{0, static_cast<long>(std::min<std::int64_t>(ns.count(), 999'999'999))};

@@ -167,6 +167,8 @@ void check_handler(const char *call, gasnet_handler_t handler) {
 }
 
 bool poll_lane(am::Lane lane) {
+  if (!am::waiting(lane))
+    return false;
   // A bounded batch, so that a flood on one lane cannot starve the caller or the other lane.
   bool any = false;
   for (int i = 0; i < 64 && am::poll(lane, dispatch); ++i)

@@ -75,6 +75,8 @@ public:
     std::vector<char> body;
   };
   bool take(unsigned lane, Held &out);
+  // Whether `lane` has messages queued (take() may still hold them back, for their order).
+  [[nodiscard]] bool queued(unsigned lane) const noexcept { return queued_[lane].load(std::memory_order_acquire) != 0; }
   // Gives back the receive of a message that take() handed out (nothing for one held in `body`):
   // the next test() restarts it, before its MPI_Testsome. Not here: the handler's rank is then
   // likely to send its next message (the client's loop goes on after a reply), and the restart

@@ -57,6 +57,10 @@ public:
   // each sender's order; mostly in place, in the buffer of an eager receive. The data (16-byte
   // aligned) lives until fn returns. False when there is none. Does not pull from MPI: the caller
   // has just run the progress step.
+  // Whether take_am(box) may find a message: one is queued (an answer without a lock or a call).
+  [[nodiscard]] bool am_queued(Box box) const noexcept {
+    return eager_.queued(static_cast<unsigned>(box) - static_cast<unsigned>(Box::am_request));
+  }
   template <class F> bool take_am(Box box, F &&fn) {
     const unsigned lane = static_cast<unsigned>(box) - static_cast<unsigned>(Box::am_request);
     EagerReceives::Held held;

@@ -18,9 +18,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#define NT 4        /* threads per node */
+#define NT 4          /* threads per node */
 #define MAX_ROUNDS 40 /* rounds per thread; GN_PAR_ROUNDS asks for fewer (the TSan pass) */
-#define PER_ROUND 2 /* requests of each category with a reply, per destination and round */
+#define PER_ROUND 2   /* requests of each category with a reply, per destination and round */
 #define MAX_SEQS (MAX_ROUNDS * PER_ROUND)
 #define MAXN 16    /* nodes the bitmaps cover */
 #define PART 65536 /* the parts of a slot */
