@@ -85,6 +85,8 @@ asan() {
 #   failure.dead_wait.*, failure.dead_peer.*: waits, passive sends (a sender killed between
 #     reserving its frame and publishing it) and the liveness watch while peers die. Only the survivors report: a
 #     killed rank has nothing to say, and the launcher's exit code is what the scripts check.
+#   mr_death_news (witness, killer, unseen): death notices across nodes, and the ring of TCP
+#     connections (mpi_rma/ring_watch.hpp) looked at from waits and the progress thread at once.
 #   shm.gn_am, gn_mixed, gn_hsl, gn_par, gn_loopback_par: the GASNet front end's rings, handlers
 #     (loopback ones inside the request call), handler-safe locks and threads; gn_am also over MPI
 #     (mpi at 2 and 4 ranks, hybrid at 4), where Open MPI's vader takes two locks of its own in
@@ -106,7 +108,7 @@ tsan_tests+='|mpi\.mr_(notify|passive|atomics|stress|term_wakes)\.n2|hybrid\.mr_
 tsan_tests+='|mpi-progress\.mr_atomics\.n4|failure\.dead_(wait|peer)\..*|shm\.gn_(am|mixed|hsl|par|loopback_par)\.n(2|4)'
 tsan_tests+='|mpi\.gn_am\.n(2|4)|hybrid\.gn_am\.n4|mpi\.gn_par\.n2|shm\.gex_ep_am\.n4|mpi\.mr_segment_windows\.n2'
 tsan_tests+='|shm\.gex_coll\.n4|mpi\.gex_coll\.n2|shm\.gn_barrier\.n4|shm\.mr_device\.threads\.n2|mpi\.mr_device\.threads\.n2'
-tsan_tests+='|hybrid\.mr_death_news\.witness\.n4|mpi\.mr_death_news\.killer\.n4)$'
+tsan_tests+='|hybrid\.mr_death_news\.witness\.n4|mpi\.mr_death_news\.killer\.n4|mpi\.mr_death_news\.unseen\.n4)$'
 tsan_targets='hygaspi-run mr_notify mr_queue mr_passive mr_atomics mr_collectives mr_stress mr_threads mr_term_wakes mr_term_race'
 tsan_targets+=' dead_wait mr_dead_peer gn_am gn_mixed gn_hsl gn_par gn_loopback_par gex_ep_am mr_segment_windows'
 tsan_targets+=' gex_coll gn_barrier mr_device fake_cuda mr_death_news'

@@ -48,6 +48,7 @@ void set_stopping(bool stopping) noexcept { rt().node.set_stopping(stopping); }
 void refresh_liveness() noexcept {
   rt().node.refresh_liveness();
   tell_node_deaths();
+  watch_ring();
 }
 bool start_resumable() noexcept { return rt().node.resumable(); }
 

@@ -49,6 +49,21 @@ void tell_node_deaths() noexcept {
       tell(r.peers.global(NodeIndex{i}), true);
 }
 
+void watch_ring() noexcept {
+  Runtime &r = rt();
+  if (!r.mpi.active())
+    return;
+  r.control.ring().poll(
+      [&r](MpiRank dead) {
+        const GlobalRank g = r.peers.global(dead);
+        if (r.peers[g].on_node())
+          return; // its node peers, this rank among them, watch its process (shm/liveness.hpp)
+        r.control.learn_death(dead);
+        tell(g, false); // nobody else may have seen it: the last live rank of its node
+      },
+      [&r](MpiRank rank) { return !r.alive(r.peers.global(rank)); });
+}
+
 void tell_death_of_killed(GlobalRank killed) noexcept { tell(killed, false); }
 
 void tell_own_death() noexcept { tell(rt().peers.self(), true); }

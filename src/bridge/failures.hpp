@@ -37,6 +37,10 @@ namespace hygaspi {
 // Tells the other nodes of the node peers that died since the last look (at most once per death
 // across the node). engine::refresh_liveness calls it after each look for dead node peers.
 void tell_node_deaths() noexcept;
+// Looks at this rank's successor in the ring of TCP connections (mpi_rma/ring_watch.hpp): a rank
+// of another node found dead is known dead here from now on, and every other rank is told.
+// engine::refresh_liveness calls it after tell_node_deaths.
+void watch_ring() noexcept;
 // gaspi_proc_kill of a rank of another node succeeded: tells every other rank.
 void tell_death_of_killed(GlobalRank killed) noexcept;
 // This process exits without term (an exit handler): tells the ranks of the other nodes.

@@ -210,6 +210,8 @@ gaspi_return_t start_mpi_job(Runtime &r, const Knobs &knobs, const Deadline &dea
   // One node: everything goes through shm, and MPI is used for nothing after the bootstrap.
   if (r.peers.spans_nodes()) {
     HYGASPI_TRY(r.rma.init(r.mpi)); // from here on, waits drive progress() (bridge/progress.hpp)
+    if (knobs.death_ring)
+      r.control.ring().open(r.mpi); // collective; before the progress thread, which looks at it
     // On by default across nodes: osc/pt2pt (TCP) needs the target's CPU, and a rank that spins
     // on its own memory would otherwise never serve its peers (measured: a deadlock across hosts).
     if (knobs.progress_thread != 0) {
@@ -234,6 +236,7 @@ void teardown(Runtime &r) noexcept {
   am::close_inbox();
   if (r.mpi.active()) {
     stop_progress_thread();
+    r.control.ring().close(); // every rank has reached its term: the ranks watching this one stop
     r.control.term();
     mpi::forget_departures(); // the next session's groups start afresh
     if (r.rma.active())
@@ -280,6 +283,7 @@ gaspi_return_t engine_abandon(unsigned front, gaspi_return_t rc) {
     return rc;
   am::close_inbox();
   r.node.abandon();
+  r.control.ring().close();
   r.mpi.term();
   log::set_rank(-1);
   return rc;
@@ -311,6 +315,7 @@ void engine_leave_at_exit(unsigned front, int code, bool asked) noexcept {
   }
   g_users = 0;
   stop_progress_thread();
+  r.control.ring().close(); // the job ends in order: the ranks watching this one stop
   r.node.leave_at_exit(true);
 }
 

@@ -37,6 +37,7 @@ struct Knobs {
   bool numa_socket{};             // GASPI_SET_NUMA_SOCKET (GPI-2's): gaspi_numa_socket answers
   bool dynamic_window{};          // HYGASPI_DYNAMIC_WINDOW: collective segments through a dynamic window
   std::int64_t group_windows{};   // HYGASPI_GROUP_WINDOWS: -1 auto, 0 off, 1 on (mpi_rma/rma.hpp)
+  bool death_ring{};              // HYGASPI_DEATH_RING: the TCP ring that sees unwitnessed deaths
   std::string cuda_library;       // HYGASPI_CUDA_LIBRARY: the CUDA driver that memory kinds load
 
   std::uint64_t from_env = 0; // bit i: the environment set kKnobs[i] (read_knobs, read_knob)
@@ -129,6 +130,10 @@ inline constexpr Knob kKnobs[] = {
                   "jobs across nodes: 1 reaches the segments made collectively (`gasnet_attach`, "
                   "`gaspi_segment_create` on `GASPI_GROUP_ALL`) through a dynamic MPI window, 0 through a regular "
                   "window of their own (`MPI_Win_create`). Set it alike on every rank. For comparison"),
+    knob::boolean("HYGASPI_DEATH_RING", "1", &Knobs::death_ring,
+                  "jobs across nodes: 1 keeps a ring of TCP connections among the ranks, through which a rank "
+                  "sees the death of one that no node peer watches (alone on its node, or the last there); 0 "
+                  "leaves it out, where TCP between the hosts is blocked. Set it alike on every rank"),
     knob::integer("HYGASPI_GROUP_WINDOWS", "-1", -1, 1, &Knobs::group_windows,
                   "jobs across nodes: 1 gives a segment that `gaspi_segment_create` makes on a group smaller than "
                   "`GASPI_GROUP_ALL` a window of its own, on an MPI communicator of the group's members; 0 reaches "

@@ -20,6 +20,7 @@
 #include "mpi_rma/mpi_env.hpp"
 #include "mpi_rma/remote_atomics.hpp"
 #include "mpi_rma/replies.hpp"
+#include "mpi_rma/ring_watch.hpp"
 #include "mpi_rma/tags.hpp"
 
 namespace hygaspi::mpi {
@@ -75,6 +76,10 @@ public:
     return i < dead_.size() && dead_[i].load(std::memory_order_acquire); // sized by init()
   }
   void tell_death(MpiRank dead, std::span<const MpiRank> to);
+  // A death this rank saw itself (ring()): known from now on, as after a notice.
+  void learn_death(MpiRank rank) noexcept { mark_dead(rank); }
+  // The TCP ring that sees the deaths of ranks that no node peer watches (ring_watch.hpp).
+  RingWatch &ring() noexcept { return ring_; }
 
   // gaspi_proc_term: cancels the replies still awaited and drops undelivered messages, so that
   // nothing of this MPI session is adopted after a later gaspi_proc_init.
@@ -92,6 +97,7 @@ private:
   DeviceRequests device_;
   Messages messages_;
   std::vector<std::atomic<bool>> dead_; // by MPI rank: known_dead()
+  RingWatch ring_;
   void serve_kill();
   bool take_death_notices();
   void mark_dead(MpiRank rank) noexcept;
