@@ -53,14 +53,14 @@ public:
   // are open, since a probe does not see a message that a posted receive has matched.
   bool test_eager() { return eager_.test(); }
   int test_eager_hot() { return eager_.test_hot(); }
-  // Runs fn(from, data, size) on the next active message of `box` (am_request or am_reply), in
-  // each sender's order; mostly in place, in the buffer of an eager receive. The data (16-byte
-  // aligned) lives until fn returns. False when there is none. Does not pull from MPI: the caller
-  // has just run the progress step.
   // Whether take_am(box) may find a message: one is queued (an answer without a lock or a call).
   [[nodiscard]] bool am_queued(Box box) const noexcept {
     return eager_.queued(static_cast<unsigned>(box) - static_cast<unsigned>(Box::am_request));
   }
+  // Runs fn(from, data, size) on the next active message of `box` (am_request or am_reply), in
+  // each sender's order; mostly in place, in the buffer of an eager receive. The data (16-byte
+  // aligned) lives until fn returns. False when there is none. Does not pull from MPI: the caller
+  // has just run the progress step.
   template <class F> bool take_am(Box box, F &&fn) {
     const unsigned lane = static_cast<unsigned>(box) - static_cast<unsigned>(Box::am_request);
     EagerReceives::Held held;
