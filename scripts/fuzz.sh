@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets (tests/fuzz) with clang in build-fuzz (at -O1 -g1, as libFuzzer's and
-# the sanitizers' documentation suggest; -O2 -g took 1.5 times as long) and runs each for a fixed
+# the sanitizers' documentation suggest) and runs each for a fixed
 # budget, FUZZ_SECONDS (default 20) per target, on a scratch copy of its seed corpus. Any crash,
 # sanitizer report, broken invariant, leak or hang (an input running past 10 s) fails the script;
 # libFuzzer leaves the input as build-fuzz/fuzz-run/<target>/crash-* (or leak-, timeout-), and
