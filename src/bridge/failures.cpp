@@ -58,7 +58,7 @@ void watch_ring() noexcept {
         const GlobalRank g = r.peers.global(dead);
         if (r.peers[g].on_node())
           return; // its node peers, this rank among them, watch its process (shm/liveness.hpp)
-        r.control.learn_death(dead);
+        r.control.mark_dead(dead);
         tell(g, false); // nobody else may have seen it: the last live rank of its node
       },
       [&r](MpiRank rank) { return !r.alive(r.peers.global(rank)); });

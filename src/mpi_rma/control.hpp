@@ -76,8 +76,8 @@ public:
     return i < dead_.size() && dead_[i].load(std::memory_order_acquire); // sized by init()
   }
   void tell_death(MpiRank dead, std::span<const MpiRank> to);
-  // A death this rank saw itself (ring()): known from now on, as after a notice.
-  void learn_death(MpiRank rank) noexcept { mark_dead(rank); }
+  // A death this rank saw itself (its kill, or ring()): known from now on, as after a notice.
+  void mark_dead(MpiRank rank) noexcept;
   // The TCP ring that sees the deaths of ranks that no node peer watches (ring_watch.hpp).
   RingWatch &ring() noexcept { return ring_; }
 
@@ -100,7 +100,6 @@ private:
   RingWatch ring_;
   void serve_kill();
   bool take_death_notices();
-  void mark_dead(MpiRank rank) noexcept;
 };
 
 } // namespace hygaspi::mpi

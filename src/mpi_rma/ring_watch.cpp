@@ -154,14 +154,6 @@ void RingWatch::stop_watching() noexcept {
   successor_ = -1;
 }
 
-bool RingWatch::due() noexcept {
-  const std::int64_t now =
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
-  std::int64_t next = next_ns_.load(std::memory_order_relaxed);
-  return now >= next && next_ns_.compare_exchange_strong(next, now + std::chrono::nanoseconds(kInterval).count(),
-                                                         std::memory_order_relaxed);
-}
-
 void RingWatch::accept_watchers() noexcept {
   for (int fd; (fd = accept4(listener_, nullptr, nullptr, SOCK_CLOEXEC | SOCK_NONBLOCK)) >= 0;) {
     (void)send(fd, &token_, sizeof token_, MSG_NOSIGNAL | MSG_DONTWAIT); // 8 bytes fit any socket buffer

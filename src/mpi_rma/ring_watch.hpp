@@ -33,6 +33,7 @@
 #include <vector>
 
 #include "core/ranks.hpp"
+#include "core/throttle.hpp"
 
 namespace hygaspi::mpi {
 
@@ -57,10 +58,10 @@ public:
   // returns at once). Calls died(rank) for each rank found dead, and passes over the ranks for
   // which gone(rank) is already true (known dead).
   template <class Died, class Gone> void poll(Died &&died, Gone &&gone) noexcept {
-    if (!open_.load(std::memory_order_acquire) || !due())
+    if (!open_.load(std::memory_order_acquire))
       return;
-    std::unique_lock lock(mutex_, std::try_to_lock);
-    if (!lock.owns_lock() || listener_ < 0)
+    const std::unique_lock lock = throttle_.enter(mutex_);
+    if (!lock || listener_ < 0)
       return;
     look(Callbacks{&died, &gone, [](void *f, MpiRank r) { (*static_cast<Died *>(f))(r); },
                    [](void *f, MpiRank r) { return static_cast<bool>((*static_cast<Gone *>(f))(r)); }});
@@ -82,7 +83,6 @@ private:
     void (*call_died)(void *, MpiRank);
     bool (*call_gone)(void *, MpiRank);
   };
-  [[nodiscard]] bool due() noexcept;
   void look(const Callbacks &cb) noexcept;
   // Accepts the watchers that connected since the last look and writes them this rank's token.
   void accept_watchers() noexcept;
@@ -100,9 +100,9 @@ private:
   void stop_watching() noexcept;
   void close_locked() noexcept;
 
-  std::mutex mutex_; // all below but open_ and next_ns_
+  std::mutex mutex_; // all below but open_ and throttle_
   std::atomic<bool> open_{false};
-  std::atomic<std::int64_t> next_ns_{0}; // steady_clock time of the next look
+  Throttle throttle_{kInterval};
   int me_ = -1;
   int listener_ = -1;
   std::uint64_t token_ = 0;

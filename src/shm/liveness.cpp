@@ -13,11 +13,6 @@ namespace hygaspi::shm {
 
 namespace {
 
-std::int64_t now_ns() noexcept {
-  return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
-}
-
 int pidfd_open(std::int32_t pid) noexcept { return static_cast<int>(syscall(SYS_pidfd_open, pid, 0)); }
 
 // Without pidfds (a kernel before 5.3, or a seccomp filter): a pid that no longer exists died.
@@ -39,13 +34,9 @@ void mark_dead(JobBlock &job, std::uint32_t index, std::int32_t pid) noexcept {
 } // namespace
 
 void PeerWatch::poll(JobBlock &job, std::uint32_t self, std::uint32_t nranks) noexcept {
-  const std::int64_t now = now_ns();
-  if (now < next_ns_.load(std::memory_order_relaxed))
-    return;
-  std::unique_lock lock(mutex_, std::try_to_lock);
-  if (!lock.owns_lock())
-    return; // another thread is looking right now
-  next_ns_.store(now + std::chrono::nanoseconds(kInterval).count(), std::memory_order_relaxed);
+  const std::unique_lock lock = throttle_.enter(mutex_);
+  if (!lock)
+    return; // not due, or another thread is looking right now
   look(job, self, nranks);
 }
 
@@ -109,7 +100,7 @@ void PeerWatch::reset() noexcept {
     }
   fds_.clear();
   pids_.clear();
-  next_ns_.store(0, std::memory_order_relaxed);
+  throttle_.reset();
 }
 
 } // namespace hygaspi::shm

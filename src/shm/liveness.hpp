@@ -11,12 +11,12 @@
 // Cost: poll() runs on the slow path of waits only (a wait that already slept, or a state vector
 // read), and at most once per kInterval per process; other calls cost one clock read.
 #pragma once
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <mutex>
 #include <vector>
 
+#include "core/throttle.hpp"
 #include "shm/layout.hpp"
 
 namespace hygaspi::shm {
@@ -40,9 +40,9 @@ private:
   void look(JobBlock &job, std::uint32_t self, std::uint32_t nranks) noexcept;
 
   std::mutex mutex_;
-  std::atomic<std::int64_t> next_ns_{0}; // steady_clock time of the next look
-  std::vector<int> fds_;                 // per node index: pidfd, or -1
-  std::vector<std::int32_t> pids_;       // the pid each pidfd refers to
+  Throttle throttle_{kInterval};
+  std::vector<int> fds_;           // per node index: pidfd, or -1
+  std::vector<std::int32_t> pids_; // the pid each pidfd refers to
 };
 
 } // namespace hygaspi::shm
